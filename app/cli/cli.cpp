@@ -1,0 +1,196 @@
+#include "app/cli/cli.h"
+
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+const std::vector<std::string> kNoValues;
+
+std::string optionText(const OptionSpec& o)
+{
+    return "--" + o.name + (o.valueName.empty() ? "" : " " + o.valueName);
+}
+} // namespace
+
+std::optional<std::string> Args::value(const std::string& name) const
+{
+    auto it = options.find(name);
+    if (it == options.end() || it->second.empty())
+        return std::nullopt;
+    return it->second.back();
+}
+
+std::string Args::value(const std::string& name, const std::string& fallback) const
+{
+    return value(name).value_or(fallback);
+}
+
+const std::vector<std::string>& Args::values(const std::string& name) const
+{
+    auto it = options.find(name);
+    return it == options.end() ? kNoValues : it->second;
+}
+
+std::string Args::database() const { return value("db").value_or(defaultDatabasePath()); }
+
+OptionSpec dbOption()
+{
+    return {"db", "FILE", "results database (default: $PITWALL_DB, else pitwall.db in the working directory)"};
+}
+
+OptionSpec jsonOption() { return {"json", "", "print one JSON document on stdout instead of text"}; }
+
+void Cli::add(Command command) { m_commands.push_back(std::move(command)); }
+
+void Cli::printOverview() const
+{
+    std::cout << "pitwall — train driving-perception models fast and tune them well.\n\n"
+                 "Usage: pitwall COMMAND [ARGS...]\n"
+                 "       pitwall COMMAND --help     (help of one command)\n\n"
+                 "Commands:\n";
+    std::size_t width = 0;
+    for (const Command& c : m_commands)
+        width = std::max(width, c.path.size());
+    for (const Command& c : m_commands)
+        std::printf("  %-*s  %s\n", static_cast<int>(width), c.path.c_str(), c.summary.c_str());
+    std::cout << "\nCommands that touch results take --db FILE (default: $PITWALL_DB, else ./pitwall.db).\n"
+                 "Commands that report figures take --json and then print one JSON document on stdout.\n"
+                 "Exit status: 0 success, 1 the work failed, 2 bad input or usage.\n";
+}
+
+void Cli::printGroup(const std::string& prefix) const
+{
+    std::cout << "Usage: pitwall " << prefix << " SUBCOMMAND [ARGS...]\n\nSubcommands:\n";
+    for (const Command& c : m_commands)
+        if (startsWith(c.path, prefix + " "))
+            std::printf("  %-20s  %s\n", c.path.c_str(), c.summary.c_str());
+}
+
+void Cli::printHelp(const Command& c) const
+{
+    std::cout << "Usage: pitwall " << c.path << (c.usage.empty() ? "" : " " + c.usage) << "\n\n" << c.summary << "\n";
+    if (!c.description.empty())
+        std::cout << "\n" << c.description << "\n";
+    if (!c.options.empty()) {
+        std::cout << "\nOptions:\n";
+        for (const OptionSpec& o : c.options)
+            std::printf("  %-22s  %s\n", optionText(o).c_str(), o.help.c_str());
+    }
+    std::printf("  %-22s  %s\n", "--help", "show this help");
+}
+
+int Cli::run(int argc, char** argv)
+{
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
+        printOverview();
+        return words.empty() ? kExitBadInput : kExitOk;
+    }
+    if (words[0] == "--version") {
+        std::cout << "pitwall " << PITWALL_VERSION << "\n";
+        return kExitOk;
+    }
+
+    // The longest command path that the leading words spell.
+    const Command* command = nullptr;
+    std::size_t used = 0;
+    for (const Command& c : m_commands) {
+        const std::vector<std::string> path = split(c.path, ' ');
+        if (path.size() <= words.size() && std::equal(path.begin(), path.end(), words.begin()) && path.size() > used) {
+            command = &c;
+            used = path.size();
+        }
+    }
+    if (!command) {
+        const bool isGroup = std::any_of(m_commands.begin(), m_commands.end(),
+                                         [&](const Command& c) { return startsWith(c.path, words[0] + " "); });
+        if (isGroup) {
+            if (words.size() > 1 && words[1] != "--help" && words[1] != "-h")
+                std::cerr << "pitwall: unknown subcommand '" << words[0] << " " << words[1] << "'\n\n";
+            printGroup(words[0]);
+            return words.size() > 1 && (words[1] == "--help" || words[1] == "-h") ? kExitOk : kExitBadInput;
+        }
+        std::vector<std::string> names;
+        for (const Command& c : m_commands)
+            names.push_back(split(c.path, ' ')[0]);
+        const auto near = nearestNames(words[0], names, 1);
+        std::cerr << "pitwall: unknown command '" << words[0] << "'"
+                  << (near.empty() ? "" : "; did you mean '" + near[0] + "'?") << "\nRun 'pitwall --help' for the list.\n";
+        return kExitBadInput;
+    }
+
+    Args args;
+    for (std::size_t i = used; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        if (word == "--help" || word == "-h") {
+            printHelp(*command);
+            return kExitOk;
+        }
+        if (word == "--") {
+            args.positionals.insert(args.positionals.end(), words.begin() + i + 1, words.end());
+            break;
+        }
+        if (!startsWith(word, "--") || word.size() == 2) {
+            args.positionals.push_back(word);
+            continue;
+        }
+        std::string name = word.substr(2);
+        std::optional<std::string> inlineValue;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        auto spec = std::find_if(command->options.begin(), command->options.end(),
+                                 [&](const OptionSpec& o) { return o.name == name; });
+        if (spec == command->options.end()) {
+            std::vector<std::string> known;
+            for (const OptionSpec& o : command->options)
+                known.push_back(o.name);
+            const auto near = nearestNames(name, known, 1);
+            std::cerr << "pitwall " << command->path << ": unknown option '--" << name << "'"
+                      << (near.empty() ? "" : "; did you mean '--" + near[0] + "'?") << "\n"
+                      << "Usage: pitwall " << command->path << " " << command->usage << "\n";
+            return kExitBadInput;
+        }
+        std::string value;
+        if (!spec->valueName.empty()) {
+            if (inlineValue) {
+                value = *inlineValue;
+            } else if (i + 1 < words.size()) {
+                value = words[++i];
+            } else {
+                std::cerr << "pitwall " << command->path << ": option '--" << name << "' needs a value ("
+                          << spec->valueName << ")\n";
+                return kExitBadInput;
+            }
+        } else if (inlineValue) {
+            std::cerr << "pitwall " << command->path << ": option '--" << name << "' takes no value\n";
+            return kExitBadInput;
+        }
+        if (args.options.count(name) && !spec->repeatable) {
+            std::cerr << "pitwall " << command->path << ": option '--" << name << "' given twice\n";
+            return kExitBadInput;
+        }
+        args.options[name].push_back(value);
+    }
+
+    try {
+        return command->run(args);
+    } catch (const InputError& e) {
+        for (const Diagnostic& d : e.diagnostics())
+            std::cerr << "error: " << d.toString() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "pitwall " << command->path << " failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,68 @@
+#pragma once
+// The `pitwall` command line: a tree of subcommands, each with options, positional arguments and help.
+// Exit status: 0 success, 1 the work failed, 2 bad input or usage (the message says what to change).
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pitwall::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+struct OptionSpec {
+    std::string name;       // "db" for --db
+    std::string valueName;  // "FILE"; empty for a flag
+    std::string help;
+    bool repeatable = false;
+};
+
+struct Args {
+    std::map<std::string, std::vector<std::string>> options; // name -> values ("" for flags)
+    std::vector<std::string> positionals;
+
+    bool flag(const std::string& name) const { return options.count(name) != 0; }
+    std::optional<std::string> value(const std::string& name) const;
+    std::string value(const std::string& name, const std::string& fallback) const;
+    const std::vector<std::string>& values(const std::string& name) const;
+    // The results database: --db, else $PITWALL_DB, else ./pitwall.db.
+    std::string database() const;
+};
+
+struct Command {
+    std::string path;        // "db info"
+    std::string summary;     // one line for the command list
+    std::string usage;       // "[--db FILE] [--json]" (after the path)
+    std::string description; // paragraphs shown by --help
+    std::vector<OptionSpec> options;
+    std::function<int(const Args&)> run;
+};
+
+// Options every command that touches results takes.
+OptionSpec dbOption();
+OptionSpec jsonOption();
+
+class Cli {
+public:
+    void add(Command command);
+    // Parses argv and runs the command; prints errors and help itself. Returns the exit status.
+    int run(int argc, char** argv);
+
+private:
+    void printOverview() const;
+    void printGroup(const std::string& prefix) const;
+    void printHelp(const Command& command) const;
+    std::vector<Command> m_commands;
+};
+
+// Command groups, each in its own file.
+void addConfigCommands(Cli& cli);
+void addDbCommands(Cli& cli);
+void addDeviceCommands(Cli& cli);
+void addPluginCommands(Cli& cli);
+
+} // namespace pitwall::cli

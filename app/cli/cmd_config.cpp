@@ -1,0 +1,127 @@
+// pitwall config show | validate | schema
+#include "app/cli/cli.h"
+
+#include "core/config/config.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+// Positionals are config files and `dotted.key=value` overrides; an override's key has no '/'.
+void splitConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides)
+{
+    for (const std::string& word : args.positionals) {
+        const auto eq = word.find('=');
+        if (eq != std::string::npos && word.substr(0, eq).find('/') == std::string::npos)
+            overrides.push_back(word);
+        else
+            files.push_back(word);
+    }
+}
+
+Schema schemaWithWarnings()
+{
+    std::vector<Diagnostic> problems;
+    Schema schema = loadSchema(&problems);
+    for (const Diagnostic& d : problems)
+        std::cerr << "warning: plugin schema left out: " << d.toString() << "\n";
+    return schema;
+}
+
+ResolvedConfig resolveFromArgs(const Args& args)
+{
+    std::vector<std::string> files, overrides;
+    splitConfigArgs(args, files, overrides);
+    if (files.empty() && overrides.empty())
+        throw InputError("give at least one config file or dotted.key=value override");
+    return resolveConfig(schemaWithWarnings(), files, overrides);
+}
+
+int showConfig(const Args& args)
+{
+    const ResolvedConfig config = resolveFromArgs(args);
+    if (args.flag("json")) {
+        nlohmann::json out{{"config", config.toJson()}, {"origins", config.originsJson()}};
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::cout << config.toYaml(!args.flag("no-origins"), args.flag("changed"));
+    }
+    return kExitOk;
+}
+
+int validateConfig(const Args& args)
+{
+    const ResolvedConfig config = resolveFromArgs(args);
+    std::cout << "valid: " << config.entries().size() << " keys, " << config.changedEntries().size()
+              << " set differently from the defaults\n";
+    return kExitOk;
+}
+
+int showSchema(const Args& args)
+{
+    const Schema schema = schemaWithWarnings();
+    const std::string group = args.value("group", "");
+    std::vector<const KeySpec*> shown;
+    for (const KeySpec& spec : schema.keys()) {
+        if (args.flag("speed") && !spec.speed)
+            continue;
+        if (!group.empty() && !startsWith(toLower(spec.group), toLower(group)))
+            continue;
+        shown.push_back(&spec);
+    }
+    if (args.flag("json")) {
+        nlohmann::json keys = nlohmann::json::array();
+        for (const KeySpec* spec : shown)
+            keys.push_back(spec->toJson());
+        std::cout << nlohmann::json{{"owners", schema.owners()}, {"keys", keys}}.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::string currentGroup;
+    for (const KeySpec* spec : shown) {
+        if (spec->group != currentGroup) {
+            currentGroup = spec->group;
+            std::cout << "\n[" << currentGroup << "]\n";
+        }
+        std::cout << "  " << spec->key << " = " << spec->defaultValue.toText() << "   (" << spec->expectation()
+                  << (spec->speed ? "; speed option" : "") << (spec->owner != "core" ? "; from " + spec->owner : "")
+                  << ")\n      " << spec->doc << "\n";
+    }
+    return kExitOk;
+}
+
+const char* const kLayering =
+    "CONFIG files are YAML, applied in order after the schema defaults; several documents in one file\n"
+    "(separated by ---) apply in order too, and `include: [other.yaml]` pulls files in first (paths relative\n"
+    "to the including file). Arguments of the form dotted.key=value are overrides applied last, e.g.\n"
+    "  pitwall config show cfg.yaml training.optimization.batch_size=96 policy.transfuser.upsample_mode=nearest\n"
+    "Every problem is reported with file:line:column (or the override), and the exit status is 2.";
+
+} // namespace
+
+void addConfigCommands(Cli& cli)
+{
+    cli.add({"config show", "print the resolved configuration with where each value came from",
+             "CONFIG... [dotted.key=value...] [--json] [--changed] [--no-origins]",
+             kLayering,
+             {jsonOption(),
+              {"changed", "", "only keys whose value differs from the default"},
+              {"no-origins", "", "leave out the '# origin' comments"}},
+             showConfig});
+    cli.add({"config validate", "check configuration files and overrides against the schema",
+             "CONFIG... [dotted.key=value...]", kLayering, {}, validateConfig});
+    cli.add({"config schema", "list every config key: type, default, range or choices, doc",
+             "[--json] [--speed] [--group NAME]",
+             "Keys come from core and from the schema files of the plugins on the plugin path\n"
+             "($PITWALL_PLUGIN_PATH, then <install>/lib/pitwall/plugins).",
+             {jsonOption(),
+              {"speed", "", "only the speed options"},
+              {"group", "NAME", "only keys whose group starts with NAME (e.g. 'Training')"}},
+             showSchema});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,144 @@
+// pitwall db info | migrate | export
+#include "app/cli/cli.h"
+
+#include "core/store/export.h"
+#include "core/store/store.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+int dbInfo(const Args& args)
+{
+    const auto store = openStore(args.database(), OpenMode::ReadOnly);
+    const SchemaInfo info = store->info();
+    const std::vector<StudySummary> studies = store->listStudies();
+    if (args.flag("json")) {
+        nlohmann::json out{{"backend", info.backend},
+                           {"location", info.location},
+                           {"pitwall_schema_version", info.pitwallSchemaVersion},
+                           {"latest_pitwall_schema_version", info.latestPitwallSchemaVersion},
+                           {"pending_migrations", info.latestPitwallSchemaVersion - info.pitwallSchemaVersion},
+                           {"optuna_schema_version", info.optunaSchemaVersion ? nlohmann::json(*info.optunaSchemaVersion)
+                                                                              : nlohmann::json(nullptr)},
+                           {"optuna_library_version", info.optunaLibraryVersion},
+                           {"alembic_version", info.alembicVersion},
+                           {"journal_mode", info.journalMode},
+                           {"file_bytes", info.fileBytes},
+                           {"studies", info.studies},
+                           {"trials", info.trials},
+                           {"runs", info.runs},
+                           {"metric_rows", info.metricRows},
+                           {"study_list", nlohmann::json::array()}};
+        for (const StudySummary& s : studies)
+            out["study_list"].push_back({{"name", s.study.name},
+                                         {"trials", s.total()},
+                                         {"complete", s.complete},
+                                         {"pruned", s.pruned},
+                                         {"failed", s.failed},
+                                         {"running", s.running},
+                                         {"best_value", s.bestValue ? nlohmann::json(*s.bestValue) : nlohmann::json(nullptr)}});
+        std::cout << out.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::cout << "database:        " << info.location << " (" << info.backend << ", " << formatBytes(info.fileBytes)
+              << ", journal " << info.journalMode << ")\n";
+    std::cout << "pitwall schema:  " << info.pitwallSchemaVersion << " of " << info.latestPitwallSchemaVersion;
+    if (info.pitwallSchemaVersion < info.latestPitwallSchemaVersion)
+        std::cout << "  (" << (info.latestPitwallSchemaVersion - info.pitwallSchemaVersion)
+                  << " migration(s) pending: run 'pitwall db migrate')";
+    std::cout << "\noptuna schema:   "
+              << (info.optunaSchemaVersion ? std::to_string(*info.optunaSchemaVersion) + " (library " +
+                                                 info.optunaLibraryVersion + ", alembic " + info.alembicVersion + ")"
+                                           : std::string("none"))
+              << "\n";
+    std::cout << "contents:        " << info.studies << " studies, " << info.trials << " trials, " << info.runs
+              << " runs, " << info.metricRows << " metric rows\n";
+    if (!studies.empty()) {
+        std::printf("\n  %-28s %7s %8s %6s %6s %7s  %s\n", "study", "trials", "complete", "pruned", "failed", "running",
+                    "best");
+        for (const StudySummary& s : studies)
+            std::printf("  %-28s %7d %8d %6d %6d %7d  %s\n", s.study.name.c_str(), s.total(), s.complete, s.pruned,
+                        s.failed, s.running, s.bestValue ? formatDouble(*s.bestValue).c_str() : "-");
+    }
+    return kExitOk;
+}
+
+int dbMigrate(const Args& args)
+{
+    const auto store = openStore(args.database(), OpenMode::ReadWrite);
+    const int applied = store->migrate(); // openStore already migrated a file it created
+    const SchemaInfo info = store->info();
+    std::cout << info.location << ": pitwall schema " << info.pitwallSchemaVersion << " (" << applied
+              << " migration(s) applied now)\n";
+    return kExitOk;
+}
+
+int dbExport(const Args& args)
+{
+    const std::string formatText = args.value("format", "csv");
+    ExportFormat format;
+    if (formatText == "csv")
+        format = ExportFormat::Csv;
+    else if (formatText == "json")
+        format = ExportFormat::Json;
+    else
+        throw InputError("--format '" + formatText + "' is not csv or json");
+    const auto study = args.value("study");
+    const auto run = args.value("run");
+    if (study.has_value() == run.has_value())
+        throw InputError("give exactly one of --study NAME (its trials) or --run ID (its metric series)");
+    const auto store = openStore(args.database(), OpenMode::ReadOnly);
+
+    std::ofstream file;
+    std::ostream* out = &std::cout;
+    if (auto path = args.value("out")) {
+        file.open(*path, std::ios::binary | std::ios::trunc);
+        if (!file)
+            throw InputError("cannot write --out '" + *path + "'");
+        out = &file;
+    }
+    if (study) {
+        exportStudyTrials(*store, *study, format, *out);
+    } else {
+        const auto id = parseInteger(*run);
+        if (!id || *id <= 0)
+            throw InputError("--run '" + *run + "' is not a run id (a positive integer)");
+        exportRunMetrics(*store, *id, format, *out);
+    }
+    out->flush();
+    if (!*out)
+        throw RuntimeError("writing the export failed");
+    return kExitOk;
+}
+
+} // namespace
+
+void addDbCommands(Cli& cli)
+{
+    cli.add({"db info", "show the results database: schema versions, contents, studies", "[--db FILE] [--json]",
+             "Works on files written by Pitwall and by Optuna (sqlite:///FILE storages); never changes the file.",
+             {dbOption(), jsonOption()}, dbInfo});
+    cli.add({"db migrate", "bring the database's Pitwall tables to this version's schema", "[--db FILE]",
+             "Each migration runs in its own transaction, so an interrupted migration leaves the file as it was.\n"
+             "Optuna's tables are kept as they are, so Optuna 3.1 keeps opening the file.",
+             {dbOption()}, dbMigrate});
+    cli.add({"db export", "export a study's trials or a run's metric series as CSV or JSON",
+             "(--study NAME | --run ID) [--format csv|json] [--out FILE] [--db FILE]",
+             "Trials: one row per trial with number, state, values, start/complete time, duration, params_<name>\n"
+             "and user_attrs_<key> columns. Metrics: run, stage, step, key, value, wall_time.",
+             {dbOption(),
+              {"study", "NAME", "export this study's trials"},
+              {"run", "ID", "export this run's metric series"},
+              {"format", "FORMAT", "csv (default) or json"},
+              {"out", "FILE", "write here instead of stdout"}},
+             dbExport});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,66 @@
+# Declarative helpers so that each folder's CMakeLists.txt stays a few lines.
+
+set(PITWALL_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+
+# pitwall_add_library(NAME <target> ALIAS <Ns::Name> [STATIC|SHARED] SOURCES ... [PUBLIC_LINK ...] [PRIVATE_LINK ...])
+function(pitwall_add_library target)
+  cmake_parse_arguments(ARG "STATIC;SHARED" "ALIAS" "SOURCES;PUBLIC_LINK;PRIVATE_LINK" ${ARGN})
+  # Libraries are shared by default so that the mains and the plugins they load share one copy.
+  set(kind SHARED)
+  if(ARG_STATIC)
+    set(kind STATIC)
+  endif()
+  add_library(${target} ${kind} ${ARG_SOURCES})
+  if(ARG_ALIAS)
+    add_library(${ARG_ALIAS} ALIAS ${target})
+  endif()
+  target_compile_options(${target} PRIVATE ${PITWALL_WARNINGS})
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_LINK} PRIVATE ${ARG_PRIVATE_LINK})
+endfunction()
+
+# pitwall_add_plugin(<name> SOURCES ... [LINK ...] [SCHEMA file.schema.yaml])
+# A MODULE library in the plugin folder; its schema file (plugin metadata) is copied beside it so that
+# tools learn the plugin's config keys without loading the library.
+function(pitwall_add_plugin name)
+  cmake_parse_arguments(ARG "" "SCHEMA" "SOURCES;LINK" ${ARGN})
+  set(target pitwall_plugin_${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "${name}"
+    LIBRARY_OUTPUT_DIRECTORY ${PITWALL_PLUGIN_OUTPUT_DIR})
+  target_compile_options(${target} PRIVATE ${PITWALL_WARNINGS})
+  target_link_libraries(${target} PRIVATE ${ARG_LINK})
+  if(ARG_SCHEMA)
+    pitwall_add_plugin_schema(${name} ${ARG_SCHEMA})
+  endif()
+endfunction()
+
+# Copies a plugin's schema (metadata) file into the plugin folder as <name>.schema.yaml.
+function(pitwall_add_plugin_schema name file)
+  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${file} ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.schema.yaml COPYONLY)
+endfunction()
+
+# pitwall_add_test(<name> SOURCES ... [LINK ...] [LABELS ...] [TIMEOUT s])
+# One Qt Test executable per feature, registered with CTest under its own name.
+function(pitwall_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LINK;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${PITWALL_WARNINGS})
+  target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LINK})
+  target_compile_definitions(${name} PRIVATE
+    QT_NO_KEYWORDS
+    PITWALL_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    PITWALL_BINARY_DIR="${PROJECT_BINARY_DIR}"
+    PITWALL_CLI="$<TARGET_FILE:pitwall>")
+  set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/tests)
+  add_dependencies(${name} pitwall)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR}")
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()

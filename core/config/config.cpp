@@ -1,0 +1,394 @@
+#include "core/config/config.h"
+
+#include "core/config/internal/yamlvalue.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace pitwall {
+
+namespace fs = std::filesystem;
+
+std::string ValueOrigin::toString() const
+{
+    switch (kind) {
+    case OriginKind::Default:
+        return "default";
+    case OriginKind::File:
+        return where.toString();
+    case OriginKind::Override:
+        return "override '" + text + "'";
+    case OriginKind::Program:
+        return text;
+    }
+    return {};
+}
+
+ResolvedConfig::ResolvedConfig(const Schema& schema)
+{
+    for (const KeySpec& spec : schema.keys()) {
+        m_index[spec.key] = m_entries.size();
+        m_entries.push_back(ConfigEntry{spec, spec.defaultValue, ValueOrigin{}});
+    }
+}
+
+ConfigEntry* ResolvedConfig::find(const std::string& key)
+{
+    auto it = m_index.find(key);
+    return it == m_index.end() ? nullptr : &m_entries[it->second];
+}
+
+bool ResolvedConfig::contains(const std::string& key) const { return m_index.count(key) != 0; }
+
+const ConfigEntry& ResolvedConfig::entry(const std::string& key) const
+{
+    auto it = m_index.find(key);
+    if (it == m_index.end())
+        throw RuntimeError("internal error: config key '" + key + "' is not in the schema");
+    return m_entries[it->second];
+}
+
+bool ResolvedConfig::getBool(const std::string& key) const { return value(key).asBool(); }
+long long ResolvedConfig::getInt(const std::string& key) const { return value(key).asInt(); }
+double ResolvedConfig::getDouble(const std::string& key) const { return value(key).asDouble(); }
+const std::string& ResolvedConfig::getString(const std::string& key) const { return value(key).asString(); }
+
+void ResolvedConfig::set(const std::string& key, const ConfigValue& value, const ValueOrigin& origin)
+{
+    ConfigEntry* target = find(key);
+    if (!target)
+        throw InputError("unknown config key '" + key + "'");
+    if (value.data().index() != target->spec.defaultValue.data().index() &&
+        !(target->spec.type == ValueType::Float && std::holds_alternative<long long>(value.data())))
+        throw InputError("'" + key + "': expected " + target->spec.expectation() + ", got " + value.toText());
+    ConfigValue stored = target->spec.type == ValueType::Float ? ConfigValue(value.asDouble()) : value;
+    if (std::string problem = target->spec.check(stored); !problem.empty())
+        throw InputError("'" + key + "': " + problem + " (expected " + target->spec.expectation() + ")");
+    target->value = std::move(stored);
+    target->origin = origin;
+}
+
+void ResolvedConfig::setFromText(const std::string& key, const std::string& text, const ValueOrigin& origin)
+{
+    ConfigEntry* target = find(key);
+    if (!target)
+        throw InputError("unknown config key '" + key + "'");
+    std::string problem;
+    ConfigValue value = internal::convertText(target->spec, text, problem);
+    if (!problem.empty())
+        throw InputError("'" + key + "': " + problem);
+    set(key, value, origin);
+}
+
+std::vector<const ConfigEntry*> ResolvedConfig::changedEntries() const
+{
+    std::vector<const ConfigEntry*> out;
+    for (const ConfigEntry& e : m_entries)
+        if (!(e.value == e.spec.defaultValue))
+            out.push_back(&e);
+    return out;
+}
+
+namespace {
+
+// A tree of key segments that keeps first-appearance order, so output follows the schema's order.
+struct KeyTree {
+    std::vector<std::pair<std::string, KeyTree>> children;
+    const ConfigEntry* leaf = nullptr;
+
+    KeyTree& child(const std::string& name)
+    {
+        for (auto& [childName, tree] : children)
+            if (childName == name)
+                return tree;
+        children.emplace_back(name, KeyTree{});
+        return children.back().second;
+    }
+};
+
+void printTree(const KeyTree& tree, int indent, bool withOrigins, std::string& out)
+{
+    for (const auto& [name, child] : tree.children) {
+        out.append(indent, ' ');
+        out += name + ":";
+        if (child.leaf) {
+            out += " " + child.leaf->value.toText();
+            if (withOrigins)
+                out += "  # " + child.leaf->origin.toString();
+            out += "\n";
+        } else {
+            out += "\n";
+            printTree(child, indent + 2, withOrigins, out);
+        }
+    }
+}
+
+} // namespace
+
+std::string ResolvedConfig::toYaml(bool withOrigins, bool changedOnly) const
+{
+    KeyTree root;
+    for (const ConfigEntry& e : m_entries) {
+        if (changedOnly && e.value == e.spec.defaultValue)
+            continue;
+        KeyTree* node = &root;
+        for (const std::string& segment : split(e.spec.key, '.'))
+            node = &node->child(segment);
+        node->leaf = &e;
+    }
+    std::string out;
+    printTree(root, 0, withOrigins, out);
+    return out;
+}
+
+nlohmann::json ResolvedConfig::toJson() const
+{
+    nlohmann::json root = nlohmann::json::object();
+    for (const ConfigEntry& e : m_entries) {
+        nlohmann::json* node = &root;
+        for (const std::string& segment : split(e.spec.key, '.'))
+            node = &(*node)[segment];
+        *node = e.value.toJson();
+    }
+    return root;
+}
+
+nlohmann::json ResolvedConfig::originsJson() const
+{
+    nlohmann::json out = nlohmann::json::object();
+    for (const ConfigEntry& e : m_entries)
+        out[e.spec.key] = e.origin.toString();
+    return out;
+}
+
+// Applies YAML documents and overrides to a ResolvedConfig, collecting every problem.
+class ConfigResolver {
+public:
+    ConfigResolver(const Schema& schema, ResolvedConfig& config) : m_schema(schema), m_config(config) {}
+
+    void applyFile(const std::string& path, const SourceLocation& includedFrom)
+    {
+        std::error_code ec;
+        const fs::path canonical = fs::weakly_canonical(path, ec);
+        if (!fs::is_regular_file(path, ec)) {
+            const std::string what = includedFrom.known() ? "included file '" + path + "' not found"
+                                                          : "config file '" + path + "' not found";
+            problem(includedFrom.known() ? includedFrom : SourceLocation{path}, what);
+            return;
+        }
+        for (const fs::path& open : m_stack)
+            if (open == canonical) {
+                problem(includedFrom, "include cycle: '" + path + "' includes itself (directly or indirectly)");
+                return;
+            }
+        std::string text;
+        try {
+            text = readTextFile(path);
+        } catch (const InputError& e) {
+            m_problems.insert(m_problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+            return;
+        }
+        m_stack.push_back(canonical);
+        applyText(text, path, fs::path(path).parent_path().string());
+        m_stack.pop_back();
+    }
+
+    void applyText(const std::string& text, const std::string& sourceName, const std::string& baseDir)
+    {
+        std::vector<YAML::Node> documents;
+        try {
+            documents = YAML::LoadAll(text);
+        } catch (const YAML::ParserException& e) {
+            problem(internal::locationOf(sourceName, e.mark), "YAML syntax error: " + e.msg);
+            return;
+        }
+        for (const YAML::Node& document : documents) {
+            if (document.IsNull())
+                continue;
+            if (!document.IsMap()) {
+                problem(internal::locationOf(sourceName, document.Mark()),
+                        "a config document must be a mapping of keys, got " +
+                            std::string(document.IsSequence() ? "a list" : "a scalar"));
+                continue;
+            }
+            applyIncludes(document, sourceName, baseDir);
+            std::map<std::string, SourceLocation> seen;
+            applyMapping(document, "", sourceName, seen);
+        }
+    }
+
+    void applyOverride(const std::string& text)
+    {
+        const SourceLocation where{"command line"};
+        const std::size_t eq = text.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            problem(where, "override '" + text + "' is not of the form dotted.key=value");
+            return;
+        }
+        const std::string key = trim(text.substr(0, eq));
+        const std::string valueText = trim(text.substr(eq + 1));
+        const KeySpec* spec = m_schema.find(key);
+        if (!spec) {
+            unknownKey(where, key);
+            return;
+        }
+        if (valueText.empty() && spec->type != ValueType::String) {
+            problem(where, "override '" + text + "' has no value (expected " + spec->expectation() + ")");
+            return;
+        }
+        std::string issue;
+        ConfigValue value = internal::convertText(*spec, valueText, issue);
+        if (issue.empty())
+            issue = spec->check(value);
+        if (!issue.empty()) {
+            problem(where, "'" + key + "' in override '" + text + "': " + issue);
+            return;
+        }
+        ConfigEntry* entry = m_config.find(key);
+        entry->value = std::move(value);
+        entry->origin = ValueOrigin{OriginKind::Override, where, text};
+    }
+
+    std::vector<Diagnostic> takeProblems() { return std::move(m_problems); }
+
+private:
+    void problem(const SourceLocation& where, std::string message)
+    {
+        m_problems.push_back(Diagnostic{where, std::move(message)});
+    }
+
+    void unknownKey(const SourceLocation& where, const std::string& key)
+    {
+        std::vector<std::string> candidates = m_schema.keyNames();
+        if (key.find('.') == std::string::npos) {
+            const std::vector<std::string> sections = m_schema.sectionNames();
+            candidates.insert(candidates.end(), sections.begin(), sections.end());
+        }
+        const std::vector<std::string> near = nearestNames(key, candidates);
+        std::string message = "unknown key '" + key + "'";
+        if (!near.empty())
+            message += "; did you mean " + join([&] {
+                std::vector<std::string> quoted;
+                for (const std::string& n : near)
+                    quoted.push_back("'" + n + "'");
+                return quoted;
+            }(), " or ") + "?";
+        else
+            message += " (see `pitwall config schema` for the known keys)";
+        problem(where, message);
+    }
+
+    void applyIncludes(const YAML::Node& document, const std::string& sourceName, const std::string& baseDir)
+    {
+        const YAML::Node include = document["include"];
+        if (!include)
+            return;
+        const SourceLocation where = internal::locationOf(sourceName, include.Mark());
+        std::vector<std::string> files;
+        if (include.IsScalar())
+            files.push_back(include.Scalar());
+        else if (include.IsSequence())
+            for (const YAML::Node& item : include)
+                if (item.IsScalar())
+                    files.push_back(item.Scalar());
+                else
+                    problem(internal::locationOf(sourceName, item.Mark()), "'include' entries must be file names");
+        else
+            problem(where, "'include' must be a file name or a list of file names");
+        for (const std::string& file : files) {
+            const fs::path resolved = fs::path(file).is_absolute() ? fs::path(file) : fs::path(baseDir) / file;
+            applyFile(resolved.lexically_normal().string(), where);
+        }
+    }
+
+    void applyMapping(const YAML::Node& mapping, const std::string& prefix, const std::string& sourceName,
+                      std::map<std::string, SourceLocation>& seen)
+    {
+        for (const auto& item : mapping) {
+            const SourceLocation where = internal::locationOf(sourceName, item.first.Mark());
+            if (!item.first.IsScalar()) {
+                problem(where, "keys must be plain names");
+                continue;
+            }
+            const std::string name = item.first.Scalar();
+            if (prefix.empty() && name == "include")
+                continue; // handled before the other keys
+            const std::string key = prefix.empty() ? name : prefix + "." + name;
+            const YAML::Node& node = item.second;
+            if (const KeySpec* spec = m_schema.find(key)) {
+                if (auto previous = seen.find(key); previous != seen.end()) {
+                    problem(where, "key '" + key + "' is set twice in one document (first at " +
+                                       previous->second.toString() + ")");
+                    continue;
+                }
+                seen[key] = where;
+                std::string issue;
+                ConfigValue value = internal::convertNode(*spec, node, issue);
+                if (issue.empty())
+                    issue = spec->check(value);
+                if (!issue.empty()) {
+                    problem(internal::locationOf(sourceName, node.Mark().is_null() ? item.first.Mark() : node.Mark()),
+                            "'" + key + "': " + issue);
+                    continue;
+                }
+                ConfigEntry* entry = m_config.find(key);
+                entry->value = std::move(value);
+                entry->origin = ValueOrigin{OriginKind::File, where, {}};
+            } else if (m_schema.hasSection(key)) {
+                if (node.IsMap())
+                    applyMapping(node, key, sourceName, seen);
+                else if (!node.IsNull())
+                    problem(where, "'" + key + "' is a section; expected a mapping of its keys, got " +
+                                       (node.IsSequence() ? std::string("a list") : "'" + node.Scalar() + "'"));
+            } else {
+                unknownKey(where, key);
+            }
+        }
+    }
+
+    const Schema& m_schema;
+    ResolvedConfig& m_config;
+    std::vector<fs::path> m_stack;
+    std::vector<Diagnostic> m_problems;
+};
+
+namespace {
+void finish(ConfigResolver& resolver)
+{
+    std::vector<Diagnostic> problems = resolver.takeProblems();
+    if (!problems.empty())
+        throw InputError(std::move(problems));
+}
+} // namespace
+
+ResolvedConfig resolveConfig(const Schema& schema, const std::vector<std::string>& files,
+                             const std::vector<std::string>& overrides)
+{
+    ResolvedConfig config(schema);
+    ConfigResolver resolver(schema, config);
+    for (const std::string& file : files)
+        resolver.applyFile(file, {});
+    for (const std::string& text : overrides)
+        resolver.applyOverride(text);
+    finish(resolver);
+    return config;
+}
+
+ResolvedConfig resolveConfigText(const Schema& schema, const std::string& yamlText, const std::string& sourceName,
+                                 const std::vector<std::string>& overrides, const std::string& baseDir)
+{
+    ResolvedConfig config(schema);
+    ConfigResolver resolver(schema, config);
+    resolver.applyText(yamlText, sourceName, baseDir);
+    for (const std::string& text : overrides)
+        resolver.applyOverride(text);
+    finish(resolver);
+    return config;
+}
+
+} // namespace pitwall

@@ -1,0 +1,260 @@
+#include "core/config/schema.h"
+
+#include "core/config/internal/yamlvalue.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace pitwall {
+
+extern const char* const kBuiltinSchemaYaml; // generated from core/config/core.schema.yaml
+
+namespace {
+
+std::string rangeText(const KeySpec& spec)
+{
+    if (!spec.minimum && !spec.maximum)
+        return {};
+    const std::string low = spec.minimum ? formatDouble(*spec.minimum) : "-inf";
+    const std::string high = spec.maximum ? formatDouble(*spec.maximum) : "inf";
+    return std::string(spec.minimumExclusive ? " in (" : " in [") + low + ", " + high + "]";
+}
+
+std::string checkNumber(const KeySpec& spec, double value)
+{
+    if (spec.minimum && (value < *spec.minimum || (spec.minimumExclusive && value == *spec.minimum)))
+        return formatDouble(value) + (spec.minimumExclusive ? " is not above the minimum " : " is below the minimum ") +
+               formatDouble(*spec.minimum);
+    if (spec.maximum && value > *spec.maximum)
+        return formatDouble(value) + " is above the maximum " + formatDouble(*spec.maximum);
+    return {};
+}
+
+} // namespace
+
+std::string KeySpec::expectation() const
+{
+    switch (type) {
+    case ValueType::Choice:
+        return "one of: " + join(choices, ", ");
+    case ValueType::Int:
+    case ValueType::Float:
+    case ValueType::IntList:
+    case ValueType::FloatList:
+        return valueTypeExpectation(type) + rangeText(*this);
+    default:
+        return valueTypeExpectation(type);
+    }
+}
+
+std::string KeySpec::check(const ConfigValue& value) const
+{
+    switch (type) {
+    case ValueType::Choice:
+        if (std::find(choices.begin(), choices.end(), value.asString()) == choices.end())
+            return "'" + value.asString() + "' is not one of: " + join(choices, ", ");
+        return {};
+    case ValueType::Int:
+        return checkNumber(*this, static_cast<double>(value.asInt()));
+    case ValueType::Float:
+        return checkNumber(*this, value.asDouble());
+    case ValueType::IntList:
+        for (long long v : value.asIntList())
+            if (std::string problem = checkNumber(*this, static_cast<double>(v)); !problem.empty())
+                return problem;
+        return {};
+    case ValueType::FloatList:
+        for (double v : value.asFloatList())
+            if (std::string problem = checkNumber(*this, v); !problem.empty())
+                return problem;
+        return {};
+    default:
+        return {};
+    }
+}
+
+nlohmann::json KeySpec::toJson() const
+{
+    nlohmann::json j;
+    j["key"] = key;
+    j["type"] = valueTypeName(type);
+    j["default"] = defaultValue.toJson();
+    j["doc"] = doc;
+    if (!choices.empty())
+        j["choices"] = choices;
+    if (minimum)
+        j["min"] = *minimum;
+    if (maximum)
+        j["max"] = *maximum;
+    if (minimumExclusive)
+        j["min_exclusive"] = true;
+    j["group"] = group;
+    j["speed"] = speed;
+    j["owner"] = owner;
+    return j;
+}
+
+void Schema::add(KeySpec spec)
+{
+    if (const KeySpec* existing = find(spec.key)) {
+        throw InputError(spec.declaredAt, "key '" + spec.key + "' is already declared by '" + existing->owner +
+                                              "' at " + existing->declaredAt.toString());
+    }
+    m_index[spec.key] = m_keys.size();
+    m_keys.push_back(std::move(spec));
+}
+
+void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceName)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(yamlText);
+    } catch (const YAML::ParserException& e) {
+        throw InputError(internal::locationOf(sourceName, e.mark), "YAML syntax error: " + e.msg);
+    }
+    const SourceLocation rootAt = internal::locationOf(sourceName, root.Mark());
+    if (!root.IsMap() || !root["keys"] || !root["keys"].IsMap())
+        throw InputError(rootAt, "a schema file needs 'owner: NAME' and a 'keys:' mapping");
+    const std::string owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
+
+    std::vector<Diagnostic> problems;
+    for (const auto& item : root["keys"]) {
+        const YAML::Node& node = item.second;
+        KeySpec spec;
+        spec.key = item.first.as<std::string>();
+        spec.owner = owner;
+        spec.declaredAt = internal::locationOf(sourceName, item.first.Mark());
+        try {
+            if (!node.IsMap() || !node["type"])
+                throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a mapping with at least 'type'");
+            static const std::set<std::string> known = {"type", "default", "doc", "choices", "min", "max",
+                                                        "min_exclusive", "group", "speed"};
+            for (const auto& field : node)
+                if (!known.count(field.first.as<std::string>()))
+                    throw InputError(internal::locationOf(sourceName, field.first.Mark()),
+                                     "unknown schema field '" + field.first.as<std::string>() + "' (known: " +
+                                         join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");
+            if (!parseValueType(node["type"].as<std::string>(), spec.type))
+                throw InputError(internal::locationOf(sourceName, node["type"].Mark()),
+                                 "unknown type '" + node["type"].as<std::string>() +
+                                     "' (known: bool, int, float, string, choice, int_list, float_list, string_list)");
+            spec.doc = node["doc"] ? node["doc"].as<std::string>() : std::string();
+            spec.group = node["group"] ? node["group"].as<std::string>() : std::string("General");
+            spec.speed = node["speed"] && node["speed"].as<bool>();
+            spec.minimumExclusive = node["min_exclusive"] && node["min_exclusive"].as<bool>();
+            if (node["min"])
+                spec.minimum = node["min"].as<double>();
+            if (node["max"])
+                spec.maximum = node["max"].as<double>();
+            if (node["choices"])
+                spec.choices = node["choices"].as<std::vector<std::string>>();
+            if (spec.type == ValueType::Choice && spec.choices.empty())
+                throw InputError(spec.declaredAt, "choice key '" + spec.key + "' needs 'choices'");
+            if (!node["default"])
+                throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a 'default'");
+            std::string problem;
+            spec.defaultValue = internal::convertNode(spec, node["default"], problem);
+            if (problem.empty())
+                problem = spec.check(spec.defaultValue);
+            if (!problem.empty())
+                throw InputError(internal::locationOf(sourceName, node["default"].Mark()),
+                                 "bad default for '" + spec.key + "': " + problem);
+            add(std::move(spec));
+        } catch (const InputError& e) {
+            problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+        } catch (const YAML::Exception& e) {
+            problems.push_back({internal::locationOf(sourceName, e.mark), "malformed field: " + e.msg});
+        }
+    }
+    if (!problems.empty())
+        throw InputError(std::move(problems));
+}
+
+const KeySpec* Schema::find(const std::string& key) const
+{
+    auto it = m_index.find(key);
+    return it == m_index.end() ? nullptr : &m_keys[it->second];
+}
+
+bool Schema::hasSection(const std::string& prefix) const
+{
+    const std::string withDot = prefix + ".";
+    auto it = m_index.lower_bound(withDot);
+    return it != m_index.end() && startsWith(it->first, withDot);
+}
+
+std::vector<std::string> Schema::keyNames() const
+{
+    std::vector<std::string> names;
+    for (const KeySpec& spec : m_keys)
+        names.push_back(spec.key);
+    return names;
+}
+
+std::vector<std::string> Schema::sectionNames() const
+{
+    std::set<std::string> sections;
+    for (const KeySpec& spec : m_keys) {
+        std::size_t dot = spec.key.find('.');
+        while (dot != std::string::npos) {
+            sections.insert(spec.key.substr(0, dot));
+            dot = spec.key.find('.', dot + 1);
+        }
+    }
+    return {sections.begin(), sections.end()};
+}
+
+std::vector<std::string> Schema::owners() const
+{
+    std::vector<std::string> out;
+    for (const KeySpec& spec : m_keys)
+        if (std::find(out.begin(), out.end(), spec.owner) == out.end())
+            out.push_back(spec.owner);
+    return out;
+}
+
+nlohmann::json Schema::toJson() const
+{
+    nlohmann::json keys = nlohmann::json::array();
+    for (const KeySpec& spec : m_keys)
+        keys.push_back(spec.toJson());
+    return {{"owners", owners()}, {"keys", keys}};
+}
+
+Schema builtinSchema()
+{
+    Schema schema;
+    schema.addFromYaml(kBuiltinSchemaYaml, "core.schema.yaml");
+    return schema;
+}
+
+Schema loadSchema(std::vector<Diagnostic>* problems)
+{
+    Schema schema = builtinSchema();
+    for (const std::filesystem::path& folder : pluginSearchPath()) {
+        std::vector<std::filesystem::path> files;
+        for (const auto& entry : std::filesystem::directory_iterator(folder))
+            if (endsWith(entry.path().filename().string(), ".schema.yaml"))
+                files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        for (const std::filesystem::path& file : files) {
+            // Load into a copy so that a half-read broken file leaves no keys behind.
+            Schema candidate = schema;
+            try {
+                candidate.addFromYaml(readTextFile(file), file.string());
+                schema = std::move(candidate);
+            } catch (const InputError& e) {
+                if (problems)
+                    problems->insert(problems->end(), e.diagnostics().begin(), e.diagnostics().end());
+            }
+        }
+    }
+    return schema;
+}
+
+} // namespace pitwall

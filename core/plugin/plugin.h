@@ -1,0 +1,74 @@
+#pragma once
+// Plugins are MODULE libraries found on the plugin search path (core/util/paths.h). Each exports one C
+// function, `pitwall_plugin_info`, returning a PluginInfo with the ABI version it was built against; a
+// library with the wrong ABI, no such symbol, or that fails to load is reported, never loaded half-way.
+// The kind-specific entry points (a model factory, a dataset reader, a runner) are further exported
+// symbols, declared by the layer that uses them (models by core/engine).
+//
+// A plugin's config keys live in `<name>.schema.yaml` beside the library (see core/config/schema.h).
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+// Bumped whenever PluginInfo or an entry point's signature changes.
+constexpr int kPluginAbiVersion = 1;
+
+enum class PluginKind : int { Model = 1, Dataset = 2, Runner = 3 };
+const char* pluginKindName(PluginKind kind);
+
+// Plain C layout so that it crosses the library boundary safely.
+struct PluginInfo {
+    int abiVersion;
+    const char* name;        // also the schema file's base name
+    PluginKind kind;
+    const char* description; // one line for `pitwall plugins` and the GUI
+};
+
+extern "C" {
+using PluginInfoFunction = const PluginInfo* (*)();
+}
+
+#define PITWALL_PLUGIN_INFO_SYMBOL "pitwall_plugin_info"
+
+// Declares the info function in a plugin source file:
+//   PITWALL_DECLARE_PLUGIN("transfuser", pitwall::PluginKind::Model, "TransFuser-lite driving model")
+#define PITWALL_DECLARE_PLUGIN(NAME, KIND, DESCRIPTION)                                                        \
+    extern "C" __attribute__((visibility("default"))) const pitwall::PluginInfo* pitwall_plugin_info()           \
+    {                                                                                                          \
+        static const pitwall::PluginInfo info{pitwall::kPluginAbiVersion, NAME, KIND, DESCRIPTION};              \
+        return &info;                                                                                          \
+    }
+
+// An opened plugin library. Closing happens when the last copy is destroyed.
+class PluginLibrary {
+public:
+    // Opens and checks a library; throws InputError naming the file and what is wrong.
+    static PluginLibrary open(const std::filesystem::path& file);
+
+    const std::filesystem::path& file() const { return m_file; }
+    const PluginInfo& info() const { return *m_info; }
+    // Address of an exported symbol, or nullptr.
+    void* symbol(const char* name) const;
+
+private:
+    std::filesystem::path m_file;
+    std::shared_ptr<void> m_handle;
+    const PluginInfo* m_info = nullptr;
+};
+
+struct PluginScan {
+    std::vector<PluginLibrary> plugins;
+    std::vector<std::string> problems; // "file: why it was left out"
+};
+
+// Opens every *.so on the search path (first of a name wins).
+PluginScan scanPlugins(const std::vector<std::filesystem::path>& folders);
+
+// The plugin of a name and kind from a scan, or InputError listing the ones available.
+const PluginLibrary& requirePlugin(const PluginScan& scan, const std::string& name, PluginKind kind);
+
+} // namespace pitwall

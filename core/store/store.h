@@ -1,0 +1,100 @@
+#pragma once
+// The results store: studies and trials in Optuna's RDB layout (so Optuna reads Pitwall studies and Pitwall
+// reads Optuna's), plus Pitwall's runs, metric series, events, artifacts and benchmark results.
+//
+// Store is the interface; SQLite (one file, WAL, many writer processes) is the embedded backend and
+// PostgreSQL will slot in behind the same interface. Nothing here names SQLite.
+//
+// Threads: a Store object is used by one thread at a time; open one per thread or process. Every method
+// is one short transaction; writers in other processes never make a call fail with "database is locked"
+// (the backend waits and retries). Errors: InputError for bad input (unknown study, duplicate name,
+// unreadable or foreign file), RuntimeError for environment failures.
+
+#include "core/store/records.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+enum class OpenMode {
+    ReadOnly,  // never creates or changes the file; fails if it does not exist
+    ReadWrite, // creates the file if missing and applies pending migrations
+};
+
+class Store {
+public:
+    virtual ~Store() = default;
+
+    // --- schema -------------------------------------------------------------------------------------
+    virtual SchemaInfo info() = 0;
+    // Applies pending Pitwall migrations, each in its own transaction. Returns how many were applied.
+    virtual int migrate() = 0;
+    // Cheap counter that changes whenever any connection (any process) commits. For live views: poll
+    // this, and read new rows only when it moved.
+    virtual std::int64_t changeCounter() = 0;
+    // Where the data lives, for messages (a file path for SQLite); empty when a backend has no such name.
+    virtual std::string location() const { return {}; }
+
+    // --- studies ------------------------------------------------------------------------------------
+    // Throws InputError when the name is taken.
+    virtual std::int64_t createStudy(const std::string& name, const std::vector<StudyDirection>& directions) = 0;
+    virtual std::optional<StudyRecord> findStudy(const std::string& name) = 0;
+    // Like findStudy, but throws InputError naming the study and the known studies when it is absent.
+    StudyRecord requireStudy(const std::string& name);
+    virtual std::vector<StudySummary> listStudies() = 0;
+    virtual void setStudyUserAttr(std::int64_t studyId, const std::string& key, const Json& value) = 0;
+    virtual void setStudySystemAttr(std::int64_t studyId, const std::string& key, const Json& value) = 0;
+
+    // --- trials -------------------------------------------------------------------------------------
+    // Creates a trial with the next free number of the study (atomic across processes).
+    virtual TrialRecord createTrial(std::int64_t studyId, TrialState state = TrialState::Running) = 0;
+    virtual void setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
+                               const Distribution& distribution) = 0;
+    virtual void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) = 0;
+    // Sets the final state; values (one per objective) are required for Complete and ignored otherwise.
+    virtual void finishTrial(std::int64_t trialId, TrialState state, const std::vector<double>& values) = 0;
+    virtual void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;
+    virtual void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;
+    virtual void heartbeat(std::int64_t trialId) = 0;
+    // All trials of a study, by number, with params, values, intermediate values and attributes.
+    virtual std::vector<TrialRecord> trials(std::int64_t studyId) = 0;
+    virtual std::optional<TrialRecord> trial(std::int64_t studyId, int number) = 0;
+
+    // --- runs ---------------------------------------------------------------------------------------
+    // Records a started run; `run.id` is ignored and the new id returned.
+    virtual std::int64_t createRun(const RunRecord& run) = 0;
+    virtual void finishRun(std::int64_t runId, RunStatus status, std::optional<int> exitCode,
+                           const std::string& message) = 0;
+    virtual std::optional<RunRecord> run(std::int64_t runId) = 0;
+    // Runs of one trial, or all runs when trialId is empty; oldest first.
+    virtual std::vector<RunRecord> runs(std::optional<std::int64_t> trialId = std::nullopt) = 0;
+
+    // --- metric series ------------------------------------------------------------------------------
+    // Appends in one transaction. Use MetricsWriter for batching from a training loop.
+    virtual void appendMetrics(std::span<const MetricSample> samples) = 0;
+    // Rows of one run (or of every run when runId == 0) with cursor > afterCursor, oldest first, at most
+    // `limit`. Pass the last row's cursor back to read only what is new.
+    virtual std::vector<MetricRow> metricsSince(std::int64_t runId, std::int64_t afterCursor,
+                                                std::size_t limit = 100000) = 0;
+
+    // --- events, artifacts, benchmarks --------------------------------------------------------------
+    virtual std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message) = 0;
+    virtual std::vector<EventRecord> eventsSince(std::int64_t runId, std::int64_t afterId) = 0;
+    virtual std::int64_t addArtifact(const ArtifactRecord& artifact) = 0;
+    virtual std::vector<ArtifactRecord> artifacts(std::int64_t runId) = 0;
+    virtual std::int64_t addBenchmark(const BenchmarkRecord& benchmark) = 0;
+    // Benchmarks of one suite, or of every suite when suite is empty; oldest first.
+    virtual std::vector<BenchmarkRecord> benchmarks(const std::string& suite = {}) = 0;
+};
+
+// Opens a store by location: a file path, "sqlite:///path" (Optuna's URL form), or a URL of a backend that
+// is not built in (then InputError says so). Throws InputError for a missing file in ReadOnly mode, a file
+// that is not a results database, or a schema newer than this Pitwall knows.
+std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode = OpenMode::ReadWrite);
+
+} // namespace pitwall

@@ -1,0 +1,67 @@
+#include "core/util/paths.h"
+
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace pitwall {
+
+namespace fs = std::filesystem;
+
+fs::path executablePath()
+{
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : self;
+}
+
+std::vector<fs::path> pluginSearchPath()
+{
+    std::vector<fs::path> folders;
+    if (const char* env = std::getenv("PITWALL_PLUGIN_PATH")) {
+        for (const std::string& part : split(env, ':'))
+            if (!part.empty())
+                folders.emplace_back(part);
+    }
+    const fs::path exe = executablePath();
+    if (!exe.empty())
+        folders.push_back(exe.parent_path().parent_path() / "lib" / "pitwall" / "plugins");
+    std::vector<fs::path> existing;
+    for (const fs::path& folder : folders) {
+        std::error_code ec;
+        if (fs::is_directory(folder, ec)) {
+            const fs::path canonical = fs::weakly_canonical(folder, ec);
+            if (std::find(existing.begin(), existing.end(), canonical) == existing.end())
+                existing.push_back(canonical);
+        }
+    }
+    return existing;
+}
+
+std::string defaultDatabasePath()
+{
+    if (const char* env = std::getenv("PITWALL_DB"); env && *env)
+        return env;
+    return "pitwall.db";
+}
+
+std::string readTextFile(const fs::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        const std::string reason = std::strerror(errno);
+        throw InputError(SourceLocation{file.string()}, "cannot read file: " + reason);
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+} // namespace pitwall

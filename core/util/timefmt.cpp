@@ -1,0 +1,59 @@
+#include "core/util/timefmt.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace pitwall {
+
+double nowSeconds()
+{
+    using namespace std::chrono;
+    return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count() / 1e6;
+}
+
+std::string formatTimestamp(double unixSeconds)
+{
+    const double whole = std::floor(unixSeconds);
+    const std::time_t seconds = static_cast<std::time_t>(whole);
+    int micros = static_cast<int>(std::lround((unixSeconds - whole) * 1e6));
+    if (micros >= 1000000)
+        micros = 999999;
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d.%06d", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, micros);
+    return buffer;
+}
+
+std::string nowTimestamp() { return formatTimestamp(nowSeconds()); }
+
+std::optional<double> parseTimestamp(const std::string& text)
+{
+    std::tm utc{};
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    char separator = 0;
+    int consumed = 0;
+    if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &year, &month, &day, &separator, &hour, &minute,
+                    &second, &consumed) != 7 || (separator != ' ' && separator != 'T'))
+        return std::nullopt;
+    utc.tm_year = year - 1900;
+    utc.tm_mon = month - 1;
+    utc.tm_mday = day;
+    utc.tm_hour = hour;
+    utc.tm_min = minute;
+    utc.tm_sec = second;
+    double fraction = 0.0;
+    if (text.size() > static_cast<std::size_t>(consumed) && text[consumed] == '.') {
+        double scale = 0.1;
+        for (std::size_t i = consumed + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+            fraction += (text[i] - '0') * scale;
+            scale /= 10;
+        }
+    }
+    return static_cast<double>(timegm(&utc)) + fraction;
+}
+
+} // namespace pitwall

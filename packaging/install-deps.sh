@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that Pitwall's build, tests and main job need.
+# Idempotent: when everything is present it prints one line and changes nothing.
+# Usage: packaging/install-deps.sh [--check]   (--check: list what is missing, exit 1 if anything is)
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain and build speed
+  build-essential cmake ninja-build ccache pkg-config
+  # core
+  libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
+  # engine
+  libtorch-dev libgloo-dev libturbojpeg0-dev libpng-dev
+  # window
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth
+  # reference and interop checks (Debian's python3, /usr/bin/python3)
+  python3 python3-optuna python3-torch python3-torchvision python3-yaml python3-pil
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "pitwall: all ${#PACKAGES[@]} build and test packages are installed"
+  exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+  echo "pitwall: missing packages: ${missing[*]}"
+  exit 1
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "pitwall: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "pitwall: dependencies installed"

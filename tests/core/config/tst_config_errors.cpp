@@ -1,0 +1,132 @@
+// Every kind of bad configuration input gets an exact message with its place, and nothing is applied.
+#include "configtestutil.h"
+
+#include "core/config/config.h"
+
+#include <QtTest>
+
+using namespace pitwall;
+
+class TestConfigErrors : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rejectsWithExactMessage_data();
+    void rejectsWithExactMessage();
+    void reportsEveryProblemAtOnce();
+    void missingFileIsNamed();
+    void includeCycleIsFound();
+};
+
+void TestConfigErrors::rejectsWithExactMessage_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<QString>("expected"); // "{f}" stands for the file's path
+
+    QTest::newRow("syntax error: line and column") << QByteArray("training:\n  optimization:\n    batch_size: [1, 2\n")
+                                                   << QStringList() << "{f}:4:1: YAML syntax error:";
+    QTest::newRow("syntax error: bad indentation") << QByteArray("experiment:\n  name: a\n   model: b\n") << QStringList()
+                                                   << "{f}:3:9: YAML syntax error:";
+    QTest::newRow("unknown key with suggestion")
+        << QByteArray("training:\n  optimization:\n    batchsize: 96\n") << QStringList()
+        << "{f}:3:5: unknown key 'training.optimization.batchsize'; did you mean 'training.optimization.batch_size'?";
+    QTest::newRow("unknown section with suggestion")
+        << QByteArray("trainng:\n  optimization:\n    batch_size: 96\n") << QStringList()
+        << "{f}:1:1: unknown key 'trainng'; did you mean 'training'?";
+    QTest::newRow("wrong type") << QByteArray("training.optimization.batch_size: many\n") << QStringList()
+                                << "{f}:1:35: 'training.optimization.batch_size': expected an integer, got 'many'";
+    QTest::newRow("float for int") << QByteArray("training.optimization.batch_size: 96.5\n") << QStringList()
+                                   << "{f}:1:35: 'training.optimization.batch_size': expected an integer, got '96.5'";
+    QTest::newRow("below range") << QByteArray("training.optimization.batch_size: 0\n") << QStringList()
+                                 << "{f}:1:35: 'training.optimization.batch_size': 0 is below the minimum 1";
+    QTest::newRow("exclusive minimum") << QByteArray("training.optimization.lr: 0\n") << QStringList()
+                                       << "'training.optimization.lr': 0 is not above the minimum 0";
+    QTest::newRow("above range") << QByteArray("training.optimization.weight_decay: 2\n") << QStringList()
+                                 << "'training.optimization.weight_decay': 2 is above the maximum 1";
+    QTest::newRow("bad choice") << QByteArray("policy:\n  transfuser:\n    upsample_mode: linear\n") << QStringList()
+                                << "{f}:3:20: 'policy.transfuser.upsample_mode': 'linear' is not one of: bilinear, nearest";
+    QTest::newRow("bool expected") << QByteArray("policy.transfuser.use_depth: 2\n") << QStringList()
+                                   << "'policy.transfuser.use_depth': expected true or false, got '2'";
+    QTest::newRow("list element") << QByteArray("experiment.seeds: [1, x]\n") << QStringList()
+                                  << "'experiment.seeds': expected a list of integers, got 'x' at position 2";
+    QTest::newRow("section given a value") << QByteArray("training: fast\n") << QStringList()
+                                           << "{f}:1:1: 'training' is a section; expected a mapping of its keys, got 'fast'";
+    QTest::newRow("key set twice") << QByteArray("training.optimization.batch_size: 8\ntraining:\n  optimization:\n    batch_size: 9\n")
+                                   << QStringList() << "{f}:4:5: key 'training.optimization.batch_size' is set twice in one document (first at {f}:1:1)";
+    QTest::newRow("missing include") << QByteArray("include: nowhere.yaml\n") << QStringList()
+                                     << "{f}:1:10: included file '{d}/nowhere.yaml' not found";
+    QTest::newRow("document not a mapping") << QByteArray("- a\n- b\n") << QStringList()
+                                            << "{f}:1:1: a config document must be a mapping of keys, got a list";
+    QTest::newRow("override without =") << QByteArray("") << QStringList{"training.optimization.batch_size"}
+                                        << "command line: override 'training.optimization.batch_size' is not of the form dotted.key=value";
+    QTest::newRow("override unknown key") << QByteArray("") << QStringList{"policy.transfuser.upsample_mod=nearest"}
+                                          << "command line: unknown key 'policy.transfuser.upsample_mod'; did you mean 'policy.transfuser.upsample_mode'?";
+    QTest::newRow("override out of range") << QByteArray("") << QStringList{"training.optimization.batch_size=-4"}
+                                           << "command line: 'training.optimization.batch_size' in override 'training.optimization.batch_size=-4': -4 is below the minimum 1";
+    QTest::newRow("override no value") << QByteArray("") << QStringList{"training.optimization.batch_size="}
+                                       << "command line: override 'training.optimization.batch_size=' has no value (expected an integer in [1, 65536])";
+    QTest::newRow("override bad choice") << QByteArray("") << QStringList{"device.partition_mode=XPX"}
+                                         << "'device.partition_mode' in override 'device.partition_mode=XPX': 'XPX' is not one of: SPX, DPX, QPX, CPX";
+}
+
+void TestConfigErrors::rejectsWithExactMessage()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, overrides);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const std::string file = writeFile(dir, "cfg.yaml", yaml);
+    std::vector<std::string> overrideList;
+    for (const QString& o : overrides)
+        overrideList.push_back(o.toStdString());
+    expected.replace("{f}", QString::fromStdString(file)).replace("{d}", dir.path());
+    try {
+        resolveConfig(loadSchema(), {file}, overrideList);
+        QFAIL("the input was accepted");
+    } catch (const InputError& e) {
+        const QString message = QString::fromStdString(e.what());
+        QVERIFY2(message.contains(expected), qPrintable("got:      " + message + "\nexpected: " + expected));
+    }
+}
+
+void TestConfigErrors::reportsEveryProblemAtOnce()
+{
+    QTemporaryDir dir;
+    const auto f = writeFile(dir, "many.yaml", "training.optimization.batch_size: 0\npolicy.transfuser.upsample_mode: cubic\n");
+    try {
+        resolveConfig(loadSchema(), {f}, {"nonsense.key=1"});
+        QFAIL("the input was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.diagnostics().size(), std::size_t(3));
+        QCOMPARE(e.diagnostics()[0].where.line, 1);
+        QCOMPARE(e.diagnostics()[1].where.line, 2);
+        QCOMPARE(e.diagnostics()[2].where.file, std::string("command line"));
+    }
+}
+
+void TestConfigErrors::missingFileIsNamed()
+{
+    try {
+        resolveConfig(loadSchema(), {"/nonexistent/exp.yaml"}, {});
+        QFAIL("the input was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(QString(e.what()), QString("/nonexistent/exp.yaml: config file '/nonexistent/exp.yaml' not found"));
+    }
+}
+
+void TestConfigErrors::includeCycleIsFound()
+{
+    QTemporaryDir dir;
+    writeFile(dir, "a.yaml", "include: b.yaml\n");
+    writeFile(dir, "b.yaml", "include: a.yaml\n");
+    try {
+        resolveConfig(loadSchema(), {dir.filePath("a.yaml").toStdString()}, {});
+        QFAIL("the cycle was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("include cycle"), e.what());
+        QVERIFY2(QString(e.what()).contains("b.yaml:1:10"), e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestConfigErrors)
+#include "tst_config_errors.moc"

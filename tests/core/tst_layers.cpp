@@ -1,0 +1,60 @@
+// The layering rule of the architecture, checked on the sources: core/ uses neither Qt nor torch,
+// core/engine/ is the only place with torch and never uses Qt or ui/, ui/ never includes the engine.
+#include <QtTest>
+
+#include <QDirIterator>
+#include <QFile>
+#include <QRegularExpression>
+
+class TestLayers : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void includesPointDown_data();
+    void includesPointDown();
+};
+
+void TestLayers::includesPointDown_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("forbidden"); // regular expression over #include targets
+    QTest::addColumn<QString>("exempt");    // sub-folder not checked (empty: none)
+    QTest::newRow("core: no Qt, no torch, no ui, no engine")
+        << "core" << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|torch/.*|ATen/.*|c10/.*|ui/.*|core/engine/.*)$)" << "core/engine";
+    QTest::newRow("engine: no Qt, no ui") << "core/engine" << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|ui/.*)$)" << "";
+    QTest::newRow("ui: no torch, no engine") << "ui" << R"(^(torch/.*|ATen/.*|c10/.*|core/engine/.*)$)" << "";
+    QTest::newRow("cli: no Qt") << "app/cli" << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|ui/.*)$)" << "";
+}
+
+void TestLayers::includesPointDown()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, forbidden);
+    QFETCH(QString, exempt);
+    const QRegularExpression includeLine(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
+    const QRegularExpression bad(forbidden);
+    const QString root = QStringLiteral(PITWALL_SOURCE_DIR "/") + folder;
+    QDirIterator it(root, {"*.h", "*.cpp", "*.hpp", "*.in"}, QDir::Files, QDirIterator::Subdirectories);
+    int files = 0;
+    QStringList violations;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString relative = QDir(PITWALL_SOURCE_DIR).relativeFilePath(path);
+        if (!exempt.isEmpty() && relative.startsWith(exempt + "/"))
+            continue;
+        ++files;
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        int lineNumber = 0;
+        while (!file.atEnd()) {
+            ++lineNumber;
+            const auto match = includeLine.match(QString::fromUtf8(file.readLine()));
+            if (match.hasMatch() && bad.match(match.captured(1)).hasMatch())
+                violations << QString("%1:%2 includes %3").arg(relative).arg(lineNumber).arg(match.captured(1));
+        }
+    }
+    QVERIFY2(files > 0, qPrintable("no sources under " + folder));
+    QVERIFY2(violations.isEmpty(), qPrintable(violations.join("\n")));
+}
+
+QTEST_GUILESS_MAIN(TestLayers)
+#include "tst_layers.moc"
