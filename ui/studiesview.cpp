@@ -1,6 +1,5 @@
 #include "ui/studiesview.h"
 
-#include "core/util/strings.h"
 
 #include <QHeaderView>
 
@@ -36,7 +35,7 @@ void StudiesView::showSnapshot(const StoreSnapshot& snapshot)
     for (const StudySummary& s : snapshot.studies) {
         auto* item = new QTreeWidgetItem(this);
         item->setText(0, QString::fromStdString(s.study.name));
-        item->setText(1, s.bestValue ? QString::fromStdString(formatDouble(*s.bestValue)) : QStringLiteral("–"));
+        item->setText(1, s.bestValue ? QString::number(*s.bestValue, 'g', 6) : QStringLiteral("–"));
         item->setText(2, QString::number(s.complete));
         item->setText(3, QString::number(s.running));
         item->setText(4, QString::number(s.pruned));

@@ -1,5 +1,6 @@
 // pitwall-gui: the workbench window.
 #include "ui/mainwindow.h"
+#include "ui/studiesview.h"
 
 #include "core/util/paths.h"
 

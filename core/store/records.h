@@ -58,7 +58,8 @@ struct TrialRecord {
     TrialState state = TrialState::Running;
     std::optional<double> startTime;    // Unix seconds
     std::optional<double> completeTime; // Unix seconds
-    std::vector<double> values;          // one per objective (±inf allowed); empty unless complete
+    std::vector<double> values;          // one per objective (±inf allowed); empty unless complete, except
+                                         // that a pruned trial carries its last intermediate value (as Optuna)
     std::vector<TrialParam> params;
     std::map<std::int64_t, double> intermediateValues; // step -> value
     Json userAttrs = Json::object();

@@ -57,6 +57,8 @@ public:
                                const Distribution& distribution) = 0;
     virtual void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) = 0;
     // Sets the final state; values (one per objective) are required for Complete and ignored otherwise.
+    // Like Optuna 3.1, a pruned single-objective trial gets its last intermediate value as its value, and
+    // Running is accepted only for a Waiting trial (it sets the start time). A finished trial cannot change.
     virtual void finishTrial(std::int64_t trialId, TrialState state, const std::vector<double>& values) = 0;
     virtual void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;
     virtual void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;

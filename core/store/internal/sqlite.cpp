@@ -1,0 +1,262 @@
+#include "core/store/internal/sqlite.h"
+
+#include "core/util/timefmt.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+namespace pitwall::store_internal {
+
+void throwSqliteError(sqlite3* db, int code, const std::string& context)
+{
+    std::string message = context;
+    message += ": ";
+    message += db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    const int primary = code & 0xff;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+        throw BusyError(code, message);
+    throw SqliteError(code, message);
+}
+
+// --- Statement --------------------------------------------------------------------------------------
+
+Statement::Statement(Statement&& other) noexcept
+    : m_statement(std::exchange(other.m_statement, nullptr)), m_owned(other.m_owned)
+{
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept
+{
+    if (this != &other) {
+        release();
+        m_statement = std::exchange(other.m_statement, nullptr);
+        m_owned = other.m_owned;
+    }
+    return *this;
+}
+
+Statement::~Statement()
+{
+    release();
+}
+
+void Statement::release() noexcept
+{
+    if (!m_statement)
+        return;
+    if (m_owned) {
+        sqlite3_finalize(m_statement);
+    } else {
+        sqlite3_reset(m_statement);
+        sqlite3_clear_bindings(m_statement);
+    }
+    m_statement = nullptr;
+}
+
+namespace {
+void checkBind(sqlite3_stmt* statement, int code)
+{
+    if (code != SQLITE_OK)
+        throwSqliteError(sqlite3_db_handle(statement), code, "binding a parameter");
+}
+} // namespace
+
+Statement& Statement::bind(int index, std::int64_t value)
+{
+    checkBind(m_statement, sqlite3_bind_int64(m_statement, index, value));
+    return *this;
+}
+
+Statement& Statement::bind(int index, double value)
+{
+    if (std::isnan(value))
+        return bindNull(index);
+    checkBind(m_statement, sqlite3_bind_double(m_statement, index, value));
+    return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value)
+{
+    checkBind(m_statement,
+              sqlite3_bind_text(m_statement, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
+    return *this;
+}
+
+Statement& Statement::bindNull(int index)
+{
+    checkBind(m_statement, sqlite3_bind_null(m_statement, index));
+    return *this;
+}
+
+bool Statement::step()
+{
+    const int code = sqlite3_step(m_statement);
+    if (code == SQLITE_ROW)
+        return true;
+    if (code == SQLITE_DONE)
+        return false;
+    sqlite3* db = sqlite3_db_handle(m_statement);
+    const std::string sql = sqlite3_sql(m_statement) ? sqlite3_sql(m_statement) : "";
+    sqlite3_reset(m_statement);
+    throwSqliteError(db, code, "running `" + sql.substr(0, 80) + "`");
+}
+
+void Statement::run()
+{
+    while (step()) {
+    }
+    sqlite3_reset(m_statement);
+}
+
+void Statement::reset()
+{
+    sqlite3_reset(m_statement);
+}
+
+bool Statement::isNull(int column) const
+{
+    return sqlite3_column_type(m_statement, column) == SQLITE_NULL;
+}
+
+std::int64_t Statement::int64(int column) const
+{
+    return sqlite3_column_int64(m_statement, column);
+}
+
+double Statement::real(int column) const
+{
+    return isNull(column) ? std::nan("") : sqlite3_column_double(m_statement, column);
+}
+
+std::string Statement::text(int column) const
+{
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(m_statement, column));
+    return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column)))
+                : std::string();
+}
+
+std::optional<std::int64_t> Statement::optionalInt64(int column) const
+{
+    return isNull(column) ? std::nullopt : std::optional<std::int64_t>(int64(column));
+}
+
+std::optional<double> Statement::optionalReal(int column) const
+{
+    return isNull(column) ? std::nullopt : std::optional<double>(sqlite3_column_double(m_statement, column));
+}
+
+std::optional<std::string> Statement::optionalText(int column) const
+{
+    return isNull(column) ? std::nullopt : std::optional<std::string>(text(column));
+}
+
+// --- Connection -------------------------------------------------------------------------------------
+
+Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move(path))
+{
+    int flags = SQLITE_OPEN_NOMUTEX;
+    flags |= mode == ConnectionMode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    const int code = sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr);
+    if (code != SQLITE_OK) {
+        const std::string message =
+            m_path + ": cannot open (" + (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(code)) + ")";
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw SqliteError(code, message);
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+}
+
+Connection::~Connection()
+{
+    for (auto& [sql, statement] : m_cache)
+        sqlite3_finalize(statement);
+    sqlite3_close_v2(m_db);
+}
+
+Statement Connection::prepare(std::string_view sql)
+{
+    sqlite3_stmt* statement = nullptr;
+    const int code = sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &statement, nullptr);
+    if (code != SQLITE_OK)
+        throwSqliteError(m_db, code, m_path + ": preparing `" + std::string(sql.substr(0, 80)) + "`");
+    return Statement(statement, true);
+}
+
+Statement Connection::cached(const std::string& sql)
+{
+    auto it = m_cache.find(sql);
+    if (it == m_cache.end()) {
+        sqlite3_stmt* statement = nullptr;
+        const int code = sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                            &statement, nullptr);
+        if (code != SQLITE_OK)
+            throwSqliteError(m_db, code, m_path + ": preparing `" + sql.substr(0, 80) + "`");
+        it = m_cache.emplace(sql, statement).first;
+    }
+    return Statement(it->second, false);
+}
+
+void Connection::exec(const std::string& sql)
+{
+    char* error = nullptr;
+    const int code = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error);
+    if (code != SQLITE_OK) {
+        const std::string message = error ? error : sqlite3_errstr(code);
+        sqlite3_free(error);
+        const int primary = code & 0xff;
+        const std::string text = m_path + ": `" + sql.substr(0, 80) + "`: " + message;
+        if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+            throw BusyError(code, text);
+        throw SqliteError(code, text);
+    }
+}
+
+std::int64_t Connection::lastInsertId() const
+{
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+int Connection::changes() const
+{
+    return sqlite3_changes(m_db);
+}
+
+void Connection::commit(bool writes)
+{
+    exec("COMMIT");
+    if (writes)
+        ++m_commits;
+}
+
+void Connection::rollbackQuietly() noexcept
+{
+    if (!sqlite3_get_autocommit(m_db))
+        sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Connection::RetryClock::RetryClock(const std::string& path) : m_path(path), m_startSeconds(nowSeconds())
+{
+}
+
+void Connection::RetryClock::pause(const BusyError& error)
+{
+    const double elapsedMs = (nowSeconds() - m_startSeconds) * 1000.0;
+    if (elapsedMs > kBusyGiveUpMs)
+        throw RuntimeError(m_path + ": the database stayed busy for " + std::to_string(kBusyGiveUpMs / 1000) + " s (" +
+                           error.what() + ")");
+    // Exponential backoff with jitter, so that waiting processes do not retry in lockstep.
+    thread_local std::minstd_rand random(std::random_device{}());
+    const int ceilingMs = std::min(100, 1 << std::min(m_attempt, 7));
+    ++m_attempt;
+    std::uniform_int_distribution<int> jitter(ceilingMs / 2, ceilingMs);
+    std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random)));
+}
+
+} // namespace pitwall::store_internal

@@ -1,0 +1,188 @@
+#pragma once
+// A small RAII layer over the SQLite C API for the SQLite backend: a connection with a cache of prepared
+// statements, statements with typed binds and columns, and transactions that wait and retry while other
+// processes hold the write lock (SQLITE_BUSY / SQLITE_LOCKED) instead of failing with "database is locked".
+//
+// Threads: a Connection and its statements belong to one thread at a time.
+
+#include "core/util/error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace pitwall::store_internal {
+
+// Any SQLite failure; code() is the extended result code.
+class SqliteError : public RuntimeError {
+public:
+    SqliteError(int code, const std::string& message) : RuntimeError(message), m_code(code) {}
+    int code() const { return m_code; }
+    int primaryCode() const { return m_code & 0xff; }
+
+private:
+    int m_code;
+};
+
+// SQLITE_BUSY or SQLITE_LOCKED: another connection holds a lock. The transaction is rolled back and retried.
+class BusyError : public SqliteError {
+public:
+    using SqliteError::SqliteError;
+};
+
+enum class ConnectionMode { ReadOnly, ReadWriteCreate };
+
+class Statement {
+public:
+    Statement() = default;
+    Statement(sqlite3_stmt* statement, bool owned) : m_statement(statement), m_owned(owned) {}
+    Statement(Statement&& other) noexcept;
+    Statement& operator=(Statement&& other) noexcept;
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    // Finalizes an owned statement; resets a cached one (and clears its bindings) for the next use.
+    ~Statement();
+
+    // Binds are 1-based like SQLite's. NaN binds as NULL (SQLite has no NaN).
+    Statement& bind(int index, std::int64_t value);
+    Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+    Statement& bind(int index, double value);
+    Statement& bind(int index, std::string_view value);
+    Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
+    Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+    Statement& bindNull(int index);
+    template <typename T> Statement& bind(int index, const std::optional<T>& value)
+    {
+        return value ? bind(index, *value) : bindNull(index);
+    }
+
+    // Advances; true while there is a row. Throws BusyError or SqliteError.
+    bool step();
+    // Steps to the end and resets, for statements without results.
+    void run();
+    // Resets so that the statement can run again with new binds (bindings are kept until rebound).
+    void reset();
+
+    bool isNull(int column) const;
+    std::int64_t int64(int column) const;
+    double real(int column) const; // NULL reads as NaN
+    std::string text(int column) const;
+    std::optional<std::int64_t> optionalInt64(int column) const;
+    std::optional<double> optionalReal(int column) const;
+    std::optional<std::string> optionalText(int column) const;
+
+private:
+    void release() noexcept;
+
+    sqlite3_stmt* m_statement = nullptr;
+    bool m_owned = false;
+};
+
+class Connection {
+public:
+    // Opens (and with ReadWriteCreate creates) the file. Throws SqliteError.
+    Connection(std::string path, ConnectionMode mode);
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    const std::string& path() const { return m_path; }
+    sqlite3* handle() const { return m_db; }
+
+    // A statement prepared for this call only.
+    Statement prepare(std::string_view sql);
+    // A statement prepared once per connection and reused (reset when the returned handle goes away).
+    // Do not hold two handles of the same SQL text at once.
+    Statement cached(const std::string& sql);
+    // Runs one or more statements without results (no retry; use inside a transaction or retrying()).
+    void exec(const std::string& sql);
+
+    std::int64_t lastInsertId() const;
+    int changes() const;
+    // Write transactions committed through write() on this connection (reads do not count).
+    std::int64_t commitCount() const { return m_commits; }
+
+    // Runs body inside BEGIN IMMEDIATE ... COMMIT. On BusyError anywhere the transaction is rolled back and
+    // body runs again after a short, growing pause; after kBusyGiveUpMs RuntimeError says the database is
+    // busy. Any other exception rolls back and propagates. body must not keep state across attempts.
+    template <typename Body> auto write(Body&& body)
+    {
+        return transaction("BEGIN IMMEDIATE", true, std::forward<Body>(body));
+    }
+    // Like write() with a deferred BEGIN: a consistent snapshot for several reads.
+    template <typename Body> auto read(Body&& body) { return transaction("BEGIN", false, std::forward<Body>(body)); }
+    // Runs body (no explicit transaction) and retries it on BusyError like write().
+    template <typename Body> auto retrying(Body&& body)
+    {
+        RetryClock clock(m_path);
+        for (;;) {
+            try {
+                return body();
+            } catch (const BusyError& error) {
+                clock.pause(error);
+            }
+        }
+    }
+
+    static constexpr int kBusyTimeoutMs = 5000;
+    static constexpr int kBusyGiveUpMs = 120000;
+
+private:
+    class RetryClock {
+    public:
+        explicit RetryClock(const std::string& path);
+        // Sleeps before the next attempt; throws RuntimeError once the give-up time has passed.
+        void pause(const BusyError& error);
+
+    private:
+        const std::string& m_path;
+        double m_startSeconds;
+        int m_attempt = 0;
+    };
+
+    template <typename Body> auto transaction(const char* begin, bool writes, Body&& body)
+    {
+        RetryClock clock(m_path);
+        for (;;) {
+            try {
+                exec(begin);
+                try {
+                    if constexpr (std::is_void_v<decltype(body())>) {
+                        body();
+                        commit(writes);
+                        return;
+                    } else {
+                        auto result = body();
+                        commit(writes);
+                        return result;
+                    }
+                } catch (...) {
+                    rollbackQuietly();
+                    throw;
+                }
+            } catch (const BusyError& error) {
+                clock.pause(error);
+            }
+        }
+    }
+    void commit(bool writes);
+    void rollbackQuietly() noexcept;
+
+    std::string m_path;
+    sqlite3* m_db = nullptr;
+    std::unordered_map<std::string, sqlite3_stmt*> m_cache;
+    std::int64_t m_commits = 0;
+};
+
+// Throws BusyError / SqliteError for a failed SQLite call, naming the file.
+[[noreturn]] void throwSqliteError(sqlite3* db, int code, const std::string& context);
+
+} // namespace pitwall::store_internal

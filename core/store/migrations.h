@@ -1,0 +1,51 @@
+#pragma once
+// Schema of the SQLite backend: Optuna 3.1's tables (created exactly as Optuna's SQLAlchemy models create
+// them, so Optuna opens a Pitwall file without an upgrade) and Pitwall's own tables, which grow through
+// numbered migrations recorded in pitwall_schema_version.
+
+#include <string>
+#include <vector>
+
+namespace pitwall {
+namespace store_internal {
+class Connection;
+}
+
+// What Optuna 3.1.0 writes into version_info and alembic_version.
+inline constexpr int kOptunaSchemaVersion = 12;
+inline constexpr const char* kOptunaLibraryVersion = "3.1.0";
+inline constexpr const char* kOptunaAlembicVersion = "v3.0.0.d";
+
+// Tables whose presence makes a file an Optuna results database.
+const std::vector<std::string>& optunaTableNames();
+inline constexpr const char* kPitwallVersionTable = "pitwall_schema_version";
+
+struct Migration {
+    int version;             // 1, 2, ... in order
+    std::string description; // one line, stored with the version
+    std::string sql;         // statements run in one transaction
+};
+
+// Every Pitwall migration, oldest first.
+const std::vector<Migration>& pitwallMigrations();
+int latestPitwallSchemaVersion();
+
+namespace store_internal {
+
+// Names of all tables in the file (not indexes).
+std::vector<std::string> tableNames(Connection& db);
+
+// Creates Optuna's tables, indexes and version rows when the file has none, in one write transaction.
+// Returns true when it created them.
+bool ensureOptunaSchema(Connection& db);
+
+// Highest applied Pitwall migration, 0 when the version table does not exist.
+int pitwallSchemaVersion(Connection& db);
+
+// Applies the migrations after the current version up to `targetVersion`, each in its own write transaction
+// that re-reads the version first (another process may be migrating the same file). Returns how many this
+// call applied.
+int applyPitwallMigrations(Connection& db, int targetVersion);
+
+} // namespace store_internal
+} // namespace pitwall

@@ -1,0 +1,102 @@
+#pragma once
+// The embedded backend: one SQLite file in WAL mode that many worker processes write at once.
+// Optuna's tables keep Optuna 3.1's exact layout and encodings; Pitwall's tables are named pitwall_*.
+// Optuna's DATETIME columns hold UTC text ("YYYY-MM-DD HH:MM:SS.ffffff"); Optuna 3.1 itself writes local time
+// (datetime.now()), which is the same on the UTC hosts Pitwall runs on and off by the UTC offset elsewhere.
+
+#include "core/store/store.h"
+
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace pitwall {
+
+namespace store_internal {
+class Connection;
+}
+
+// Whether opening ReadWrite applies pending Pitwall migrations. No is for tools and tests that build files of
+// an older schema (see migrateTo()).
+enum class AutoMigrate { Yes, No };
+
+class SqliteStore final : public Store {
+public:
+    // Opens `path` (a plain file path). Throws InputError for a missing file in ReadOnly mode, a file that is
+    // not SQLite, an SQLite file with foreign tables, or a Pitwall schema newer than this build.
+    SqliteStore(const std::string& path, OpenMode mode, AutoMigrate autoMigrate = AutoMigrate::Yes);
+    ~SqliteStore() override;
+
+    // Applies pending migrations up to `version` (at most the latest). Returns how many were applied.
+    int migrateTo(int version);
+    std::string location() const override { return m_path; }
+
+    SchemaInfo info() override;
+    int migrate() override;
+    std::int64_t changeCounter() override;
+
+    std::int64_t createStudy(const std::string& name, const std::vector<StudyDirection>& directions) override;
+    std::optional<StudyRecord> findStudy(const std::string& name) override;
+    std::vector<StudySummary> listStudies() override;
+    void setStudyUserAttr(std::int64_t studyId, const std::string& key, const Json& value) override;
+    void setStudySystemAttr(std::int64_t studyId, const std::string& key, const Json& value) override;
+
+    TrialRecord createTrial(std::int64_t studyId, TrialState state = TrialState::Running) override;
+    void setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
+                       const Distribution& distribution) override;
+    void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) override;
+    void finishTrial(std::int64_t trialId, TrialState state, const std::vector<double>& values) override;
+    void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
+    void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
+    void heartbeat(std::int64_t trialId) override;
+    std::vector<TrialRecord> trials(std::int64_t studyId) override;
+    std::optional<TrialRecord> trial(std::int64_t studyId, int number) override;
+
+    std::int64_t createRun(const RunRecord& run) override;
+    void finishRun(std::int64_t runId, RunStatus status, std::optional<int> exitCode,
+                   const std::string& message) override;
+    std::optional<RunRecord> run(std::int64_t runId) override;
+    std::vector<RunRecord> runs(std::optional<std::int64_t> trialId = std::nullopt) override;
+
+    void appendMetrics(std::span<const MetricSample> samples) override;
+    std::vector<MetricRow> metricsSince(std::int64_t runId, std::int64_t afterCursor,
+                                        std::size_t limit = 100000) override;
+
+    std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message) override;
+    std::vector<EventRecord> eventsSince(std::int64_t runId, std::int64_t afterId) override;
+    std::int64_t addArtifact(const ArtifactRecord& artifact) override;
+    std::vector<ArtifactRecord> artifacts(std::int64_t runId) override;
+    std::int64_t addBenchmark(const BenchmarkRecord& benchmark) override;
+    std::vector<BenchmarkRecord> benchmarks(const std::string& suite = {}) override;
+
+private:
+    void requireWritable() const;
+    // False for a file without Pitwall tables (an Optuna file opened ReadOnly); re-checked while false.
+    bool hasPitwallTables();
+    void requirePitwallTables();
+    void requireRun(std::int64_t runId);
+    // Trial row for an update; throws InputError when it does not exist or (with requireUnfinished) finished.
+    struct TrialRow {
+        std::int64_t studyId = 0;
+        int number = 0;
+        TrialState state = TrialState::Running;
+    };
+    TrialRow trialRow(std::int64_t trialId, bool requireUnfinished);
+    std::vector<StudyDirection> directionsOf(std::int64_t studyId);
+    void setAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
+                 const Json& value);
+    std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number);
+    std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
+    const std::string& nameOf(std::int64_t nameId);
+
+    std::string m_path;
+    OpenMode m_mode;
+    std::unique_ptr<store_internal::Connection> m_db;
+    int m_pitwallVersion = 0;
+    // Committed rows never change their ids, so these caches stay valid for the connection's lifetime.
+    std::unordered_map<std::string, std::int64_t> m_nameIds;
+    std::unordered_map<std::int64_t, std::string> m_namesById;
+    std::unordered_set<std::int64_t> m_knownRuns;
+};
+
+} // namespace pitwall

@@ -1,0 +1,237 @@
+// SqliteStore: reading studies and trials from Optuna's tables, in bulk (one query per table per study).
+
+#include "core/store/sqlitestore.h"
+
+#include "core/store/internal/pyjson.h"
+#include "core/store/internal/sqlite.h"
+#include "core/util/error.h"
+#include "core/util/timefmt.h"
+
+#include <cmath>
+#include <unordered_map>
+
+namespace pitwall {
+
+using store_internal::Statement;
+
+namespace {
+
+// Optuna's stored_repr_to_value: the value column is NULL for the non-finite types.
+double decodeValue(const Statement& statement, int valueColumn, int typeColumn)
+{
+    const std::string type = statement.text(typeColumn);
+    if (type == "INF_POS")
+        return HUGE_VAL;
+    if (type == "INF_NEG")
+        return -HUGE_VAL;
+    if (type == "NAN")
+        return std::nan("");
+    return statement.real(valueColumn);
+}
+
+Json decodeJson(const std::string& text)
+{
+    try {
+        return store_internal::pythonJsonLoads(text);
+    } catch (const Json::exception&) {
+        return text; // not JSON (written by some other tool): keep the text
+    }
+}
+
+std::optional<double> optionalTime(const Statement& statement, int column)
+{
+    const auto text = statement.optionalText(column);
+    return text ? parseTimestamp(*text) : std::nullopt;
+}
+
+void readAttrs(store_internal::Connection& db, const std::string& sql, std::int64_t id, Json& into)
+{
+    auto statement = db.cached(sql);
+    statement.bind(1, id);
+    while (statement.step())
+        into[statement.text(0)] = decodeJson(statement.text(1));
+}
+
+} // namespace
+
+std::optional<StudyRecord> SqliteStore::findStudy(const std::string& name)
+{
+    return m_db->read([&]() -> std::optional<StudyRecord> {
+        auto statement = m_db->cached("SELECT study_id FROM studies WHERE study_name = ?");
+        statement.bind(1, name);
+        if (!statement.step())
+            return std::nullopt;
+        StudyRecord study;
+        study.id = statement.int64(0);
+        study.name = name;
+        study.directions = directionsOf(study.id);
+        readAttrs(*m_db, "SELECT \"key\", value_json FROM study_user_attributes WHERE study_id = ?", study.id,
+                  study.userAttrs);
+        readAttrs(*m_db, "SELECT \"key\", value_json FROM study_system_attributes WHERE study_id = ?", study.id,
+                  study.systemAttrs);
+        return study;
+    });
+}
+
+std::vector<StudySummary> SqliteStore::listStudies()
+{
+    return m_db->read([&] {
+        std::vector<StudySummary> summaries;
+        std::unordered_map<std::int64_t, std::size_t> indexOf;
+        {
+            auto statement = m_db->cached("SELECT study_id, study_name FROM studies ORDER BY study_id");
+            while (statement.step()) {
+                StudySummary summary;
+                summary.study.id = statement.int64(0);
+                summary.study.name = statement.text(1);
+                indexOf[summary.study.id] = summaries.size();
+                summaries.push_back(std::move(summary));
+            }
+        }
+        for (auto& summary : summaries) {
+            summary.study.directions = directionsOf(summary.study.id);
+            readAttrs(*m_db, "SELECT \"key\", value_json FROM study_user_attributes WHERE study_id = ?",
+                      summary.study.id, summary.study.userAttrs);
+            readAttrs(*m_db, "SELECT \"key\", value_json FROM study_system_attributes WHERE study_id = ?",
+                      summary.study.id, summary.study.systemAttrs);
+        }
+        {
+            auto statement = m_db->cached("SELECT study_id, state, COUNT(*) FROM trials GROUP BY study_id, state");
+            while (statement.step()) {
+                const auto it = indexOf.find(statement.int64(0));
+                if (it == indexOf.end())
+                    continue;
+                auto& summary = summaries[it->second];
+                const int count = static_cast<int>(statement.int64(2));
+                switch (parseTrialState(statement.text(1)).value_or(TrialState::Fail)) {
+                case TrialState::Running:
+                    summary.running += count;
+                    break;
+                case TrialState::Waiting:
+                    summary.waiting += count;
+                    break;
+                case TrialState::Complete:
+                    summary.complete += count;
+                    break;
+                case TrialState::Pruned:
+                    summary.pruned += count;
+                    break;
+                case TrialState::Fail:
+                    summary.failed += count;
+                    break;
+                }
+            }
+        }
+        auto statement =
+            m_db->cached("SELECT t.study_id, t.number, v.value, v.value_type FROM trials t JOIN trial_values v "
+                         "ON v.trial_id = t.trial_id WHERE t.state = 'COMPLETE' AND v.objective = 0 ORDER BY t.number");
+        while (statement.step()) {
+            const auto it = indexOf.find(statement.int64(0));
+            if (it == indexOf.end())
+                continue;
+            auto& summary = summaries[it->second];
+            const double value = decodeValue(statement, 2, 3);
+            const bool maximize =
+                !summary.study.directions.empty() && summary.study.directions[0] == StudyDirection::Maximize;
+            if (!summary.bestValue || (maximize ? value > *summary.bestValue : value < *summary.bestValue)) {
+                summary.bestValue = value;
+                summary.bestTrialNumber = static_cast<int>(statement.int64(1));
+            }
+        }
+        return summaries;
+    });
+}
+
+std::vector<TrialRecord> SqliteStore::trials(std::int64_t studyId)
+{
+    return loadTrials(studyId, std::nullopt);
+}
+
+std::optional<TrialRecord> SqliteStore::trial(std::int64_t studyId, int number)
+{
+    auto found = loadTrials(studyId, number);
+    if (found.empty())
+        return std::nullopt;
+    return std::move(found.front());
+}
+
+std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number)
+{
+    // ?2 IS NULL selects every trial of the study; otherwise the one with that number.
+    const std::string filter = " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2)";
+    return m_db->read([&] {
+        std::vector<TrialRecord> records;
+        std::unordered_map<std::int64_t, std::size_t> indexOf;
+        auto forEachRow = [&](const std::string& sql, auto&& onRow, const std::string& orderBy = {}) {
+            auto statement = m_db->cached(sql + filter + orderBy);
+            statement.bind(1, studyId);
+            number ? statement.bind(2, *number) : statement.bindNull(2);
+            while (statement.step()) {
+                const auto it = indexOf.find(statement.int64(0));
+                if (it != indexOf.end())
+                    onRow(statement, records[it->second]);
+            }
+        };
+        {
+            auto statement = m_db->cached("SELECT t.trial_id, t.number, t.state, t.datetime_start, "
+                                          "t.datetime_complete FROM trials t" +
+                                          filter + " ORDER BY t.number, t.trial_id");
+            statement.bind(1, studyId);
+            number ? statement.bind(2, *number) : statement.bindNull(2);
+            while (statement.step()) {
+                TrialRecord record;
+                record.id = statement.int64(0);
+                record.number = static_cast<int>(statement.optionalInt64(1).value_or(-1));
+                record.studyId = studyId;
+                record.state = parseTrialState(statement.text(2)).value_or(TrialState::Fail);
+                record.startTime = optionalTime(statement, 3);
+                record.completeTime = optionalTime(statement, 4);
+                indexOf[record.id] = records.size();
+                records.push_back(std::move(record));
+            }
+        }
+        if (records.empty())
+            return records;
+
+        std::unordered_map<std::string, Distribution> distributions; // parsed once per distinct JSON text
+        forEachRow(
+            "SELECT p.trial_id, p.param_name, p.param_value, p.distribution_json FROM trial_params p "
+            "JOIN trials t ON t.trial_id = p.trial_id",
+            [&](const Statement& row, TrialRecord& record) {
+                const std::string json = row.text(3);
+                auto it = distributions.find(json);
+                if (it == distributions.end())
+                    it = distributions.emplace(json, Distribution::fromOptunaJson(json)).first;
+                record.params.push_back({row.text(1), row.real(2), it->second});
+            },
+            " ORDER BY p.param_id");
+        forEachRow("SELECT v.trial_id, v.objective, v.value, v.value_type FROM trial_values v "
+                   "JOIN trials t ON t.trial_id = v.trial_id",
+                   [&](const Statement& row, TrialRecord& record) {
+                       const auto objective = static_cast<std::size_t>(row.int64(1));
+                       if (record.values.size() <= objective)
+                           record.values.resize(objective + 1, std::nan(""));
+                       record.values[objective] = decodeValue(row, 2, 3);
+                   });
+        forEachRow("SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type "
+                   "FROM trial_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id",
+                   [&](const Statement& row, TrialRecord& record) {
+                       record.intermediateValues[row.int64(1)] = decodeValue(row, 2, 3);
+                   });
+        forEachRow("SELECT a.trial_id, a.\"key\", a.value_json FROM trial_user_attributes a "
+                   "JOIN trials t ON t.trial_id = a.trial_id",
+                   [&](const Statement& row, TrialRecord& record) {
+                       record.userAttrs[row.text(1)] = decodeJson(row.text(2));
+                   });
+        forEachRow("SELECT a.trial_id, a.\"key\", a.value_json FROM trial_system_attributes a "
+                   "JOIN trials t ON t.trial_id = a.trial_id",
+                   [&](const Statement& row, TrialRecord& record) {
+                       record.systemAttrs[row.text(1)] = decodeJson(row.text(2));
+                   });
+        forEachRow("SELECT h.trial_id, h.heartbeat FROM trial_heartbeats h JOIN trials t ON t.trial_id = h.trial_id",
+                   [&](const Statement& row, TrialRecord& record) { record.heartbeatTime = optionalTime(row, 1); });
+        return records;
+    });
+}
+
+} // namespace pitwall

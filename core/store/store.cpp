@@ -1,0 +1,51 @@
+#include "core/store/store.h"
+
+#include "core/store/sqlitestore.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+namespace pitwall {
+
+StudyRecord Store::requireStudy(const std::string& name)
+{
+    if (auto study = findStudy(name))
+        return std::move(*study);
+    std::vector<std::string> known;
+    for (const auto& summary : listStudies())
+        known.push_back(summary.study.name);
+    const std::string where = location().empty() ? std::string() : " in " + location();
+    std::string message = "no study named '" + name + "'" + where;
+    if (known.empty()) {
+        message += " (it has no studies yet)";
+    } else {
+        message += " (known studies: " + join(known, ", ") + ")";
+        const auto nearest = nearestNames(name, known);
+        if (!nearest.empty())
+            message += "; did you mean '" + nearest.front() + "'?";
+    }
+    throw InputError(message);
+}
+
+std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)
+{
+    if (location.empty())
+        throw InputError("no results database given (a file path or sqlite:///path)");
+    std::string path = location;
+    const auto schemeEnd = location.find("://");
+    if (schemeEnd != std::string::npos) {
+        const std::string scheme = toLower(location.substr(0, schemeEnd));
+        if (scheme != "sqlite")
+            throw InputError(location + ": the '" + scheme +
+                             "' backend is not built into this Pitwall (available: a file path or sqlite:///path)");
+        // Optuna's form: sqlite:///relative/path or sqlite:////absolute/path.
+        path = location.substr(schemeEnd + 3);
+        if (!startsWith(path, "/"))
+            throw InputError(location + ": an SQLite URL is sqlite:///relative/path or sqlite:////absolute/path");
+        path = path.substr(1);
+        if (path.empty())
+            throw InputError(location + ": the SQLite URL names no file (in-memory databases are not supported)");
+    }
+    return std::make_unique<SqliteStore>(path, mode);
+}
+
+} // namespace pitwall

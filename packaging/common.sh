@@ -1,0 +1,28 @@
+# Sourced by the packaging scripts: where things are and how to build them fast.
+# PITWALL_BUILD_DIR (default <checkout>/build) and PITWALL_BUILD_TYPE (default RelWithDebInfo) may be set.
+set -euo pipefail
+PITWALL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PITWALL_BUILD_DIR="${PITWALL_BUILD_DIR:-$PITWALL_ROOT/build}"
+PITWALL_BUILD_TYPE="${PITWALL_BUILD_TYPE:-RelWithDebInfo}"
+PITWALL_JOBS="${PITWALL_JOBS:-$(nproc)}"
+
+# ccache keyed on paths relative to the checkout, so another clone of the repository hits the same cache;
+# the sloppiness settings let it cache the engine's precompiled header and the files that use it.
+export CCACHE_BASEDIR="$PITWALL_ROOT"
+export CCACHE_NOHASHDIR=1
+export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
+export CCACHE_COMPILERCHECK=content
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+
+pitwall_install_deps() {
+  bash "$PITWALL_ROOT/packaging/install-deps.sh"
+}
+
+# pitwall_build [extra cmake args...]
+pitwall_build() {
+  cmake -S "$PITWALL_ROOT" -B "$PITWALL_BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE="$PITWALL_BUILD_TYPE" \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    "$@" > "$PITWALL_BUILD_DIR.configure.log" 2>&1 || { cat "$PITWALL_BUILD_DIR.configure.log"; return 1; }
+  cmake --build "$PITWALL_BUILD_DIR" --parallel "$PITWALL_JOBS"
+}

@@ -1,0 +1,28 @@
+#pragma once
+// Runs the real `pitwall` executable and captures what it printed and its exit status.
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+inline CliResult runCli(const QStringList& args, const QString& workingDir = QString(),
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess process;
+    process.setProcessEnvironment(env);
+    if (!workingDir.isEmpty())
+        process.setWorkingDirectory(workingDir);
+    process.start(QStringLiteral(PITWALL_CLI), args);
+    process.waitForFinished(120000);
+    CliResult result;
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = QString::fromUtf8(process.readAllStandardOutput());
+    result.err = QString::fromUtf8(process.readAllStandardError());
+    return result;
+}

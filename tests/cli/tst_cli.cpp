@@ -1,0 +1,231 @@
+// The `pitwall` command line as a user meets it: help, exit codes, messages, JSON output.
+#include "clitestutil.h"
+
+#include "core/store/store.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace pitwall;
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void helpAndUsage();
+    void unknownCommandAndOption();
+    void configShowWithOverrides();
+    void configShowJson();
+    void configErrorsExitTwo();
+    void configSchemaJson();
+    void devicesJson();
+    void dbMigrateInfoExport();
+    void dbCommandsRejectBadInput();
+    void dbUsesEnvironmentDefault();
+
+private:
+    QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
+};
+
+void TestCli::helpAndUsage()
+{
+    const CliResult none = runCli({});
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY(none.out.contains("Usage: pitwall COMMAND"));
+    const CliResult help = runCli({"--help"});
+    QCOMPARE(help.exitCode, 0);
+    for (const char* command : {"config show", "config validate", "config schema", "db info", "db migrate", "db export",
+                                "devices", "plugins"})
+        QVERIFY2(help.out.contains(command), command);
+    const CliResult sub = runCli({"db", "export", "--help"});
+    QCOMPARE(sub.exitCode, 0);
+    QVERIFY(sub.out.contains("--format FORMAT"));
+    QVERIFY(sub.out.contains("$PITWALL_DB"));
+    const CliResult group = runCli({"db"});
+    QCOMPARE(group.exitCode, 2);
+    QVERIFY(group.out.contains("db migrate"));
+    QCOMPARE(runCli({"--version"}).exitCode, 0);
+}
+
+void TestCli::unknownCommandAndOption()
+{
+    const CliResult command = runCli({"devics"});
+    QCOMPARE(command.exitCode, 2);
+    QVERIFY2(command.err.contains("unknown command 'devics'; did you mean 'devices'?"), qPrintable(command.err));
+    const CliResult option = runCli({"db", "info", "--jsn"});
+    QCOMPARE(option.exitCode, 2);
+    QVERIFY2(option.err.contains("unknown option '--jsn'; did you mean '--json'?"), qPrintable(option.err));
+    const CliResult missing = runCli({"db", "info", "--db"});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("option '--db' needs a value (FILE)"), qPrintable(missing.err));
+}
+
+void TestCli::configShowWithOverrides()
+{
+    const CliResult r = runCli({"config", "show", config("transfuser/logits_nearest.yaml"),
+                                "training.optimization.batch_size=96", "policy.transfuser.upsample_mode=bilinear"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("batch_size: 96  # override 'training.optimization.batch_size=96'"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("upsample_perspective_logits: true  # " + config("transfuser/logits_nearest.yaml") + ":4:1"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("lr: 0.0003  # " + config("transfuser/baseline.yaml") + ":"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("data_root") == false, "keys are nested, not flattened");
+    const CliResult changed =
+        runCli({"config", "show", config("transfuser/batch96.yaml"), "--changed", "--no-origins"});
+    QCOMPARE(changed.exitCode, 0);
+    QVERIFY(changed.out.contains("batch_size: 96\n"));
+    QVERIFY2(!changed.out.contains("weight_decay"), "--changed must leave out values equal to the default");
+}
+
+void TestCli::configShowJson()
+{
+    const CliResult r = runCli({"config", "show", config("transfuser/no_depth.yaml"), "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(doc["config"]["policy"]["transfuser"]["use_depth"].toBool(true), false);
+    QCOMPARE(doc["config"]["training"]["optimization"]["batch_size"].toInt(), 64);
+    QVERIFY(doc["origins"]["policy.transfuser.use_depth"].toString().endsWith("no_depth.yaml:4:1"));
+}
+
+void TestCli::configErrorsExitTwo()
+{
+    QTemporaryDir dir;
+    QFile bad(dir.filePath("bad.yaml"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("training:\n  optimization:\n    batch_size: big\n");
+    bad.close();
+    const CliResult r = runCli({"config", "validate", bad.fileName()});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(bad.fileName() + ":3:17: 'training.optimization.batch_size': expected an integer, got 'big'"),
+             qPrintable(r.err));
+    const CliResult missing = runCli({"config", "validate", dir.filePath("none.yaml")});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("not found"), qPrintable(missing.err));
+    const CliResult good = runCli({"config", "validate", config("transfuser/baseline.yaml")});
+    QCOMPARE(good.exitCode, 0);
+    QVERIFY(good.out.startsWith("valid:"));
+    QCOMPARE(runCli({"config", "validate"}).exitCode, 2);
+}
+
+void TestCli::configSchemaJson()
+{
+    const CliResult r = runCli({"config", "schema", "--json", "--speed"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray keys = QJsonDocument::fromJson(r.out.toUtf8()).object()["keys"].toArray();
+    QVERIFY(keys.size() >= 10);
+    bool sawTransfuser = false;
+    for (const auto& k : keys) {
+        QVERIFY(k.toObject()["speed"].toBool());
+        sawTransfuser |= k.toObject()["owner"].toString() == "transfuser";
+    }
+    QVERIFY2(sawTransfuser, "plugin keys must be in the schema the CLI reports");
+}
+
+void TestCli::devicesJson()
+{
+    const CliResult r = runCli({"devices", "--json", "--mode", "DPX"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonObject cpu = doc["backends"].toArray()[0].toObject();
+    QCOMPARE(cpu["name"].toString(), QString("cpu"));
+    QVERIFY(cpu["devices"].toArray()[0].toObject()["cores"].toInt() >= 1);
+    QVERIFY(cpu["devices"].toArray()[0].toObject()["memory_bytes"].toDouble() > 0);
+    QCOMPARE(cpu["modes"].toArray().size(), 4);
+    const QJsonArray logical = cpu["logical_devices"].toArray();
+    if (cpu["devices"].toArray()[0].toObject()["cores"].toInt() >= 2)
+        QCOMPARE(logical.size(), 2);
+    QCOMPARE(runCli({"devices", "--mode", "XPX"}).exitCode, 2);
+    QCOMPARE(runCli({"devices", "--mode", "CPX", "--json"}).exitCode,
+             cpu["devices"].toArray()[0].toObject()["cores"].toInt() >= 8 ? 0 : 2);
+}
+
+void TestCli::dbMigrateInfoExport()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("results.db");
+    const CliResult migrate = runCli({"db", "migrate", "--db", db});
+    QCOMPARE(migrate.exitCode, 0);
+    QVERIFY(QFile::exists(db));
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("cli-study", {StudyDirection::Maximize});
+        Distribution lr;
+        lr.low = 1e-5;
+        lr.high = 1e-1;
+        lr.log = true;
+        for (int i = 0; i < 3; ++i) {
+            const TrialRecord t = store->createTrial(study);
+            store->setTrialParam(t.id, "lr", 1e-3 * (i + 1), lr);
+            store->finishTrial(t.id, TrialState::Complete, {0.5 + 0.1 * i});
+        }
+    }
+    const CliResult info = runCli({"db", "info", "--db", db, "--json"});
+    QCOMPARE(info.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(info.out.toUtf8()).object();
+    QCOMPARE(doc["studies"].toInt(), 1);
+    QCOMPARE(doc["trials"].toInt(), 3);
+    QCOMPARE(doc["pending_migrations"].toInt(), 0);
+    QCOMPARE(doc["optuna_schema_version"].toInt(), 12);
+    QCOMPARE(doc["study_list"].toArray()[0].toObject()["best_value"].toDouble(), 0.7);
+
+    const CliResult csv = runCli({"db", "export", "--db", db, "--study", "cli-study", "--format", "csv"});
+    QCOMPARE(csv.exitCode, 0);
+    const QStringList lines = csv.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 4);
+    QVERIFY2(lines[0].contains("params_lr"), qPrintable(lines[0]));
+    QVERIFY2(lines[2].contains("0.002"), qPrintable(lines[2]));
+
+    const QString out = dir.filePath("trials.json");
+    QCOMPARE(runCli({"db", "export", "--db", db, "--study", "cli-study", "--format", "json", "--out", out}).exitCode, 0);
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonDocument json = QJsonDocument::fromJson(file.readAll());
+    QVERIFY(!json.isNull());
+}
+
+void TestCli::dbCommandsRejectBadInput()
+{
+    QTemporaryDir dir;
+    const QString missing = dir.filePath("missing.db");
+    const CliResult info = runCli({"db", "info", "--db", missing});
+    QCOMPARE(info.exitCode, 2);
+    QVERIFY2(info.err.contains(missing), qPrintable(info.err));
+    QVERIFY2(!QFile::exists(missing), "db info must not create a database");
+
+    QFile notDb(dir.filePath("notes.db"));
+    QVERIFY(notDb.open(QIODevice::WriteOnly));
+    notDb.write("these are not the tables you are looking for\n");
+    notDb.close();
+    const QByteArray before = [&] { QFile f(notDb.fileName()); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    QCOMPARE(runCli({"db", "info", "--db", notDb.fileName()}).exitCode, 2);
+    QCOMPARE(runCli({"db", "migrate", "--db", notDb.fileName()}).exitCode, 2);
+    QFile after(notDb.fileName());
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), before); // a foreign file is never changed
+
+    const QString db = dir.filePath("ok.db");
+    QCOMPARE(runCli({"db", "migrate", "--db", db}).exitCode, 0);
+    const CliResult unknownStudy = runCli({"db", "export", "--db", db, "--study", "nope"});
+    QCOMPARE(unknownStudy.exitCode, 2);
+    QVERIFY2(unknownStudy.err.contains("nope"), qPrintable(unknownStudy.err));
+    QCOMPARE(runCli({"db", "export", "--db", db}).exitCode, 2);
+    QCOMPARE(runCli({"db", "export", "--db", db, "--study", "x", "--format", "xml"}).exitCode, 2);
+    QCOMPARE(runCli({"db", "export", "--db", db, "--run", "abc"}).exitCode, 2);
+}
+
+void TestCli::dbUsesEnvironmentDefault()
+{
+    QTemporaryDir dir;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PITWALL_DB", dir.filePath("from-env.db"));
+    QCOMPARE(runCli({"db", "migrate"}, dir.path(), env).exitCode, 0);
+    QVERIFY(QFile::exists(dir.filePath("from-env.db")));
+    env.remove("PITWALL_DB");
+    QCOMPARE(runCli({"db", "migrate"}, dir.path(), env).exitCode, 0);
+    QVERIFY(QFile::exists(dir.filePath("pitwall.db")));
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,155 @@
+#pragma once
+// Helpers for the store tests: raw SQL against a results file (to check what is really stored, beside what
+// the Store interface reports), files in temporary folders, and Debian's Python with Optuna.
+
+#include "core/store/records.h"
+#include "core/util/error.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace storetest {
+
+using Row = std::vector<std::string>; // NULL reads as "<null>"
+
+// Runs one SQL statement on `path` with its own connection; returns all rows as text.
+inline std::vector<Row> query(const std::string& path, const std::string& sql)
+{
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        throw std::runtime_error("cannot open " + path);
+    }
+    sqlite3_busy_timeout(db, 10000);
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+        const std::string message = sqlite3_errmsg(db);
+        sqlite3_close(db);
+        throw std::runtime_error(message + " in: " + sql);
+    }
+    std::vector<Row> rows;
+    int code = 0;
+    while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
+        Row row;
+        for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
+            row.push_back(text ? text : "<null>");
+        }
+        rows.push_back(row);
+    }
+    sqlite3_finalize(statement);
+    const std::string message = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    if (code != SQLITE_DONE)
+        throw std::runtime_error(message + " in: " + sql);
+    return rows;
+}
+
+inline std::string scalar(const std::string& path, const std::string& sql)
+{
+    const auto rows = query(path, sql);
+    return rows.empty() || rows.front().empty() ? std::string("<none>") : rows.front().front();
+}
+
+inline std::string copyFile(const QString& from, const QTemporaryDir& dir, const QString& name)
+{
+    const QString to = dir.filePath(name);
+    QFile::remove(to);
+    if (!QFile::copy(from, to))
+        throw std::runtime_error("cannot copy " + from.toStdString());
+    QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
+    return to.toStdString();
+}
+
+// Debian's interpreter with python3-optuna; never the one first on PATH.
+inline const char* kSystemPython = "/usr/bin/python3";
+
+struct PythonResult {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+// Runs /usr/bin/python3 with `arguments` (a script path or -c code, then its arguments).
+inline PythonResult runPython(const QStringList& arguments, const QString& workDir, int timeoutMs = 120000)
+{
+    QProcess process;
+    process.setWorkingDirectory(workDir); // never the optuna package folder, whose logging.py shadows Python's
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("PYTHONWARNINGS", "ignore");
+    environment.insert("PYTHONNOUSERSITE", "1");
+    environment.remove("PYTHONPATH");
+    environment.remove("PYTHONHOME");
+    process.setProcessEnvironment(environment);
+    process.start(kSystemPython, arguments);
+    PythonResult result;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        result.err = "python did not finish: " + process.errorString().toUtf8();
+        return result;
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+// Empty when Debian's Optuna can be imported; otherwise why not.
+inline QString optunaUnavailableReason(const QString& workDir)
+{
+    if (!QFile::exists(kSystemPython))
+        return QString(kSystemPython) + " does not exist";
+    const auto result = runPython({"-c", "import optuna; print(optuna.__version__)"}, workDir, 60000);
+    if (result.exitCode != 0)
+        return "`" + QString(kSystemPython) + " -c 'import optuna'` failed: " + QString::fromUtf8(result.err.trimmed());
+    return {};
+}
+
+// Distributions the tests use, spelled like Optuna's suggest_* calls.
+inline pitwall::Distribution floatDist(double low, double high, bool log = false)
+{
+    pitwall::Distribution d;
+    d.low = low, d.high = high, d.log = log;
+    return d;
+}
+inline pitwall::Distribution intDist(double low, double high)
+{
+    pitwall::Distribution d;
+    d.kind = pitwall::Distribution::Kind::Int;
+    d.low = low, d.high = high, d.step = 1.0;
+    return d;
+}
+inline pitwall::Distribution optimizerDist()
+{
+    pitwall::Distribution d;
+    d.kind = pitwall::Distribution::Kind::Categorical;
+    d.choices = {"sgd", "adamw"};
+    return d;
+}
+
+// Asserts (Qt Test) that `call` throws InputError whose message contains every fragment.
+template <typename Call> void expectInputError(Call&& call, const QStringList& fragments)
+{
+    try {
+        call();
+    } catch (const pitwall::InputError& error) {
+        const QString message = QString::fromUtf8(error.what());
+        for (const auto& fragment : fragments)
+            QVERIFY2(message.contains(fragment), qPrintable("'" + fragment + "' not in: " + message));
+        return;
+    }
+    QFAIL(qPrintable("no InputError; expected one containing " + fragments.join(", ")));
+}
+
+} // namespace storetest

@@ -1,0 +1,204 @@
+// Pitwall's tables grow through numbered migrations. A file of an older schema must come up to date with its
+// data intact, migrating twice must do nothing, and an Optuna-only file gains Pitwall's tables without losing
+// or changing Optuna's. If this fails, upgrading Pitwall could lose or hide recorded results.
+#include "storetestutil.h"
+
+#include "core/store/migrations.h"
+#include "core/store/sqlitestore.h"
+#include "core/store/store.h"
+
+#include <QtTest>
+
+using namespace pitwall;
+using storetest::query;
+using storetest::scalar;
+
+namespace {
+
+bool hasIndex(const std::string& path, const std::string& name)
+{
+    return scalar(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '" + name + "'") == "1";
+}
+
+std::string describeTrials(Store& store, const std::string& studyName)
+{
+    std::string text;
+    const auto study = store.requireStudy(studyName);
+    for (const auto& trial : store.trials(study.id)) {
+        text += std::to_string(trial.number) + ":" + std::string(trialStateName(trial.state));
+        for (const auto& param : trial.params)
+            text += " " + param.name + "=" + param.value().dump() + "@" + param.distribution.toOptunaJson();
+        for (double value : trial.values)
+            text += " value=" + std::to_string(value);
+        for (const auto& [step, value] : trial.intermediateValues)
+            text += " i" + std::to_string(step) + "=" + std::to_string(value);
+        text += " " + trial.userAttrs.dump() + "\n";
+    }
+    return text;
+}
+
+} // namespace
+
+class TestStoreMigrations : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void migrationsAreNumberedInOrder();
+    void version1FileComesUpToDate();
+    void migrateIsIdempotent();
+    void optunaOnlyFileGainsPitwallTables();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestStoreMigrations::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
+
+void TestStoreMigrations::migrationsAreNumberedInOrder()
+{
+    const auto& migrations = pitwallMigrations();
+    QVERIFY(migrations.size() >= 2);
+    for (std::size_t i = 0; i < migrations.size(); ++i)
+        QCOMPARE(migrations[i].version, static_cast<int>(i + 1));
+    QCOMPARE(latestPitwallSchemaVersion(), static_cast<int>(migrations.size()));
+}
+
+void TestStoreMigrations::version1FileComesUpToDate()
+{
+    const auto path = m_dir.filePath("v1.db").toStdString();
+    std::int64_t runId = 0;
+    std::vector<MetricRow> rowsAtV1;
+    std::string trialsAtV1;
+    {
+        SqliteStore v1(path, OpenMode::ReadWrite, AutoMigrate::No);
+        QCOMPARE(v1.info().pitwallSchemaVersion, 0);
+        QCOMPARE(v1.migrateTo(1), 1);
+        QCOMPARE(v1.info().pitwallSchemaVersion, 1);
+        QVERIFY(!hasIndex(path, "ix_pitwall_metrics_run_id"));
+
+        const auto studyId = v1.createStudy("old", {StudyDirection::Maximize});
+        const auto trial = v1.createTrial(studyId);
+        Distribution layers;
+        layers.kind = Distribution::Kind::Int;
+        layers.low = 1, layers.high = 8, layers.step = 1.0;
+        v1.setTrialParam(trial.id, "layers", 6, layers);
+        v1.reportIntermediate(trial.id, 0, 0.4);
+        v1.finishTrial(trial.id, TrialState::Complete, {0.55});
+        RunRecord run;
+        run.trialId = trial.id;
+        run.kind = "train";
+        run.host = "old-host";
+        runId = v1.createRun(run);
+        std::vector<MetricSample> samples;
+        for (int step = 0; step < 100; ++step)
+            samples.push_back({runId, "pretrain", step, step % 2 ? "loss" : "fps", step * 0.5, 1000.0 + step});
+        v1.appendMetrics(samples);
+        v1.addEvent(runId, EventLevel::Warning, "written at schema 1");
+        v1.addBenchmark({0, "loader", "v1", {{"batch", 8}}, {{"ms", 3.0}}, "old-host", 5.0});
+        rowsAtV1 = v1.metricsSince(runId, 0);
+        trialsAtV1 = describeTrials(v1, "old");
+    }
+    {
+        // A read-only view of the old file works and reports its schema without changing it.
+        auto readOnly = openStore(path, OpenMode::ReadOnly);
+        QCOMPARE(readOnly->info().pitwallSchemaVersion, 1);
+        QCOMPARE(readOnly->metricsSince(runId, 0).size(), std::size_t(100));
+    }
+    QCOMPARE(scalar(path, "SELECT MAX(version) FROM pitwall_schema_version"), std::string("1"));
+
+    auto store = openStore(path); // ReadWrite applies the pending migration
+    const auto info = store->info();
+    QCOMPARE(info.pitwallSchemaVersion, 2);
+    QCOMPARE(info.latestPitwallSchemaVersion, 2);
+    QVERIFY(hasIndex(path, "ix_pitwall_metrics_run_id"));
+    QVERIFY(hasIndex(path, "ix_pitwall_events_run_id"));
+    QCOMPARE(query(path, "SELECT version, description FROM pitwall_schema_version ORDER BY version"),
+             (std::vector<storetest::Row>{{"1", pitwallMigrations()[0].description},
+                                          {"2", pitwallMigrations()[1].description}}));
+    // The live-view query uses the new index.
+    const auto plan = query(path, "EXPLAIN QUERY PLAN SELECT metric_id FROM pitwall_metrics "
+                                  "WHERE run_id = 1 AND metric_id > 5 ORDER BY metric_id");
+    QVERIFY(!plan.empty());
+    QVERIFY2(plan.front().back().find("ix_pitwall_metrics_run_id") != std::string::npos, plan.front().back().c_str());
+
+    // Data intact.
+    const auto rows = store->metricsSince(runId, 0);
+    QCOMPARE(rows.size(), rowsAtV1.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        QCOMPARE(rows[i].cursor, rowsAtV1[i].cursor);
+        QCOMPARE(rows[i].sample.key, rowsAtV1[i].sample.key);
+        QCOMPARE(rows[i].sample.value, rowsAtV1[i].sample.value);
+        QCOMPARE(rows[i].sample.wallTime, rowsAtV1[i].sample.wallTime);
+    }
+    QCOMPARE(describeTrials(*store, "old"), trialsAtV1);
+    QCOMPARE(store->run(runId)->host, std::string("old-host"));
+    QCOMPARE(store->eventsSince(runId, 0).at(0).message, std::string("written at schema 1"));
+    QCOMPARE(store->benchmarks("loader").at(0).results, Json({{"ms", 3.0}}));
+    // And it keeps working at the new schema.
+    store->appendMetrics(std::vector<MetricSample>{{runId, "pretrain", 100, "loss", 1.0, 2000.0}});
+    QCOMPARE(store->metricsSince(runId, rowsAtV1.back().cursor).size(), std::size_t(1));
+}
+
+void TestStoreMigrations::migrateIsIdempotent()
+{
+    const auto path = m_dir.filePath("idempotent.db").toStdString();
+    {
+        SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
+        QCOMPARE(store.migrate(), 2);
+        QCOMPARE(store.migrate(), 0);
+        QCOMPARE(store.migrateTo(1), 0);
+        QCOMPARE(store.info().pitwallSchemaVersion, 2);
+    }
+    auto again = openStore(path);
+    QCOMPARE(again->migrate(), 0);
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("2"));
+}
+
+void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
+{
+    const auto path =
+        storetest::copyFile(PITWALL_SOURCE_DIR "/tests/data/optuna/optuna-3.1-study.db", m_dir, "optuna-only.db");
+    const auto optunaRows = query(path, "SELECT * FROM trials ORDER BY trial_id");
+    const auto optunaParams = query(path, "SELECT * FROM trial_params ORDER BY param_id");
+    std::string trialsBefore;
+    {
+        auto readOnly = openStore(path, OpenMode::ReadOnly);
+        const auto info = readOnly->info();
+        QCOMPARE(info.pitwallSchemaVersion, 0);
+        QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
+        QCOMPARE(info.trials, std::int64_t(8));
+        QCOMPARE(info.runs, std::int64_t(0));
+        QVERIFY(readOnly->runs().empty());
+        QVERIFY(readOnly->metricsSince(0, 0).empty());
+        QVERIFY(readOnly->eventsSince(0, 0).empty());
+        QVERIFY(readOnly->benchmarks().empty());
+        QVERIFY(!readOnly->run(1));
+        trialsBefore = describeTrials(*readOnly, "reference");
+    }
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'pitwall%'"), std::string("0"));
+    {
+        SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
+        QCOMPARE(store.info().pitwallSchemaVersion, 0);
+        QCOMPARE(store.migrate(), 2);
+        QCOMPARE(store.info().pitwallSchemaVersion, 2);
+        RunRecord run;
+        run.trialId = store.trial(store.requireStudy("reference").id, 0)->id;
+        run.kind = "eval";
+        const auto runId = store.createRun(run);
+        store.appendMetrics(std::vector<MetricSample>{{runId, "eval", 0, "mAP50", 0.5, 1.0}});
+    }
+    auto store = openStore(path, OpenMode::ReadOnly);
+    QCOMPARE(describeTrials(*store, "reference"), trialsBefore);
+    QCOMPARE(query(path, "SELECT * FROM trials ORDER BY trial_id"), optunaRows);
+    QCOMPARE(query(path, "SELECT * FROM trial_params ORDER BY param_id"), optunaParams);
+    QCOMPARE(query(path, "SELECT * FROM version_info"), (std::vector<storetest::Row>{{"1", "12", "3.1.0"}}));
+    QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v3.0.0.d"));
+    QCOMPARE(store->runs().size(), std::size_t(1));
+    QCOMPARE(store->metricsSince(0, 0).size(), std::size_t(1));
+}
+
+QTEST_GUILESS_MAIN(TestStoreMigrations)
+#include "tst_store_migrations.moc"
