@@ -18,11 +18,15 @@ pitwall_install_deps() {
   bash "$PITWALL_ROOT/packaging/install-deps.sh"
 }
 
-# pitwall_build [extra cmake args...]
+# pitwall_build [target...]: configures (everything on: GUI, engine, tests) and builds the targets, or all.
 pitwall_build() {
+  mkdir -p "$PITWALL_BUILD_DIR"
   cmake -S "$PITWALL_ROOT" -B "$PITWALL_BUILD_DIR" -G Ninja \
     -DCMAKE_BUILD_TYPE="$PITWALL_BUILD_TYPE" \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-    "$@" > "$PITWALL_BUILD_DIR.configure.log" 2>&1 || { cat "$PITWALL_BUILD_DIR.configure.log"; return 1; }
-  cmake --build "$PITWALL_BUILD_DIR" --parallel "$PITWALL_JOBS"
+    -DPITWALL_BUILD_GUI=ON -DPITWALL_BUILD_ENGINE=ON -DPITWALL_BUILD_TESTS=ON \
+    > "$PITWALL_BUILD_DIR/configure.log" 2>&1 || { cat "$PITWALL_BUILD_DIR/configure.log"; return 1; }
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$PITWALL_BUILD_DIR" --parallel "$PITWALL_JOBS" "${targets[@]}"
 }

@@ -5,7 +5,7 @@
 # Usage: bash packaging/demo.sh [--headless]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 pitwall_install_deps
-pitwall_build -DPITWALL_BUILD_TESTS=OFF -DPITWALL_BUILD_GUI=ON -DPITWALL_BUILD_ENGINE=ON
+pitwall_build pitwall pitwall-gui all_plugins
 bin="$PITWALL_BUILD_DIR/bin"
 demo_dir="${PITWALL_DEMO_DIR:-$PITWALL_ROOT/build-demo}"
 mkdir -p "$demo_dir"

@@ -3,9 +3,8 @@
 # Usage: bash packaging/test.sh [extra ctest args...]   e.g. -R tst_config  or  -L core
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 pitwall_install_deps
-mkdir -p "$(dirname "$PITWALL_BUILD_DIR")"
 start=$(date +%s)
-pitwall_build -DPITWALL_BUILD_TESTS=ON -DPITWALL_BUILD_GUI=ON -DPITWALL_BUILD_ENGINE=ON
+pitwall_build
 echo "pitwall: build took $(( $(date +%s) - start )) s"
 export QT_QPA_PLATFORM=offscreen
 cd "$PITWALL_BUILD_DIR"

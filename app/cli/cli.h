@@ -64,5 +64,6 @@ void addConfigCommands(Cli& cli);
 void addDbCommands(Cli& cli);
 void addDeviceCommands(Cli& cli);
 void addPluginCommands(Cli& cli);
+void addTrainCommands(Cli& cli); // needs the engine
 
 } // namespace pitwall::cli

@@ -1,5 +1,6 @@
 // pitwall config show | validate | schema
 #include "app/cli/cli.h"
+#include "app/cli/configargs.h"
 
 #include "core/config/config.h"
 #include "core/util/error.h"
@@ -12,35 +13,7 @@ namespace pitwall::cli {
 
 namespace {
 
-// Positionals are config files and `dotted.key=value` overrides; an override's key has no '/'.
-void splitConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides)
-{
-    for (const std::string& word : args.positionals) {
-        const auto eq = word.find('=');
-        if (eq != std::string::npos && word.substr(0, eq).find('/') == std::string::npos)
-            overrides.push_back(word);
-        else
-            files.push_back(word);
-    }
-}
-
-Schema schemaWithWarnings()
-{
-    std::vector<Diagnostic> problems;
-    Schema schema = loadSchema(&problems);
-    for (const Diagnostic& d : problems)
-        std::cerr << "warning: plugin schema left out: " << d.toString() << "\n";
-    return schema;
-}
-
-ResolvedConfig resolveFromArgs(const Args& args)
-{
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    if (files.empty() && overrides.empty())
-        throw InputError("give at least one config file or dotted.key=value override");
-    return resolveConfig(schemaWithWarnings(), files, overrides);
-}
+ResolvedConfig resolveFromArgs(const Args& args) { return resolveConfigArgs(args, false); }
 
 int showConfig(const Args& args)
 {

@@ -8,5 +8,8 @@ int main(int argc, char** argv)
     pitwall::cli::addDbCommands(cli);
     pitwall::cli::addDeviceCommands(cli);
     pitwall::cli::addPluginCommands(cli);
+#ifdef PITWALL_HAVE_ENGINE
+    pitwall::cli::addTrainCommands(cli);
+#endif
     return cli.run(argc, argv);
 }

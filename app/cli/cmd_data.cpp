@@ -1,0 +1,163 @@
+// pitwall data synth | pitwall data info
+#include "app/cli/cli.h"
+
+#include "core/config/config.h"
+#include "core/engine/synth/dataset.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Command-line options that are shorthands for data.synthetic.* keys.
+struct OptionKey {
+    const char* option;
+    const char* key;
+    const char* valueName;
+    const char* help;
+};
+
+const OptionKey kSynthKeys[] = {
+    {"frames", "frames", "N", "frames to write (data.synthetic.frames, default 1000)"},
+    {"seed", "seed", "S", "seed; the same seed gives the same bytes (default 0)"},
+    {"episode-frames", "episode_frames", "N", "frames per episode, each a new road and traffic (default 50)"},
+    {"width", "image_width", "W", "camera image width in pixels (default 256)"},
+    {"height", "image_height", "H", "camera image height in pixels (default 96)"},
+    {"fov", "camera_fov_deg", "DEG", "camera horizontal field of view (default 90)"},
+    {"bev-width", "bev_width", "W", "BEV grid cells along x, forward (default 96)"},
+    {"bev-height", "bev_height", "H", "BEV grid cells along y, lateral (default 80)"},
+    {"pixels-per-meter", "pixels_per_meter", "P", "BEV resolution (default 2)"},
+    {"threads", "threads", "N", "episodes generated in parallel, 0 = one per core (default 1)"},
+};
+
+// Positionals are config files and `dotted.key=value` overrides (as for `pitwall config`).
+synth::SynthOptions optionsFromArgs(const Args& args)
+{
+    std::vector<std::string> files, overrides;
+    for (const std::string& word : args.positionals) {
+        const auto eq = word.find('=');
+        if (eq != std::string::npos && word.substr(0, eq).find('/') == std::string::npos)
+            overrides.push_back(word);
+        else
+            files.push_back(word);
+    }
+    for (const OptionKey& o : kSynthKeys)
+        if (auto value = args.value(o.option))
+            overrides.push_back(std::string("data.synthetic.") + o.key + "=" + *value);
+    std::vector<Diagnostic> problems;
+    const Schema schema = loadSchema(&problems);
+    for (const Diagnostic& d : problems)
+        std::cerr << "warning: plugin schema left out: " << d.toString() << "\n";
+    return synth::synthOptionsFromConfig(resolveConfig(schema, files, overrides));
+}
+
+int synthesize(const Args& args)
+{
+    const auto out = args.value("out");
+    if (!out)
+        throw InputError("give the dataset folder with --out DIR");
+    const synth::SynthOptions options = optionsFromArgs(args);
+    synth::validateSynthOptions(options);
+    std::error_code ec;
+    if (fs::exists(*out, ec)) {
+        if (!fs::is_directory(*out, ec))
+            throw InputError(SourceLocation{*out}, "exists and is not a folder");
+        if (!fs::is_empty(*out, ec) && !args.flag("force"))
+            throw InputError(SourceLocation{*out}, "folder is not empty; pass --force to write into it");
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    const int step = std::max(1, options.frames / 10);
+    int nextReport = step;
+    auto progress = [&](int done, int total) {
+        if (done < nextReport && done != total)
+            return;
+        while (nextReport <= done)
+            nextReport += step;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "  [%3d%%] %d/%d frames, %.1f frames/s\n", 100 * done / total, done, total,
+                     seconds > 0 ? done / seconds : 0.0);
+    };
+    std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames,
+                 options.episodeFrames, static_cast<unsigned long long>(options.seed), out->c_str());
+    const synth::GenerationStats stats = synth::writeSynthDataset(*out, options, progress);
+    const double fps = stats.seconds > 0 ? stats.frames / stats.seconds : 0.0;
+    if (args.flag("json")) {
+        nlohmann::json result{{"dir", *out},          {"frames", stats.frames}, {"episodes", stats.episodes},
+                              {"seconds", stats.seconds}, {"frames_per_second", fps}, {"bytes", stats.bytes},
+                              {"complete", stats.complete}};
+        std::cout << result.dump(2) << "\n";
+    } else {
+        std::printf("wrote %d frames in %d episodes to %s: %.2f s, %.1f frames/s, %s\n", stats.frames,
+                    stats.episodes, out->c_str(), stats.seconds, fps,
+                    formatBytes(static_cast<double>(stats.bytes)).c_str());
+    }
+    return stats.complete ? kExitOk : kExitFailure;
+}
+
+int showInfo(const Args& args)
+{
+    if (args.positionals.size() != 1)
+        throw InputError("give one dataset folder");
+    const synth::SynthDataset dataset = synth::SynthDataset::open(args.positionals[0]);
+    const synth::DatasetInfo& info = dataset.info();
+    int checked = 0;
+    if (args.flag("check")) {
+        for (int i = 0; i < dataset.frameCount(); ++i, ++checked)
+            dataset.readFrame(i); // throws InputError naming the first bad file
+    }
+    if (args.flag("json")) {
+        nlohmann::json out{{"dir", dataset.directory()},
+                           {"frames", info.frames},
+                           {"episode_frames", info.episodeFrames},
+                           {"seed", info.seed},
+                           {"generator_version", info.generatorVersion},
+                           {"image", {info.sensors.camera.width, info.sensors.camera.height}},
+                           {"bev", {info.sensors.bev.width, info.sensors.bev.height}},
+                           {"frames_checked", checked}};
+        std::cout << out.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::printf("%s: %d frames (%d per episode), seed %llu, generator version %d\n", dataset.directory().c_str(),
+                info.frames, info.episodeFrames, static_cast<unsigned long long>(info.seed), info.generatorVersion);
+    std::printf("  camera %dx%d, %.0f deg; BEV %dx%d at %.2f px/m from x = %.1f m\n", info.sensors.camera.width,
+                info.sensors.camera.height, info.sensors.camera.horizontalFovDeg, info.sensors.bev.width,
+                info.sensors.bev.height, info.sensors.bev.pixelsPerMeter, info.sensors.bev.xMinM);
+    if (args.flag("check"))
+        std::printf("  all %d frames decode\n", checked);
+    return kExitOk;
+}
+
+} // namespace
+
+void addDataCommands(Cli& cli)
+{
+    std::vector<OptionSpec> synthOptions{{"out", "DIR", "dataset folder to write (created if missing)"}};
+    for (const OptionKey& o : kSynthKeys)
+        synthOptions.push_back({o.option, o.valueName, o.help});
+    synthOptions.push_back({"force", "", "write into a folder that is not empty"});
+    synthOptions.push_back(jsonOption());
+    cli.add({"data synth", "generate a synthetic driving dataset (camera, LiDAR BEV, labels)",
+             "--out DIR [--frames N] [--seed S] [OPTIONS] [CONFIG.yaml...] [data.synthetic.KEY=VALUE...]",
+             "Drives an expert through procedural roads with traffic, pedestrians, obstacles and lights, and writes\n"
+             "per frame: rgb/NNNNNN.jpg, semantic/ and bev_semantic/ (8-bit class PNGs), depth/ (16-bit PNG,\n"
+             "metres * 256), lidar/ (16-bit PNG, returns per BEV cell) and meta/NNNNNN.json (boxes with CIPO\n"
+             "levels, waypoints, target speed and point, command), plus dataset.json (written last).\n"
+             "Options are shorthands for the data.synthetic.* config keys, which config files and overrides\n"
+             "may also set. Progress goes to stderr.",
+             synthOptions, synthesize});
+    cli.add({"data info", "check a synthetic dataset folder and show what it holds", "DIR [--check] [--json]",
+             "Validates dataset.json; with --check also decodes every frame and names the first bad file.",
+             {{"check", "", "decode every frame"}, jsonOption()},
+             showInfo});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,150 @@
+// pitwall train CONFIG... [overrides]
+#include "app/cli/cli.h"
+#include "app/cli/configargs.h"
+#include "app/cli/progress.h"
+
+#include "core/engine/train/experiment.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void onInterrupt(int)
+{
+    if (g_cancel.exchange(true))
+        std::_Exit(130); // a second Ctrl-C does not wait
+}
+
+std::string fixed(double value, int decimals)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+nlohmann::json resultJson(const engine::ExperimentResult& result)
+{
+    nlohmann::json runs = nlohmann::json::array();
+    for (const engine::SeedResult& s : result.seeds) {
+        nlohmann::json run{{"seed", s.seed},
+                           {"trial", s.trialNumber},
+                           {"run_id", s.train.runId},
+                           {"total_seconds", s.train.totalSeconds},
+                           {"cancelled", s.train.cancelled},
+                           {"notices", s.train.notices}};
+        nlohmann::json metrics = nlohmann::json::object();
+        for (const engine::StageResult& st : s.train.stages) {
+            metrics["stage_seconds/" + st.stage] = st.seconds;
+            metrics["compute_fps/" + st.stage] = st.computeFps;
+            metrics["full_fps/" + st.stage] = st.fullFps;
+            metrics["data_wait_ms/" + st.stage] = st.dataWaitMs;
+            metrics["loss/" + st.stage] = st.finalLoss;
+        }
+        for (const auto& [key, value] : s.train.finalMetrics)
+            metrics["val/" + key] = value;
+        run["metrics"] = metrics;
+        runs.push_back(run);
+    }
+    return {{"study", result.study}, {"data_dir", result.dataDir}, {"runs", runs}};
+}
+
+int trainCommand(const Args& args)
+{
+    const ResolvedConfig config = resolveConfigArgs(args, true);
+    engine::ExperimentOptions options;
+    options.storeLocation = args.database();
+    if (auto seed = args.value("seed")) {
+        const auto parsed = parseInteger(*seed);
+        if (!parsed || *parsed < 0)
+            throw InputError("--seed '" + *seed + "' is not a non-negative integer");
+        options.seeds = {*parsed};
+    }
+    options.resume = args.flag("resume");
+    ProgressLine line;
+    const bool json = args.flag("json");
+    options.message = [&](const std::string& text) { line.message(text); };
+    options.dataProgress = [&](std::int64_t done, std::int64_t total) {
+        line.update("synthesising frames", static_cast<double>(done), static_cast<double>(total), "");
+        if (done == total)
+            line.finish();
+    };
+    options.progress = [&](std::int64_t seed, const engine::TrainProgress& p) {
+        const std::string label = "seed " + std::to_string(seed) + " " + p.stage + " epoch " +
+                                  std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs);
+        if (p.epochDone) {
+            std::string val;
+            for (const auto& [key, value] : p.validation)
+                val += " " + key + " " + fixed(value, 4);
+            line.message(label + " done: train loss " + fixed(p.loss, 4) + ", val" + val);
+            return;
+        }
+        line.update(label, static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch),
+                    "loss " + fixed(p.loss, 4) + "  " + fixed(p.computeFps, 1) + " samples/s");
+    };
+    options.cancel = &g_cancel;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+
+    const engine::ExperimentResult result = engine::runExperiment(config, options);
+    line.finish();
+    if (json) {
+        std::cout << resultJson(result).dump(2) << "\n";
+    } else {
+        std::printf("\nstudy '%s' in %s (data: %s)\n", result.study.c_str(), options.storeLocation.c_str(),
+                    result.dataDir.c_str());
+        std::printf("  %-5s %-6s %-10s %8s %12s %10s %10s\n", "seed", "trial", "stage", "seconds", "compute FPS",
+                    "full FPS", "val loss");
+        for (const engine::SeedResult& s : result.seeds) {
+            for (const engine::StageResult& st : s.train.stages) {
+                const auto loss = st.validation.find("loss");
+                std::printf("  %-5lld %-6d %-10s %8.1f %12.1f %10.1f %10s\n", static_cast<long long>(s.seed),
+                            s.trialNumber, st.stage.c_str(), st.seconds, st.computeFps, st.fullFps,
+                            loss == st.validation.end() ? "-" : fixed(loss->second, 4).c_str());
+            }
+            std::string metrics;
+            for (const auto& [key, value] : s.train.finalMetrics)
+                metrics += "  " + key + "=" + fixed(value, 4);
+            std::printf("  final validation:%s\n", metrics.c_str());
+            for (const std::string& note : s.train.notices)
+                std::printf("  note: %s\n", note.c_str());
+        }
+    }
+    const bool cancelled = !result.seeds.empty() && result.seeds.back().train.cancelled;
+    if (cancelled) {
+        std::fprintf(stderr, "cancelled: finished epochs are kept; continue with --resume\n");
+        return 130;
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void addTrainCommands(Cli& cli)
+{
+    cli.add({"train", "train a model: both stages, one trial per seed, live metrics in the results store",
+             "CONFIG... [dotted.key=value...] [--seed S] [--resume] [--db FILE] [--json]",
+             "Resolves the configuration like 'pitwall config show' (nothing is written when it is invalid),\n"
+             "prepares the data (data.root, or the built-in synthetic world generated on first use and cached\n"
+             "under experiment.output_dir), then trains the pretrain and post-train stages for every seed in\n"
+             "experiment.seeds. The results store gets a study named experiment.name with one trial per seed,\n"
+             "and each run's metrics (loss, loss/<head>, lr, compute_fps, full_fps, data_wait_ms, cpu_percent,\n"
+             "peak_memory_bytes, stage_seconds/<stage>, val/<metric>).\n"
+             "Ctrl-C stops after the current step; finished epochs are kept and --resume continues them.",
+             {dbOption(), jsonOption(),
+              {"seed", "S", "train only this seed (instead of experiment.seeds)"},
+              {"resume", "", "continue the study's unfinished trials of the same seeds from their checkpoints"}},
+             trainCommand});
+}
+
+} // namespace pitwall::cli

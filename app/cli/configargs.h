@@ -1,0 +1,17 @@
+#pragma once
+// Config files and overrides from a command's positional arguments (shared by config, train, bench).
+
+#include "app/cli/cli.h"
+
+#include "core/config/config.h"
+
+namespace pitwall::cli {
+
+// Positionals are config files and `dotted.key=value` overrides (an override's key has no '/').
+void splitConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides);
+// The schema with plugin keys; problems with plugin schema files are printed as warnings.
+Schema schemaWithWarnings();
+// Resolves the positionals; InputError when invalid, or when requireFile and no file is given.
+ResolvedConfig resolveConfigArgs(const Args& args, bool requireFile);
+
+} // namespace pitwall::cli

@@ -1,0 +1,44 @@
+#include "app/cli/progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace pitwall::cli {
+
+namespace {
+constexpr int kBarWidth = 24;
+}
+
+ProgressLine::ProgressLine(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out)) != 0) {}
+
+void ProgressLine::update(const std::string& label, double done, double total, const std::string& suffix)
+{
+    const double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
+    const int filled = static_cast<int>(fraction * kBarWidth + 0.5);
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.append(static_cast<std::size_t>(kBarWidth - filled), '-');
+    std::fprintf(m_out, "%s%s [%s] %.0f/%.0f %s%s", m_tty ? "\r\033[K" : "", label.c_str(), bar.c_str(), done, total,
+                 suffix.c_str(), m_tty ? "" : "\n");
+    std::fflush(m_out);
+    m_open = m_tty;
+}
+
+void ProgressLine::finish()
+{
+    if (m_open)
+        std::fputc('\n', m_out);
+    m_open = false;
+    std::fflush(m_out);
+}
+
+void ProgressLine::message(const std::string& text)
+{
+    if (m_open)
+        std::fputs("\r\033[K", m_out);
+    std::fprintf(m_out, "%s\n", text.c_str());
+    m_open = false;
+    std::fflush(m_out);
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,101 @@
+#pragma once
+// The contract between the trainer and a model plugin. This header includes torch: only core/engine and
+// model plugins see it. A model plugin exports `pitwall_create_model` (see PITWALL_DECLARE_MODEL), which the
+// trainer finds through core/plugin's loader.
+
+#include "core/config/config.h"
+#include "core/plugin/plugin.h"
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pitwall::engine {
+
+// Training stages of the reference workloads. A model that has a single stage trains only "pretrain".
+enum class Stage { Pretrain, Posttrain };
+const char* stageName(Stage stage); // "pretrain", "posttrain"
+
+// A batch of named tensors (e.g. "rgb", "lidar", "semantic", ...), first dimension = samples.
+struct Batch {
+    std::map<std::string, torch::Tensor> tensors;
+    std::int64_t size = 0;
+
+    const torch::Tensor& at(const std::string& name) const;
+    bool has(const std::string& name) const { return tensors.count(name) != 0; }
+    Batch to(const torch::Device& device, bool nonBlocking = false) const;
+};
+
+// What a training step needs from the model: the weighted total (what is back-propagated) and the
+// unweighted per-head losses (what is logged as loss/<head>).
+struct LossOutput {
+    torch::Tensor total;
+    std::map<std::string, torch::Tensor> heads;
+};
+
+// Validation metrics are summed over batches and divided at the end: value = sum / count per key.
+class MetricAccumulator {
+public:
+    void add(const std::string& key, double sum, double count);
+    std::map<std::string, double> means() const;
+    // Custom reductions (e.g. mIoU from a confusion matrix) keep their state here.
+    torch::Tensor& state(const std::string& key, const std::function<torch::Tensor()>& init);
+    const std::map<std::string, torch::Tensor>& states() const { return m_states; }
+
+private:
+    std::map<std::string, std::pair<double, double>> m_sums;
+    std::map<std::string, torch::Tensor> m_states;
+};
+
+// Shapes and class lists of a dataset, given to the model at construction.
+struct DataSpec {
+    std::int64_t imageHeight = 0, imageWidth = 0;
+    std::int64_t bevHeight = 0, bevWidth = 0;
+    std::int64_t waypoints = 8;
+    int semanticClasses = 10;
+    int bevSemanticClasses = 13;
+    int boxClasses = 8;
+    double maxDepthMeters = 100.0;
+    double bevPixelsPerMeter = 1.0;
+};
+
+class Model {
+public:
+    virtual ~Model() = default;
+    virtual torch::nn::Module& module() = 0;
+    // Switches the heads and losses of a stage on or off (e.g. planning only in post-train).
+    virtual void setStage(Stage stage) = 0;
+    // Parameters the optimiser updates in the current stage: no frozen backbone, no disabled heads.
+    virtual std::vector<torch::Tensor> trainableParameters() = 0;
+    // Parameters of the shared backbone (for freeze checks and reports).
+    virtual std::vector<torch::Tensor> backboneParameters() = 0;
+    // Forward pass and losses of one batch (already on the model's device).
+    virtual LossOutput computeLoss(const Batch& batch) = 0;
+    // Forward pass without gradients and metric accumulation (validation).
+    virtual void evaluate(const Batch& batch, MetricAccumulator& metrics) = 0;
+    // Finishes metrics that are not plain means (mIoU). Default: metrics.means().
+    virtual std::map<std::string, double> finishMetrics(const MetricAccumulator& metrics) { return metrics.means(); }
+    // One-time notes for the user (e.g. "use_torch_compile does nothing on CPU").
+    virtual std::vector<std::string> notices() const { return {}; }
+};
+
+extern "C" {
+using CreateModelFunction = Model* (*)(const ResolvedConfig* config, const DataSpec* spec);
+}
+#define PITWALL_CREATE_MODEL_SYMBOL "pitwall_create_model"
+
+// In a model plugin source:  PITWALL_DECLARE_MODEL(MyModel)  where MyModel(const ResolvedConfig&, const DataSpec&).
+#define PITWALL_DECLARE_MODEL(CLASS)                                                                            \
+    extern "C" __attribute__((visibility("default"))) pitwall::engine::Model* pitwall_create_model(              \
+        const pitwall::ResolvedConfig* config, const pitwall::engine::DataSpec* spec)                            \
+    {                                                                                                            \
+        return new CLASS(*config, *spec);                                                                        \
+    }
+
+// Creates the model named by experiment.model from the plugins on the plugin path.
+std::unique_ptr<Model> createModel(const ResolvedConfig& config, const DataSpec& spec);
+
+} // namespace pitwall::engine

@@ -1,0 +1,37 @@
+#pragma once
+// Per-epoch checkpoints of one run: <dir>/<stage>/epoch_NNNN.{model.pt,optim.pt,json}. Files are written
+// under a temporary name and renamed, so an interrupted write never leaves a checkpoint that looks whole;
+// the JSON (written last) marks the epoch as finished.
+
+#include "core/engine/model/modelapi.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+
+namespace pitwall::engine {
+
+struct CheckpointInfo {
+    int epoch = 0;              // 0-based epoch that finished
+    std::int64_t globalStep = 0; // optimiser steps taken in the stage
+    nlohmann::json meters;      // figures of the finished epochs (for the final summary after a resume)
+};
+
+class CheckpointStore {
+public:
+    explicit CheckpointStore(std::filesystem::path dir) : m_dir(std::move(dir)) {}
+
+    void save(Stage stage, const CheckpointInfo& info, Model& model, torch::optim::Optimizer& optimizer) const;
+    // The last finished epoch of a stage, if any.
+    std::optional<CheckpointInfo> latest(Stage stage) const;
+    void loadModel(Stage stage, int epoch, Model& model) const;
+    void loadOptimizer(Stage stage, int epoch, torch::optim::Optimizer& optimizer) const;
+    std::filesystem::path modelFile(Stage stage, int epoch) const;
+
+private:
+    std::filesystem::path file(Stage stage, int epoch, const char* suffix) const;
+    std::filesystem::path m_dir;
+};
+
+} // namespace pitwall::engine

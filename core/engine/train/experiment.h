@@ -1,0 +1,47 @@
+#pragma once
+// An experiment as `pitwall train` runs it: the data (a dataset folder, or the built-in synthetic world
+// generated on first use), a study named after the experiment, and one trial — one run — per training seed.
+// Plain values only: no torch in this header.
+
+#include "core/engine/train/trainer.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pitwall::engine {
+
+struct ExperimentOptions {
+    std::string storeLocation;
+    std::vector<std::int64_t> seeds;     // empty: experiment.seeds
+    bool resume = false;                 // continue unfinished trials of the study (same seed) from checkpoints
+    LogicalDevice device;                // empty id: the whole CPU
+    std::function<void(const std::string&)> message;                 // lines for the user
+    std::function<void(std::int64_t seed, const TrainProgress&)> progress;
+    std::function<void(std::int64_t done, std::int64_t total)> dataProgress; // synthesising frames
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SeedResult {
+    std::int64_t seed = 0;
+    int trialNumber = 0;
+    std::string checkpointDir;
+    TrainResult train;
+};
+
+struct ExperimentResult {
+    std::string study;
+    std::string dataDir;
+    std::vector<SeedResult> seeds;
+};
+
+// The dataset folder of a config: data.root, or the synthetic world for data.synthetic.* cached under
+// <experiment.output_dir>/synthetic/<key>, generated when missing.
+std::string ensureDataset(const ResolvedConfig& config,
+                          const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+
+// Runs every seed; each trial ends COMPLETE with the final validation loss as its value (its metrics are
+// trial user attributes), or FAIL with the reason, and the error is rethrown.
+ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOptions& options);
+
+} // namespace pitwall::engine

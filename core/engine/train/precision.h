@@ -1,0 +1,41 @@
+#pragma once
+// Device choice and numeric precision of a run: which torch::Device a logical device maps to, autocast for
+// bf16/fp16 where the device supports it, and the notes a user should see once (e.g. step capture does
+// nothing on CPU). Engine-internal.
+
+#include "core/config/config.h"
+#include "core/devices/devices.h"
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace pitwall::engine {
+
+enum class Precision { Fp32, Bf16, Fp16 };
+
+// device.backend (auto | cpu | cuda | hip) and the logical device; InputError when a GPU backend is asked for
+// but the linked LibTorch has none or no GPU is visible.
+torch::Device deviceFor(const ResolvedConfig& config, const LogicalDevice& logical);
+// training.optimization.precision on that device; InputError where unsupported (fp16 on CPU).
+Precision precisionFor(const ResolvedConfig& config, const torch::Device& device);
+std::vector<std::string> precisionNotices(const ResolvedConfig& config, const torch::Device& device);
+
+// Waits for queued device work (no-op on CPU), so step times measure finished work.
+void synchronize(const torch::Device& device);
+
+// Enables autocast to bf16/fp16 for its scope (nothing for fp32).
+class AutocastGuard {
+public:
+    AutocastGuard(Precision precision, const torch::Device& device);
+    ~AutocastGuard();
+    AutocastGuard(const AutocastGuard&) = delete;
+    AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+private:
+    bool m_cpu = false;
+    bool m_gpu = false;
+};
+
+} // namespace pitwall::engine

@@ -1,0 +1,375 @@
+#include "core/engine/train/trainer.h"
+
+#include "core/engine/synth/dataset.h"
+#include "core/engine/train/checkpoint.h"
+#include "core/engine/train/framebatch.h"
+#include "core/engine/train/meters.h"
+#include "core/engine/train/precision.h"
+#include "core/engine/train/schedule.h"
+#include "core/store/metricswriter.h"
+#include "core/store/store.h"
+#include "core/util/error.h"
+#include "core/util/timefmt.h"
+
+#include <unistd.h>
+
+#include <numeric>
+#include <random>
+
+namespace pitwall::engine {
+
+namespace {
+
+constexpr int kWarmupSteps = 2;          // excluded from compute FPS, per stage
+constexpr double kValidationFraction = 0.1;
+constexpr double kMinLr = 0.0;
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string hostName()
+{
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    return name;
+}
+
+// Sample order of an epoch: reproducible from (seed, stage, epoch).
+std::vector<std::int64_t> epochOrder(std::int64_t count, std::int64_t seed, Stage stage, int epoch)
+{
+    std::vector<std::int64_t> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(seed) * 1000003ULL + static_cast<std::uint64_t>(stage) * 7919ULL +
+                        static_cast<std::uint64_t>(epoch));
+    std::shuffle(order.begin(), order.end(), rng);
+    return order;
+}
+
+// Everything one run needs while it trains.
+class Run {
+public:
+    Run(const TrainRequest& request) : m_request(request), m_config(*request.config) {}
+
+    TrainResult execute();
+
+private:
+    StageResult trainStage(Stage stage, int epochs);
+    std::map<std::string, double> validate(double& lossOut);
+    Batch loadBatch(const std::vector<std::int64_t>& indices) const;
+    void metric(const std::string& stage, std::int64_t step, const std::string& key, double value);
+    void event(EventLevel level, const std::string& message);
+
+    const TrainRequest& m_request;
+    const ResolvedConfig& m_config;
+    std::unique_ptr<synth::SynthDataset> m_dataset;
+    DataSpec m_spec;
+    std::unique_ptr<Model> m_model;
+    torch::Device m_device{torch::kCPU};
+    Precision m_precision = Precision::Fp32;
+    std::vector<std::int64_t> m_trainIndices, m_valIndices;
+    std::int64_t m_batchSize = 1;
+    int m_loaderThreads = 1;
+    int m_prefetch = 2;
+    int m_logEvery = 10;
+    std::unique_ptr<Store> m_store;
+    std::unique_ptr<MetricsWriter> m_writer;
+    std::int64_t m_runId = 0;
+    std::unique_ptr<CheckpointStore> m_checkpoints;
+    TrainResult m_result;
+};
+
+void Run::metric(const std::string& stage, std::int64_t step, const std::string& key, double value)
+{
+    m_writer->add(MetricSample{m_runId, stage, step, key, value, nowSeconds()});
+}
+
+void Run::event(EventLevel level, const std::string& message) { m_store->addEvent(m_runId, level, message); }
+
+Batch Run::loadBatch(const std::vector<std::int64_t>& indices) const
+{
+    std::vector<std::map<std::string, torch::Tensor>> samples;
+    samples.reserve(indices.size());
+    for (std::int64_t i : indices)
+        samples.push_back(frameTensors(m_dataset->readFrame(i), m_dataset->sensors().bev, m_spec));
+    return collate(samples);
+}
+
+std::map<std::string, double> Run::validate(double& lossOut)
+{
+    torch::NoGradGuard noGrad;
+    m_model->module().eval();
+    MetricAccumulator metrics;
+    double lossSum = 0;
+    std::int64_t batches = 0;
+    for (std::size_t start = 0; start < m_valIndices.size(); start += static_cast<std::size_t>(m_batchSize)) {
+        const std::size_t end = std::min(m_valIndices.size(), start + static_cast<std::size_t>(m_batchSize));
+        const Batch batch = loadBatch({m_valIndices.begin() + start, m_valIndices.begin() + end}).to(m_device);
+        AutocastGuard autocast(m_precision, m_device);
+        lossSum += m_model->computeLoss(batch).total.item<double>();
+        m_model->evaluate(batch, metrics);
+        ++batches;
+    }
+    m_model->module().train();
+    lossOut = batches ? lossSum / batches : 0.0;
+    return m_model->finishMetrics(metrics);
+}
+
+StageResult Run::trainStage(Stage stage, int epochs)
+{
+    const std::string name = stageName(stage);
+    StageResult result;
+    result.stage = name;
+    result.epochs = epochs;
+    m_model->setStage(stage);
+    const auto parameters = m_model->trainableParameters();
+    torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(m_config.getDouble("training.optimization.lr"))
+                                                  .weight_decay(m_config.getDouble("training.optimization.weight_decay"))
+                                                  .amsgrad(true));
+    const double baseLr = m_config.getDouble("training.optimization.lr");
+    const std::int64_t stepsPerEpoch =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(m_trainIndices.size()) / m_batchSize);
+
+    int firstEpoch = 0;
+    std::int64_t globalStep = 0;
+    nlohmann::json meters = nlohmann::json::object();
+    if (m_request.resume)
+        if (auto done = m_checkpoints->latest(stage)) {
+            m_checkpoints->loadModel(stage, done->epoch, *m_model);
+            m_checkpoints->loadOptimizer(stage, done->epoch, optimizer);
+            firstEpoch = done->epoch + 1;
+            globalStep = done->globalStep;
+            meters = done->meters;
+            result.resumedFromEpoch = firstEpoch;
+            event(EventLevel::Info, name + ": resumed after epoch " + std::to_string(done->epoch + 1) + " of " +
+                                        std::to_string(epochs));
+        }
+    if (firstEpoch == 0 && stage == Stage::Posttrain) {
+        // LEAD's post-train loads the last pretrain weights; optimiser and epoch counter start afresh.
+        if (auto pre = m_checkpoints->latest(Stage::Pretrain)) {
+            m_checkpoints->loadModel(Stage::Pretrain, pre->epoch, *m_model);
+            event(EventLevel::Info, "posttrain: loaded pretrain weights of epoch " + std::to_string(pre->epoch + 1));
+        }
+    }
+
+    const auto stageStart = Clock::now();
+    double stageSamples = meters.value("samples", 0.0), stageStepSeconds = meters.value("step_seconds", 0.0);
+    double stageWallSeconds = meters.value("wall_seconds", 0.0), stageWaitMs = meters.value("wait_ms", 0.0);
+    std::int64_t stageSteps = meters.value("steps", std::int64_t(0));
+    double lastLoss = meters.value("last_loss", 0.0);
+    result.validation = meters.value("validation", std::map<std::string, double>{});
+    int warmupLeft = firstEpoch == 0 ? kWarmupSteps : 0;
+
+    for (int epoch = firstEpoch; epoch < epochs; ++epoch) {
+        if (m_request.cancel && m_request.cancel->load())
+            break;
+        const auto order = epochOrder(static_cast<std::int64_t>(m_trainIndices.size()), m_request.seed, stage, epoch);
+        BatchPrefetcher prefetcher(stepsPerEpoch, m_loaderThreads, m_prefetch, [&](std::int64_t b) {
+            std::vector<std::int64_t> indices;
+            for (std::int64_t i = b * m_batchSize; i < (b + 1) * m_batchSize; ++i)
+                indices.push_back(m_trainIndices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
+            return loadBatch(indices);
+        });
+        CpuMeter cpu;
+        const auto epochStart = Clock::now();
+        double epochSamples = 0, epochStepSeconds = 0, epochLossSum = 0, epochWaitMs = 0;
+        std::int64_t measuredSamples = 0;
+        Batch cpuBatch;
+        for (std::int64_t step = 1; step <= stepsPerEpoch; ++step) {
+            if (m_request.cancel && m_request.cancel->load())
+                break;
+            const auto waitStart = Clock::now();
+            if (!prefetcher.next(cpuBatch))
+                break;
+            const double waitMs = secondsSince(waitStart) * 1000.0;
+            const auto stepStart = Clock::now();
+            const Batch batch = cpuBatch.to(m_device);
+            for (auto& group : optimizer.param_groups())
+                static_cast<torch::optim::AdamWOptions&>(group.options()).lr(
+                    cosineWarmRestartsLr(globalStep, stepsPerEpoch, baseLr, kMinLr));
+            optimizer.zero_grad();
+            LossOutput loss;
+            {
+                AutocastGuard autocast(m_precision, m_device);
+                loss = m_model->computeLoss(batch);
+            }
+            loss.total.backward();
+            optimizer.step();
+            synchronize(m_device);
+            const double lossValue = loss.total.item<double>();
+            const double stepSeconds = secondsSince(stepStart);
+            ++globalStep;
+            if (!std::isfinite(lossValue))
+                throw RuntimeError(name + " epoch " + std::to_string(epoch + 1) + " step " + std::to_string(step) +
+                                   ": the loss is " + std::to_string(lossValue) + " (diverged)");
+            const bool warmup = warmupLeft > 0;
+            if (warmup) {
+                --warmupLeft;
+            } else {
+                epochStepSeconds += stepSeconds;
+                measuredSamples += batch.size;
+            }
+            epochSamples += static_cast<double>(batch.size);
+            epochLossSum += lossValue;
+            epochWaitMs += waitMs;
+            const std::int64_t logStep = globalStep;
+            if (step % m_logEvery == 0 || step == stepsPerEpoch || warmup) {
+                metric(name, logStep, "loss", lossValue);
+                for (const auto& [head, value] : loss.heads)
+                    metric(name, logStep, "loss/" + head, value.item<double>());
+                metric(name, logStep, "lr", cosineWarmRestartsLr(globalStep - 1, stepsPerEpoch, baseLr, kMinLr));
+                metric(name, logStep, "data_wait_ms", waitMs);
+                metric(name, logStep, "step_ms", stepSeconds * 1000.0);
+                if (warmup)
+                    metric(name, logStep, "warmup", 1.0);
+                else
+                    metric(name, logStep, "compute_fps", static_cast<double>(batch.size) / stepSeconds);
+            }
+            if (m_request.progress) {
+                TrainProgress p{name, epoch, epochs, step, stepsPerEpoch, lossValue,
+                                epochStepSeconds > 0 ? static_cast<double>(measuredSamples) / epochStepSeconds : 0.0};
+                m_request.progress(p);
+            }
+        }
+        const double epochWall = secondsSince(epochStart);
+        const double cpuPercent = cpu.percentAndRestart();
+        double valLoss = 0;
+        const auto validation = validate(valLoss);
+        const std::int64_t epochSteps = stepsPerEpoch;
+        stageSamples += epochSamples;
+        stageStepSeconds += epochStepSeconds;
+        stageWallSeconds += epochWall;
+        stageWaitMs += epochWaitMs;
+        stageSteps += epochSteps;
+        lastLoss = epochLossSum / static_cast<double>(epochSteps);
+        result.validation = validation;
+        result.validation["loss"] = valLoss;
+
+        metric(name, globalStep, "epoch", epoch + 1);
+        metric(name, globalStep, "epoch_loss", lastLoss);
+        metric(name, globalStep, "full_fps", epochSamples / epochWall);
+        if (epochStepSeconds > 0)
+            metric(name, globalStep, "epoch_compute_fps", static_cast<double>(measuredSamples) / epochStepSeconds);
+        metric(name, globalStep, "cpu_percent", cpuPercent);
+        metric(name, globalStep, "peak_memory_bytes", static_cast<double>(peakResidentBytes()));
+        for (const auto& [key, value] : result.validation)
+            metric(name, globalStep, "val/" + key, value);
+        m_writer->flush();
+
+        const nlohmann::json epochMeters{{"samples", stageSamples},    {"step_seconds", stageStepSeconds},
+                                         {"wall_seconds", stageWallSeconds}, {"wait_ms", stageWaitMs},
+                                         {"steps", stageSteps},        {"last_loss", lastLoss},
+                                         {"validation", result.validation}};
+        m_checkpoints->save(stage, CheckpointInfo{epoch, globalStep, epochMeters}, *m_model, optimizer);
+        if (m_request.progress) {
+            TrainProgress p{name, epoch, epochs, stepsPerEpoch, stepsPerEpoch, lastLoss,
+                            epochStepSeconds > 0 ? static_cast<double>(measuredSamples) / epochStepSeconds : 0.0};
+            p.epochDone = true;
+            p.validation = result.validation;
+            m_request.progress(p);
+        }
+    }
+    result.seconds = stageWallSeconds;
+    result.computeFps = stageStepSeconds > 0 ? (stageSamples - static_cast<double>(kWarmupSteps * m_batchSize)) / stageStepSeconds : 0.0;
+    result.fullFps = stageWallSeconds > 0 ? stageSamples / stageWallSeconds : 0.0;
+    result.dataWaitMs = stageSteps > 0 ? stageWaitMs / static_cast<double>(stageSteps) : 0.0;
+    result.finalLoss = lastLoss;
+    metric(name, globalStep, "stage_seconds/" + name, result.seconds);
+    metric(name, globalStep, "stage_compute_fps", result.computeFps);
+    metric(name, globalStep, "stage_full_fps", result.fullFps);
+    (void)stageStart;
+    return result;
+}
+
+TrainResult Run::execute()
+{
+    // Everything that can be wrong with the input is checked before the store is touched.
+    m_dataset = std::make_unique<synth::SynthDataset>(synth::SynthDataset::open(m_request.dataDir));
+    m_spec = dataSpecFor(m_dataset->sensors());
+    m_device = deviceFor(m_config, m_request.device);
+    m_precision = precisionFor(m_config, m_device);
+    m_batchSize = m_config.getInt("training.optimization.batch_size");
+    const std::int64_t frames = m_dataset->size();
+    const std::int64_t valCount = std::max<std::int64_t>(1, static_cast<std::int64_t>(frames * kValidationFraction));
+    if (frames - valCount < m_batchSize)
+        throw InputError("the dataset " + m_request.dataDir + " has " + std::to_string(frames) + " frames: " +
+                         std::to_string(frames - valCount) + " for training after the validation split, fewer than one batch of " +
+                         std::to_string(m_batchSize) + " (make more frames or lower training.optimization.batch_size)");
+    for (std::int64_t i = 0; i < frames; ++i)
+        (i >= frames - valCount ? m_valIndices : m_trainIndices).push_back(i);
+
+    const int threads = m_config.getInt("training.optimization.num_threads") > 0
+                            ? static_cast<int>(m_config.getInt("training.optimization.num_threads"))
+                            : std::max(1, m_request.device.threads);
+    at::set_num_threads(threads);
+    m_loaderThreads = m_config.getInt("data.num_workers") > 0 ? static_cast<int>(m_config.getInt("data.num_workers"))
+                                                              : std::max(1, threads / 2);
+    m_prefetch = static_cast<int>(m_config.getInt("data.prefetch_batches"));
+    m_logEvery = static_cast<int>(m_config.getInt("training.experiment.log_scalars_every_n_steps"));
+    torch::manual_seed(static_cast<std::uint64_t>(m_request.seed));
+    m_model = createModel(m_config, m_spec);
+    m_model->module().to(m_device);
+    m_model->module().train();
+    m_result.notices = precisionNotices(m_config, m_device);
+    for (const std::string& note : m_model->notices())
+        m_result.notices.push_back(note);
+    m_checkpoints = std::make_unique<CheckpointStore>(m_request.checkpointDir);
+
+    m_store = openStore(m_request.storeLocation);
+    RunRecord record;
+    record.trialId = m_request.trialId;
+    record.kind = "train";
+    record.configYaml = m_config.toYaml();
+    record.seed = m_request.seed;
+    record.logicalDevice = m_request.device.id.empty() ? std::string("cpu:0.0") : m_request.device.id;
+    record.host = hostName();
+    record.pid = getpid();
+    record.startTime = nowSeconds();
+    m_runId = m_store->createRun(record);
+    m_result.runId = m_runId;
+    m_writer = std::make_unique<MetricsWriter>(m_request.storeLocation);
+    for (const std::string& note : m_result.notices)
+        event(EventLevel::Info, note);
+
+    const auto start = Clock::now();
+    try {
+        const std::pair<Stage, const char*> stages[] = {{Stage::Pretrain, "training.stages.pretrain.epochs"},
+                                                        {Stage::Posttrain, "training.stages.posttrain.epochs"}};
+        for (const auto& [stage, key] : stages) {
+            const int epochs = static_cast<int>(m_config.getInt(key));
+            if (epochs == 0)
+                continue;
+            event(EventLevel::Info, std::string(stageName(stage)) + ": " + std::to_string(epochs) + " epoch(s), " +
+                                        std::to_string(m_trainIndices.size()) + " training frames, batch " +
+                                        std::to_string(m_batchSize));
+            m_result.stages.push_back(trainStage(stage, epochs));
+            m_result.finalMetrics = m_result.stages.back().validation;
+            if (m_request.cancel && m_request.cancel->load())
+                break;
+        }
+        m_result.cancelled = m_request.cancel && m_request.cancel->load();
+        m_result.totalSeconds = secondsSince(start);
+        m_writer->flush();
+        m_store->finishRun(m_runId, m_result.cancelled ? RunStatus::Cancelled : RunStatus::Succeeded, 0,
+                           m_result.cancelled ? "cancelled" : "");
+    } catch (const std::exception& e) {
+        try {
+            m_writer->flush();
+        } catch (const std::exception&) {
+        }
+        m_store->finishRun(m_runId, RunStatus::Failed, 1, e.what());
+        throw;
+    }
+    return m_result;
+}
+
+} // namespace
+
+TrainResult train(const TrainRequest& request)
+{
+    if (!request.config)
+        throw RuntimeError("train: no configuration given");
+    Run run(request);
+    return run.execute();
+}
+
+} // namespace pitwall::engine
