@@ -105,21 +105,21 @@ public:
     std::vector<torch::Tensor> trainableParameters() override
     {
         std::vector<torch::Tensor> out;
-        auto take = [&](torch::nn::Module* m) {
-            if (m)
-                for (auto& p : m->parameters())
+        auto take = [&](const auto& holder) {
+            if (!holder.is_empty())
+                for (auto& p : holder->parameters())
                     if (p.requires_grad())
                         out.push_back(p);
         };
         if (!m_options.freezeBackbone)
-            take(m_backbone.get());
-        take(m_semantic.get());
-        take(m_depth.get());
-        take(m_topDown.get());
-        take(m_bevSemantic.get());
-        take(m_centerNet.get());
+            take(m_backbone);
+        take(m_semantic);
+        take(m_depth);
+        take(m_topDown);
+        take(m_bevSemantic);
+        take(m_centerNet);
         if (m_stage == Stage::Posttrain)
-            take(m_planning.get());
+            take(m_planning);
         return out;
     }
 

@@ -1,0 +1,199 @@
+// TransFuser-lite's options change the computation as LEAD documents them.
+#include "enginetestutil.h"
+#include "transfuser.h"
+
+using namespace pitwall;
+using namespace pitwall::engine;
+
+namespace {
+std::unique_ptr<Model> makeModel(const ResolvedConfig& cfg, const DataSpec& spec, std::uint64_t seed = 1)
+{
+    torch::manual_seed(seed);
+    return std::unique_ptr<Model>(transfuser::createTransfuserModel(cfg, spec));
+}
+
+std::shared_ptr<torch::nn::Module> child(Model& model, const std::string& name)
+{
+    for (const auto& item : model.module().named_children())
+        if (item.key() == name)
+            return item.value();
+    return nullptr;
+}
+
+std::int64_t parameterCount(const std::vector<torch::Tensor>& parameters)
+{
+    std::int64_t n = 0;
+    for (const auto& p : parameters)
+        n += p.numel();
+    return n;
+}
+} // namespace
+
+class TestTransfuser : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void logitsUpsamplingRunsLastBlockAtLowResolution();
+    void upsampleModeChangesTheComputation();
+    void frozenBackboneStaysBitIdentical();
+    void disabledHeadsAddNoParameters();
+    void lossWeightsAreNormalised();
+    void lossesFallOnASmallSet();
+    void badValuesAreRejectedBySchema();
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_data;
+    DataSpec m_spec;
+    Batch m_batch;
+};
+
+void TestTransfuser::initTestCase()
+{
+    at::set_num_threads(2);
+    m_data = enginetest::makeDataset(m_dir, enginetest::config(), 12);
+    const auto data = synth::SynthDataset::open(m_data);
+    m_spec = dataSpecFor(data.sensors());
+    m_batch = enginetest::loadBatch(data, m_spec, 0, 4);
+    QCOMPARE(m_batch.at("rgb").sizes().vec(), (std::vector<int64_t>{4, 3, 48, 128}));
+    QCOMPARE(m_batch.at("lidar").sizes().vec(), (std::vector<int64_t>{4, 1, 40, 48}));
+}
+
+void TestTransfuser::logitsUpsamplingRunsLastBlockAtLowResolution()
+{
+    for (const bool logits : {false, true}) {
+        auto model = makeModel(enginetest::config({std::string("policy.transfuser.upsample_perspective_logits=") +
+                                                   (logits ? "true" : "false")}),
+                               m_spec);
+        model->computeLoss(m_batch);
+        auto* decoder = child(*model, "semantic_decoder")->as<transfuser::PerspectiveDecoderImpl>();
+        QVERIFY(decoder);
+        const auto seen = decoder->lastDeconv3Input;
+        // With logits up-sampling deconv3 sees the 1/4-resolution tensor, otherwise the full-resolution one.
+        QCOMPARE(seen[2], logits ? 48 / 4 : 48);
+        QCOMPARE(seen[3], logits ? 128 / 4 : 128);
+        torch::NoGradGuard noGrad;
+        auto [image, bev] = child(*model, "backbone")->as<transfuser::BackboneImpl>()->forward(m_batch.at("rgb"), m_batch.at("lidar"));
+        const auto out = decoder->forward(image);
+        QCOMPARE(out.sizes().vec(), (std::vector<int64_t>{4, 10, 48, 128})); // same output resolution
+    }
+}
+
+void TestTransfuser::upsampleModeChangesTheComputation()
+{
+    auto bilinear = makeModel(enginetest::config({"policy.transfuser.upsample_mode=bilinear"}), m_spec, 7);
+    auto nearest = makeModel(enginetest::config({"policy.transfuser.upsample_mode=nearest"}), m_spec, 7);
+    torch::NoGradGuard noGrad;
+    bilinear->module().eval();
+    nearest->module().eval();
+    const auto a = bilinear->computeLoss(m_batch).heads.at("semantic").item<double>();
+    const auto b = nearest->computeLoss(m_batch).heads.at("semantic").item<double>();
+    QVERIFY2(a != b, "same weights, different interpolation must give different outputs");
+    // Nearest up-sampling repeats values: a 2× nearest resize of x has equal neighbours.
+    auto x = torch::arange(4.0).view({1, 1, 2, 2});
+    auto up = transfuser::upsample(x, {4, 4}, true);
+    QCOMPARE(up[0][0][0][0].item<double>(), up[0][0][0][1].item<double>());
+    QVERIFY(transfuser::upsample(x, {4, 4}, false)[0][0][0][1].item<double>() != up[0][0][0][1].item<double>());
+}
+
+void TestTransfuser::frozenBackboneStaysBitIdentical()
+{
+    auto model = makeModel(enginetest::config({"policy.transfuser.freeze_backbone=true"}), m_spec);
+    std::vector<torch::Tensor> before;
+    for (const auto& p : model->backboneParameters())
+        before.push_back(p.detach().clone());
+    auto decoderBefore = child(*model, "semantic_decoder")->parameters()[0].detach().clone();
+    torch::optim::AdamW optimizer(model->trainableParameters(), torch::optim::AdamWOptions(1e-2).weight_decay(0.01));
+    optimizer.zero_grad();
+    model->computeLoss(m_batch).total.backward();
+    optimizer.step();
+    const auto after = model->backboneParameters();
+    QCOMPARE(after.size(), before.size());
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        QVERIFY2(torch::equal(before[i], after[i]), "a backbone weight changed");
+        QVERIFY(!after[i].grad().defined());
+    }
+    QVERIFY2(!torch::equal(decoderBefore, child(*model, "semantic_decoder")->parameters()[0]), "heads must still train");
+    // The unfrozen model trains the backbone in the same step.
+    auto free = makeModel(enginetest::config(), m_spec);
+    QCOMPARE(parameterCount(free->trainableParameters()) - parameterCount(model->trainableParameters()),
+             parameterCount(model->backboneParameters()));
+}
+
+void TestTransfuser::disabledHeadsAddNoParameters()
+{
+    auto all = makeModel(enginetest::config(), m_spec);
+    const std::int64_t depthParameters = parameterCount(child(*all, "depth_decoder")->parameters());
+    QVERIFY(depthParameters > 0);
+    auto noDepth = makeModel(enginetest::config({"policy.transfuser.use_depth=false"}), m_spec);
+    QVERIFY(!child(*noDepth, "depth_decoder"));
+    QCOMPARE(parameterCount(all->trainableParameters()) - parameterCount(noDepth->trainableParameters()), depthParameters);
+    const auto loss = noDepth->computeLoss(m_batch);
+    QVERIFY(!loss.heads.count("depth"));
+    QVERIFY(loss.heads.count("semantic"));
+
+    auto perceptionOff = makeModel(enginetest::config({"policy.transfuser.use_detection=false", "policy.transfuser.use_bev_semantic=false"}), m_spec);
+    QVERIFY(!child(*perceptionOff, "center_net"));
+    QVERIFY(!child(*perceptionOff, "top_down"));
+    QVERIFY(!perceptionOff->computeLoss(m_batch).heads.count("center_heatmap"));
+    // Planning parameters join the optimiser only in post-train.
+    const std::int64_t pre = parameterCount(all->trainableParameters());
+    all->setStage(Stage::Posttrain);
+    QCOMPARE(parameterCount(all->trainableParameters()) - pre, parameterCount(child(*all, "planning_decoder")->parameters()));
+}
+
+void TestTransfuser::lossWeightsAreNormalised()
+{
+    auto model = makeModel(enginetest::config(), m_spec);
+    torch::NoGradGuard noGrad;
+    auto loss = model->computeLoss(m_batch);
+    QCOMPARE(loss.heads.size(), std::size_t(9)); // perception terms only in pretrain
+    double sum = 0;
+    for (const auto& [name, value] : loss.heads)
+        sum += value.item<double>();
+    QVERIFY(std::abs(loss.total.item<double>() - sum / 9.0) < 1e-4 * std::max(1.0, sum));
+    model->setStage(Stage::Posttrain);
+    loss = model->computeLoss(m_batch);
+    QCOMPARE(loss.heads.size(), std::size_t(11));
+    sum = 0;
+    for (const auto& [name, value] : loss.heads)
+        sum += value.item<double>();
+    QVERIFY(std::abs(loss.total.item<double>() - sum / 11.0) < 1e-4 * std::max(1.0, sum));
+    // A zero weight removes a term; the others are rescaled to sum to one.
+    auto noSemantic = makeModel(enginetest::config({"policy.transfuser.loss_weights.semantic=0"}), m_spec);
+    loss = noSemantic->computeLoss(m_batch);
+    sum = 0;
+    for (const auto& [name, value] : loss.heads)
+        if (name != "semantic")
+            sum += value.item<double>();
+    QVERIFY(std::abs(loss.total.item<double>() - sum / 8.0) < 1e-4 * std::max(1.0, sum));
+}
+
+void TestTransfuser::lossesFallOnASmallSet()
+{
+    auto model = makeModel(enginetest::config({"training.optimization.lr=0.002"}), m_spec);
+    model->setStage(Stage::Posttrain);
+    torch::optim::AdamW optimizer(model->trainableParameters(), torch::optim::AdamWOptions(2e-3));
+    double first = 0, last = 0;
+    for (int step = 0; step < 40; ++step) {
+        optimizer.zero_grad();
+        auto loss = model->computeLoss(m_batch);
+        loss.total.backward();
+        optimizer.step();
+        if (step == 0)
+            first = loss.total.item<double>();
+        last = loss.total.item<double>();
+    }
+    QVERIFY2(last < 0.7 * first, qPrintable(QString("first %1 last %2").arg(first).arg(last)));
+}
+
+void TestTransfuser::badValuesAreRejectedBySchema()
+{
+    QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"policy.transfuser.width=2"}));
+    QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"policy.transfuser.upsample_mode=cubic"}));
+    QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"policy.transfuser.loss_weights.depth=-1"}));
+    QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"training.optimization.precision=fp8"}));
+}
+
+QTEST_GUILESS_MAIN(TestTransfuser)
+#include "tst_transfuser.moc"
