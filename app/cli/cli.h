@@ -64,6 +64,9 @@ void addConfigCommands(Cli& cli);
 void addDbCommands(Cli& cli);
 void addDeviceCommands(Cli& cli);
 void addPluginCommands(Cli& cli);
+void addStudyCommands(Cli& cli);
 void addTrainCommands(Cli& cli); // needs the engine
+void addBenchCommands(Cli& cli); // needs the engine
+void addDataCommands(Cli& cli);  // needs the engine
 
 } // namespace pitwall::cli

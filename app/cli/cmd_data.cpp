@@ -86,19 +86,22 @@ int synthesize(const Args& args)
         std::fprintf(stderr, "  [%3d%%] %d/%d frames, %.1f frames/s\n", 100 * done / total, done, total,
                      seconds > 0 ? done / seconds : 0.0);
     };
-    std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames,
-                 options.episodeFrames, static_cast<unsigned long long>(options.seed), out->c_str());
+    std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames, options.episodeFrames,
+                 static_cast<unsigned long long>(options.seed), out->c_str());
     const synth::GenerationStats stats = synth::writeSynthDataset(*out, options, progress);
     const double fps = stats.seconds > 0 ? stats.frames / stats.seconds : 0.0;
     if (args.flag("json")) {
-        nlohmann::json result{{"dir", *out},          {"frames", stats.frames}, {"episodes", stats.episodes},
-                              {"seconds", stats.seconds}, {"frames_per_second", fps}, {"bytes", stats.bytes},
+        nlohmann::json result{{"dir", *out},
+                              {"frames", stats.frames},
+                              {"episodes", stats.episodes},
+                              {"seconds", stats.seconds},
+                              {"frames_per_second", fps},
+                              {"bytes", stats.bytes},
                               {"complete", stats.complete}};
         std::cout << result.dump(2) << "\n";
     } else {
-        std::printf("wrote %d frames in %d episodes to %s: %.2f s, %.1f frames/s, %s\n", stats.frames,
-                    stats.episodes, out->c_str(), stats.seconds, fps,
-                    formatBytes(static_cast<double>(stats.bytes)).c_str());
+        std::printf("wrote %d frames in %d episodes to %s: %.2f s, %.1f frames/s, %s\n", stats.frames, stats.episodes,
+                    out->c_str(), stats.seconds, fps, formatBytes(static_cast<double>(stats.bytes)).c_str());
     }
     return stats.complete ? kExitOk : kExitFailure;
 }
@@ -154,7 +157,9 @@ void addDataCommands(Cli& cli)
              "Options are shorthands for the data.synthetic.* config keys, which config files and overrides\n"
              "may also set. Progress goes to stderr.",
              synthOptions, synthesize});
-    cli.add({"data info", "check a synthetic dataset folder and show what it holds", "DIR [--check] [--json]",
+    cli.add({"data info",
+             "check a synthetic dataset folder and show what it holds",
+             "DIR [--check] [--json]",
              "Validates dataset.json; with --check also decodes every frame and names the first bad file.",
              {{"check", "", "decode every frame"}, jsonOption()},
              showInfo});

@@ -8,8 +8,11 @@ int main(int argc, char** argv)
     pitwall::cli::addDbCommands(cli);
     pitwall::cli::addDeviceCommands(cli);
     pitwall::cli::addPluginCommands(cli);
+    pitwall::cli::addStudyCommands(cli);
 #ifdef PITWALL_HAVE_ENGINE
     pitwall::cli::addTrainCommands(cli);
+    pitwall::cli::addBenchCommands(cli);
+    pitwall::cli::addDataCommands(cli);
 #endif
     return cli.run(argc, argv);
 }

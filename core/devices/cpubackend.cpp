@@ -15,7 +15,9 @@ namespace {
 const std::vector<PartitionMode> kModes = {PartitionMode::SPX, PartitionMode::DPX, PartitionMode::QPX,
                                            PartitionMode::CPX};
 
-std::vector<int> allowedCores()
+} // namespace
+
+std::vector<int> processCores()
 {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -29,6 +31,8 @@ std::vector<int> allowedCores()
         cores.push_back(0);
     return cores;
 }
+
+namespace {
 
 // A field of /proc/meminfo in bytes, or 0.
 std::int64_t meminfoBytes(const std::string& field)
@@ -174,7 +178,7 @@ std::vector<std::vector<int>> splitCores(const std::vector<int>& cores, int part
 
 std::unique_ptr<DeviceBackend> makeCpuBackend()
 {
-    return std::make_unique<CpuBackend>(allowedCores(), meminfoBytes("MemTotal"), meminfoBytes("MemAvailable"),
+    return std::make_unique<CpuBackend>(processCores(), meminfoBytes("MemTotal"), meminfoBytes("MemAvailable"),
                                         cpuModelName());
 }
 

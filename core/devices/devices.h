@@ -54,6 +54,10 @@ public:
     virtual std::vector<ModeAvailability> modes() const = 0;
     // Logical devices of a mode; throws InputError when the mode is unavailable (with why).
     virtual std::vector<LogicalDevice> logicalDevices(PartitionMode mode) const = 0;
+    // The mode the hardware is in, for backends whose partitioning is a hardware setting (HIP).
+    virtual std::optional<PartitionMode> currentMode() const { return std::nullopt; }
+    // Remarks for the user: how logical devices are made, what to run to change the hardware mode.
+    virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // The CPU backend over the cores this process may use (sched_getaffinity) and /proc/meminfo.
@@ -61,6 +65,9 @@ std::unique_ptr<DeviceBackend> makeCpuBackend();
 // A CPU backend over given cores and memory (for tests and for planning another machine's split).
 std::unique_ptr<DeviceBackend> makeCpuBackend(std::vector<int> cores, std::int64_t memoryBytes,
                                               std::int64_t memoryAvailableBytes, std::string modelName);
+
+// The cores this process may run on (sched_getaffinity), at least one.
+std::vector<int> processCores();
 
 // Splits `cores` into `parts` contiguous, nearly equal sets (first sets get the remainder).
 std::vector<std::vector<int>> splitCores(const std::vector<int>& cores, int parts);

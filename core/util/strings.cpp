@@ -98,7 +98,7 @@ std::vector<std::string> nearestNames(std::string_view wanted, const std::vector
     });
     std::vector<std::string> out;
     for (std::size_t i = 0; i < scored.size() && out.size() < maxCount; ++i) {
-        if (scored[i].first > scored[0].first + 1)
+        if (scored[i].first > scored[0].first)
             break; // only the closest names, not everything within reach
         if (std::find(out.begin(), out.end(), scored[i].second) == out.end())
             out.push_back(scored[i].second);

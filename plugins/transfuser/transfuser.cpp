@@ -79,9 +79,6 @@ public:
         m_planning = m_root->register_module(
             "planning_decoder",
             PlanningDecoder(top, o, static_cast<int>(spec.waypoints), static_cast<int>(targetSpeedClasses().size())));
-        if (o.freezeBackbone)
-            for (auto& p : m_backbone->parameters())
-                p.set_requires_grad(false);
         setStage(Stage::Pretrain);
     }
 
@@ -90,6 +87,9 @@ public:
     void setStage(Stage stage) override
     {
         m_stage = stage;
+        // LEAD freezes the backbone for post-train (pretrain must learn it).
+        for (auto& p : m_backbone->parameters())
+            p.set_requires_grad(!backboneFrozen());
         // LEAD's schedule_loss_weights: disabled heads and (in pretrain) planning get 0, the rest sum to 1.
         m_weights.clear();
         double total = 0;
@@ -111,7 +111,7 @@ public:
                     if (p.requires_grad())
                         out.push_back(p);
         };
-        if (!m_options.freezeBackbone)
+        if (!backboneFrozen())
             take(m_backbone);
         take(m_semantic);
         take(m_depth);
@@ -219,6 +219,8 @@ private:
         torch::Tensor semantic, depth, bevSemantic, waypoints, speedLogits;
         std::map<std::string, torch::Tensor> centers;
     };
+
+    bool backboneFrozen() const { return m_options.freezeBackbone && m_stage == Stage::Posttrain; }
 
     bool termEnabled(const std::string& term) const
     {

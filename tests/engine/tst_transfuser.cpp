@@ -99,6 +99,8 @@ void TestTransfuser::upsampleModeChangesTheComputation()
 void TestTransfuser::frozenBackboneStaysBitIdentical()
 {
     auto model = makeModel(enginetest::config({"policy.transfuser.freeze_backbone=true"}), m_spec);
+    const std::int64_t pretrainCount = parameterCount(model->trainableParameters());
+    model->setStage(Stage::Posttrain); // LEAD freezes the backbone in post-train; pretrain trains it
     std::vector<torch::Tensor> before;
     for (const auto& p : model->backboneParameters())
         before.push_back(p.detach().clone());
@@ -114,10 +116,13 @@ void TestTransfuser::frozenBackboneStaysBitIdentical()
         QVERIFY(!after[i].grad().defined());
     }
     QVERIFY2(!torch::equal(decoderBefore, child(*model, "semantic_decoder")->parameters()[0]), "heads must still train");
-    // The unfrozen model trains the backbone in the same step.
+    // The unfrozen model trains the backbone in the same stage, and pretrain trains it in any case.
     auto free = makeModel(enginetest::config(), m_spec);
+    free->setStage(Stage::Posttrain);
     QCOMPARE(parameterCount(free->trainableParameters()) - parameterCount(model->trainableParameters()),
              parameterCount(model->backboneParameters()));
+    auto freePretrain = makeModel(enginetest::config(), m_spec);
+    QCOMPARE(pretrainCount, parameterCount(freePretrain->trainableParameters()));
 }
 
 void TestTransfuser::disabledHeadsAddNoParameters()

@@ -4,18 +4,27 @@ namespace pitwall::synth {
 
 const std::vector<std::string>& semanticClassNames()
 {
-    static const std::vector<std::string> names{"UNLABELED",  "VEHICLE",  "ROAD",         "TRAFFIC_LIGHT",
-                                                "PEDESTRIAN", "ROAD_LINE", "OBSTACLE",    "SPECIAL_VEHICLE",
+    static const std::vector<std::string> names{"UNLABELED",  "VEHICLE",   "ROAD",     "TRAFFIC_LIGHT",
+                                                "PEDESTRIAN", "ROAD_LINE", "OBSTACLE", "SPECIAL_VEHICLE",
                                                 "STOP_SIGN",  "BIKER"};
     return names;
 }
 
 const std::vector<std::string>& bevClassNames()
 {
-    static const std::vector<std::string> names{
-        "UNLABELED",       "ROAD",  "LANE_MARKERS",  "STOP_SIGNS",         "VEHICLE",
-        "WALKER",          "OBSTACLE", "PARKING_VEHICLE", "SPECIAL_VEHICLE", "BIKER",
-        "TRAFFIC_GREEN",   "TRAFFIC_RED_NORMAL", "TRAFFIC_RED_NOT_NORMAL"};
+    static const std::vector<std::string> names{"UNLABELED",
+                                                "ROAD",
+                                                "LANE_MARKERS",
+                                                "STOP_SIGNS",
+                                                "VEHICLE",
+                                                "WALKER",
+                                                "OBSTACLE",
+                                                "PARKING_VEHICLE",
+                                                "SPECIAL_VEHICLE",
+                                                "BIKER",
+                                                "TRAFFIC_GREEN",
+                                                "TRAFFIC_RED_NORMAL",
+                                                "TRAFFIC_RED_NOT_NORMAL"};
     return names;
 }
 

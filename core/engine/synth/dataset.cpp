@@ -38,19 +38,19 @@ std::uint64_t writeFrame(const std::string& dir, int index, int episode, int epi
         writeFile(dir + "/" + path, data);
         bytes += data.size();
     };
-    put("rgb/" + name + ".jpg", encodeJpeg(frame.rgb.pixels.data(), frame.rgb.width, frame.rgb.height,
-                                           options.jpegQuality));
-    put("semantic/" + name + ".png", encodePng(frame.semantic.pixels.data(), frame.semantic.width,
-                                               frame.semantic.height, 1, false));
+    put("rgb/" + name + ".jpg",
+        encodeJpeg(frame.rgb.pixels.data(), frame.rgb.width, frame.rgb.height, options.jpegQuality));
+    put("semantic/" + name + ".png",
+        encodePng(frame.semantic.pixels.data(), frame.semantic.width, frame.semantic.height, 1, false));
     std::vector<std::uint16_t> depth(frame.depth.pixels.size());
     for (std::size_t i = 0; i < depth.size(); ++i)
         depth[i] = static_cast<std::uint16_t>(
             std::min(65535.0, std::max(0.0, static_cast<double>(frame.depth.pixels[i]) * kDepthPngScale + 0.5)));
     put("depth/" + name + ".png", encodePng(depth.data(), frame.depth.width, frame.depth.height, 1, true));
-    put("bev_semantic/" + name + ".png", encodePng(frame.bevSemantic.pixels.data(), frame.bevSemantic.width,
-                                                   frame.bevSemantic.height, 1, false));
-    put("lidar/" + name + ".png", encodePng(frame.lidarCounts.pixels.data(), frame.lidarCounts.width,
-                                            frame.lidarCounts.height, 1, true));
+    put("bev_semantic/" + name + ".png",
+        encodePng(frame.bevSemantic.pixels.data(), frame.bevSemantic.width, frame.bevSemantic.height, 1, false));
+    put("lidar/" + name + ".png",
+        encodePng(frame.lidarCounts.pixels.data(), frame.lidarCounts.width, frame.lidarCounts.height, 1, true));
     const std::string meta = frameMetaJson(frame.labels, options.sensors.camera, index, episode, episodeFrame).dump();
     put("meta/" + name + ".json", std::vector<std::uint8_t>(meta.begin(), meta.end()));
     return bytes;
@@ -60,7 +60,9 @@ std::uint64_t writeFrame(const std::string& dir, int index, int episode, int epi
 
 SynthOptions synthOptionsFromConfig(const ResolvedConfig& config)
 {
-    auto integer = [&](const char* key) { return static_cast<int>(config.getInt(std::string("data.synthetic.") + key)); };
+    auto integer = [&](const char* key) {
+        return static_cast<int>(config.getInt(std::string("data.synthetic.") + key));
+    };
     auto real = [&](const char* key) { return config.getDouble(std::string("data.synthetic.") + key); };
     SynthOptions o;
     o.frames = integer("frames");
@@ -106,7 +108,8 @@ void validateSynthOptions(const SynthOptions& o)
             "BEV size must be within 4..4096 cells per side");
     require(b.pixelsPerMeter > 0 && b.pixelsPerMeter <= 64, "BEV pixels per metre must be in (0, 64]");
     require(b.xMinM <= 0 && b.xMaxM() > 0, "the BEV grid must contain the ego (x_min <= 0 < x_max)");
-    require(o.sensors.lidar.channels >= 1 && o.sensors.lidar.azimuthSteps >= 8, "LiDAR needs channels and azimuth steps");
+    require(o.sensors.lidar.channels >= 1 && o.sensors.lidar.azimuthSteps >= 8,
+            "LiDAR needs channels and azimuth steps");
     require(o.world.trafficDensity >= 0 && o.world.pedestrianDensity >= 0, "densities must not be negative");
     if (!problems.empty())
         throw InputError(std::move(problems));

@@ -38,12 +38,12 @@ struct SynthOptions {
     int frames = 1000;
     int episodeFrames = 50;
     std::uint64_t seed = 0;
-    double frameIntervalS = 0.5;   // simulated time between two frames of an episode
-    double warmupS = 2.0;          // simulated before an episode's first frame (traffic settles)
+    double frameIntervalS = 0.5; // simulated time between two frames of an episode
+    double warmupS = 2.0;        // simulated before an episode's first frame (traffic settles)
     double simulationStepS = 0.05;
     int jpegQuality = 90;
-    int threads = 1;               // episodes generated in parallel; 0 = one per core
-    WorldOptions world;            // durationS is derived from the episode length
+    int threads = 1;    // episodes generated in parallel; 0 = one per core
+    WorldOptions world; // durationS is derived from the episode length
     SensorConfig sensors;
 };
 
@@ -66,7 +66,7 @@ private:
 };
 
 struct GenerationStats {
-    int frames = 0;      // frames written
+    int frames = 0; // frames written
     int episodes = 0;
     bool complete = false; // false when cancelled (dataset.json is then not written)
     double seconds = 0;
@@ -82,7 +82,10 @@ GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& op
                                   const SynthProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
 // Short names used by core/engine/train (same functions).
-inline SynthOptions generatorOptionsFrom(const ResolvedConfig& config) { return synthOptionsFromConfig(config); }
+inline SynthOptions generatorOptionsFrom(const ResolvedConfig& config)
+{
+    return synthOptionsFromConfig(config);
+}
 inline GenerationStats writeDataset(const std::string& dir, const SynthOptions& options,
                                     const SynthProgress& progress = {}, const std::atomic<bool>* cancel = nullptr)
 {

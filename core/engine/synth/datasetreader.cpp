@@ -52,8 +52,7 @@ SynthDataset SynthDataset::open(const std::string& dir)
     const std::string path = (fs::path(dir) / "dataset.json").string();
     std::vector<std::uint8_t> bytes;
     if (!readFile(path, bytes))
-        throw InputError(SourceLocation{path},
-                         "missing: not a synthetic dataset, or its generation did not finish");
+        throw InputError(SourceLocation{path}, "missing: not a synthetic dataset, or its generation did not finish");
     nlohmann::json json;
     try {
         json = nlohmann::json::parse(bytes.begin(), bytes.end());
@@ -87,7 +86,8 @@ std::string SynthDataset::framePath(const std::string& kind, int index) const
 Frame SynthDataset::readFrame(int index) const
 {
     if (index < 0 || index >= m_info.frames)
-        throw InputError(SourceLocation{m_dir}, "frame " + std::to_string(index) + " is out of range (the dataset has " +
+        throw InputError(SourceLocation{m_dir}, "frame " + std::to_string(index) +
+                                                    " is out of range (the dataset has " +
                                                     std::to_string(m_info.frames) + " frames)");
     const CameraConfig& camera = m_info.sensors.camera;
     const BevConfig& bev = m_info.sensors.bev;

@@ -42,16 +42,17 @@ void planLaneChange(const World& world, ExpertState& state)
     if (wanted < 0)
         return;
     // The change must be complete before reaching whatever stands ahead in this lane (the pursuit controller
-    // lags its path, so keep 4 m spare).
-    const double changeLength = std::max(10.0, 3.0 * ego.speed);
+    // lags its path, so keep 4 m spare). Blocked by a closure, the ego may steer out more sharply.
+    const double usual = std::max(10.0, 3.0 * ego.speed);
     PathQuery stay;
     stay.s = s;
     stay.halfLength = ego.length / 2;
     stay.halfWidth = ego.width / 2;
     stay.plan = state.plan;
-    stay.lookaheadM = changeLength + 10;
+    stay.lookaheadM = blocked ? closureAhead(world, state.targetLane, s, 60) + ego.length : usual + 10;
     stay.includeEgo = false;
-    if (laneLeavingRoom(world, stay) < changeLength + 4)
+    const double changeLength = std::min(usual, laneLeavingRoom(world, stay, blocked) - 4);
+    if (changeLength < (blocked && ego.speed < 3 ? 7.0 : usual))
         return;
     if (blocked)
         state.waitsForLane = wanted; // others make room; cleared once the change starts
@@ -125,7 +126,7 @@ EgoControl ExpertPolicy::drive(const World& world, ExpertState& state)
     const Obstruction obstruction = nearestObstruction(world, query);
     if (obstruction.found) {
         // Static obstacles close a lane: stop far enough back to steer around them once the next lane is free.
-        const double minGap = obstruction.reason == BrakeReason::LeadVehicle ? 3.0
+        const double minGap = obstruction.reason == BrakeReason::LeadVehicle  ? 3.0
                               : obstruction.reason == BrakeReason::Pedestrian ? 5.0
                                                                               : 19.0;
         const double follow = idmFollow(v, desired, obstruction.gapM, obstruction.speedAlongMps, minGap, kExpertIdm);

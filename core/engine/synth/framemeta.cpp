@@ -10,8 +10,7 @@ namespace {
 using nlohmann::json;
 
 // Reads a required member; a missing member or a wrong type is an InputError naming the file and the key.
-template <typename T>
-T field(const json& object, const char* key, const std::string& file)
+template <typename T> T field(const json& object, const char* key, const std::string& file)
 {
     if (!object.is_object() || !object.contains(key))
         throw InputError(SourceLocation{file}, std::string("missing '") + key + "'");
@@ -29,7 +28,10 @@ const json& member(const json& object, const char* key, const std::string& file)
     return object.at(key);
 }
 
-json point(Vec2 p) { return json::array({p.x, p.y}); }
+json point(Vec2 p)
+{
+    return json::array({p.x, p.y});
+}
 
 Vec2 pointFrom(const json& value, const char* what, const std::string& file)
 {
@@ -45,10 +47,17 @@ const char* lightName(LightState s)
 
 json cameraJson(const CameraConfig& c)
 {
-    return {{"width", c.width},       {"height", c.height},  {"horizontal_fov_deg", c.horizontalFovDeg},
-            {"fx", c.focalPx()},      {"fy", c.focalPx()},   {"cx", c.centreX()},
-            {"cy", c.centreY()},      {"x_m", c.forwardM},   {"y_m", 0.0},
-            {"z_m", c.heightM},       {"pitch_down_deg", c.pitchDownDeg}};
+    return {{"width", c.width},
+            {"height", c.height},
+            {"horizontal_fov_deg", c.horizontalFovDeg},
+            {"fx", c.focalPx()},
+            {"fy", c.focalPx()},
+            {"cx", c.centreX()},
+            {"cy", c.centreY()},
+            {"x_m", c.forwardM},
+            {"y_m", 0.0},
+            {"z_m", c.heightM},
+            {"pitch_down_deg", c.pitchDownDeg}};
 }
 
 } // namespace
@@ -71,8 +80,11 @@ json datasetJson(const SynthOptions& o)
         {"world", {{"traffic_density", o.world.trafficDensity}, {"pedestrian_density", o.world.pedestrianDensity}}},
         {"camera", cameraJson(o.sensors.camera)},
         {"rgb", {{"jpeg_quality", o.jpegQuality}, {"chroma_subsampling", "4:4:4"}}},
-        {"depth", {{"png_bits", 16}, {"png_scale_per_m", kDepthPngScale}, {"sky_m", kSkyDepthM},
-                   {"kind", "planar (along the optical axis)"}}},
+        {"depth",
+         {{"png_bits", 16},
+          {"png_scale_per_m", kDepthPngScale},
+          {"sky_m", kSkyDepthM},
+          {"kind", "planar (along the optical axis)"}}},
         {"bev",
          {{"width", bev.width},
           {"height", bev.height},
@@ -91,7 +103,8 @@ json datasetJson(const SynthOptions& o)
           {"max_range_m", lidar.maxRangeM},
           {"histogram_max_per_cell", lidar.histogramMaxPerCell},
           {"png", "16-bit returns per BEV cell; input = min(count, histogram_max_per_cell) / histogram_max_per_cell"}}},
-        {"waypoints", {{"count", kWaypointCount}, {"interval_s", kWaypointIntervalS}, {"frame", "ego: x forward, y left"}}},
+        {"waypoints",
+         {{"count", kWaypointCount}, {"interval_s", kWaypointIntervalS}, {"frame", "ego: x forward, y left"}}},
         {"classes",
          {{"semantic", semanticClassNames()},
           {"bev_semantic", bevClassNames()},
@@ -234,7 +247,9 @@ FrameLabels frameLabelsFromJson(const json& j, const std::string& file)
     const json& light = member(j, "traffic_light", file);
     if (!light.is_null()) {
         const std::string state = field<std::string>(light, "state", file);
-        labels.lightState = state == "green" ? LightState::Green : state == "yellow" ? LightState::Yellow : LightState::Red;
+        labels.lightState = state == "green"    ? LightState::Green
+                            : state == "yellow" ? LightState::Yellow
+                                                : LightState::Red;
         labels.lightDistanceM = field<double>(light, "distance_m", file);
     }
     const json& objects = member(j, "objects", file);
@@ -246,7 +261,8 @@ FrameLabels frameLabelsFromJson(const json& j, const std::string& file)
         const int cls = field<int>(o, "class", file);
         const int cipo = field<int>(o, "cipo", file);
         if (cls < 0 || cls >= kBoxClassCount || cipo < 1 || cipo > 4)
-            throw InputError(SourceLocation{file}, "object " + std::to_string(label.id) + ": class or cipo out of range");
+            throw InputError(SourceLocation{file},
+                             "object " + std::to_string(label.id) + ": class or cipo out of range");
         label.boxClass = static_cast<BoxClass>(cls);
         label.cipo = static_cast<CipoLevel>(cipo);
         const json& lane = member(o, "relative_lane", file);
@@ -254,14 +270,14 @@ FrameLabels frameLabelsFromJson(const json& j, const std::string& file)
             label.relativeLane = field<int>(o, "relative_lane", file);
         const json& bev = member(o, "bev", file);
         if (!bev.is_null())
-            label.bev = BevBox{field<double>(bev, "x", file),     field<double>(bev, "y", file),
+            label.bev = BevBox{field<double>(bev, "x", file),      field<double>(bev, "y", file),
                                field<double>(bev, "length", file), field<double>(bev, "width", file),
                                field<double>(bev, "yaw", file),    field<double>(bev, "speed", file)};
         const json& image = member(o, "image", file);
         if (!image.is_null())
-            label.image = ImageBox{field<int>(image, "x", file), field<int>(image, "y", file),
-                                   field<int>(image, "width", file), field<int>(image, "height", file),
-                                   field<int>(image, "visible_pixels", file)};
+            label.image =
+                ImageBox{field<int>(image, "x", file), field<int>(image, "y", file), field<int>(image, "width", file),
+                         field<int>(image, "height", file), field<int>(image, "visible_pixels", file)};
         labels.objects.push_back(label);
     }
     return labels;

@@ -29,7 +29,10 @@ struct Vec3 {
 };
 
 // Unit vector at angle `yaw`.
-inline Vec2 direction(double yaw) { return {std::cos(yaw), std::sin(yaw)}; }
+inline Vec2 direction(double yaw)
+{
+    return {std::cos(yaw), std::sin(yaw)};
+}
 
 // Angle wrapped to (-pi, pi].
 inline double wrapAngle(double a)
@@ -41,7 +44,10 @@ inline double wrapAngle(double a)
     return a;
 }
 
-inline double clampValue(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+inline double clampValue(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 // A planar pose: position of a footprint centre and a heading.
 struct Pose2 {

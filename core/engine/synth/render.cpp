@@ -159,8 +159,8 @@ std::uint64_t hashPixel(std::uint64_t seed, std::uint64_t index)
 
 } // namespace
 
-void renderCamera(const Scene& scene, const WorldStyle& style, double timeS, const CameraConfig& config,
-                  Frame& frame, std::vector<std::uint32_t>& instances)
+void renderCamera(const Scene& scene, const WorldStyle& style, double timeS, const CameraConfig& config, Frame& frame,
+                  std::vector<std::uint32_t>& instances)
 {
     const int w = config.width, h = config.height;
     const auto pixels = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);

@@ -27,20 +27,20 @@ struct CameraConfig {
     int width = 256;
     int height = 96;
     double horizontalFovDeg = 90;
-    double forwardM = 0.8;    // camera position in the ego frame
+    double forwardM = 0.8; // camera position in the ego frame
     double heightM = 1.5;
-    double pitchDownDeg = 4;  // positive looks down
+    double pitchDownDeg = 4; // positive looks down
 
-    double focalPx() const;   // fx = fy
+    double focalPx() const; // fx = fy
     double centreX() const { return width / 2.0; }
     double centreY() const { return height / 2.0; }
 };
 
 struct BevConfig {
-    int width = 96;           // cells along x (forward)
-    int height = 80;          // cells along y (lateral)
+    int width = 96;  // cells along x (forward)
+    int height = 80; // cells along y (lateral)
     double pixelsPerMeter = 2;
-    double xMinM = -16;       // rear edge of the grid
+    double xMinM = -16; // rear edge of the grid
 
     double xMaxM() const { return xMinM + width / pixelsPerMeter; }
     double yMaxM() const { return height / (2 * pixelsPerMeter); }
@@ -52,7 +52,7 @@ struct LidarConfig {
     int azimuthSteps = 512;
     double upperFovDeg = 10;
     double lowerFovDeg = -30;
-    double heightM = 2.5;     // above the ground at the ego centre
+    double heightM = 2.5; // above the ground at the ego centre
     double maxRangeM = 80;
     int histogramMaxPerCell = 5;
 };
@@ -99,7 +99,7 @@ struct ImageBox {
 };
 
 struct ObjectLabel {
-    int id = 0;                    // actor or light id, stable over an episode
+    int id = 0; // actor or light id, stable over an episode
     BoxClass boxClass = BoxClass::Vehicle;
     CipoLevel cipo = CipoLevel::Other;
     std::optional<int> relativeLane; // lane of the centre minus the ego lane (left positive); none off the lanes
@@ -117,10 +117,10 @@ struct FrameLabels {
     double speed = 0;                             // m/s
     DrivingCommand command = DrivingCommand::FollowLane;
     BrakeReason brakeReason = BrakeReason::None;
-    double steer = 0, acceleration = 0;           // the ego's current wheel angle (rad) and m/s^2
+    double steer = 0, acceleration = 0; // the ego's current wheel angle (rad) and m/s^2
     int egoLane = 0, targetLane = 0, forwardLanes = 0;
-    double laneOffsetM = 0;                       // ego centre minus its lane centre (left positive)
-    std::optional<LightState> lightState;         // next light within 80 m
+    double laneOffsetM = 0;               // ego centre minus its lane centre (left positive)
+    std::optional<LightState> lightState; // next light within 80 m
     double lightDistanceM = 0;
     double timeS = 0;
 };
@@ -136,7 +136,7 @@ struct Frame {
 };
 
 // Renders every sensor and label of the current state. Deterministic: the same world state gives the same
-// bytes. Costs about a millisecond at the default sizes plus the 2 s waypoint roll-out.
+// bytes. About 2-3 ms of one core at the default sizes, the 2 s waypoint roll-out included.
 Frame renderFrame(const World& world, const SensorConfig& config);
 
 } // namespace pitwall::synth

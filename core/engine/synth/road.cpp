@@ -100,7 +100,8 @@ Vec2 Road::point(double s, double d) const
     // A chord with an interpolated normal: within millimetres of the true curve at one-metre spacing (the
     // normal's length stays 1 to within 1e-4 for the tightest curves generated).
     const Vec2 base{m_x[i] + (m_x[j] - m_x[i]) * t, m_y[i] + (m_y[j] - m_y[i]) * t};
-    const Vec2 normal{m_normalX[i] + (m_normalX[j] - m_normalX[i]) * t, m_normalY[i] + (m_normalY[j] - m_normalY[i]) * t};
+    const Vec2 normal{m_normalX[i] + (m_normalX[j] - m_normalX[i]) * t,
+                      m_normalY[i] + (m_normalY[j] - m_normalY[i]) * t};
     return base + normal * d;
 }
 

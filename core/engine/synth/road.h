@@ -16,8 +16,8 @@
 namespace pitwall::synth {
 
 struct RoadLayout {
-    int forwardLanes = 2;       // lanes in the ego's direction, 1..4
-    int oncomingLanes = 0;      // lanes in the other direction, 0..2
+    int forwardLanes = 2;  // lanes in the ego's direction, 1..4
+    int oncomingLanes = 0; // lanes in the other direction, 0..2
     double laneWidthM = 3.5;
     double rightShoulderM = 2.5; // asphalt beyond the right edge line, where cars park
     double leftShoulderM = 1.0;
@@ -70,7 +70,7 @@ public:
 
 private:
     std::vector<double> m_x, m_y, m_heading, m_curvature; // one per sample
-    std::vector<double> m_normalX, m_normalY;              // unit normal (to the left) per sample
+    std::vector<double> m_normalX, m_normalY;             // unit normal (to the left) per sample
     RoadLayout m_layout;
 };
 

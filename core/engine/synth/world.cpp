@@ -9,8 +9,7 @@ namespace pitwall::synth {
 
 bool isDrivingVehicle(ActorKind kind)
 {
-    return kind == ActorKind::Car || kind == ActorKind::Van || kind == ActorKind::Truck ||
-           kind == ActorKind::Emergency;
+    return kind == ActorKind::Car || kind == ActorKind::Van || kind == ActorKind::Truck || kind == ActorKind::Emergency;
 }
 
 bool isObstacle(ActorKind kind)
@@ -46,12 +45,18 @@ bool LateralPlan::changing(double s) const
 const char* brakeReasonName(BrakeReason reason)
 {
     switch (reason) {
-    case BrakeReason::None: return "none";
-    case BrakeReason::LeadVehicle: return "lead_vehicle";
-    case BrakeReason::Pedestrian: return "pedestrian";
-    case BrakeReason::Obstacle: return "obstacle";
-    case BrakeReason::RedLight: return "red_light";
-    case BrakeReason::Curve: return "curve";
+    case BrakeReason::None:
+        return "none";
+    case BrakeReason::LeadVehicle:
+        return "lead_vehicle";
+    case BrakeReason::Pedestrian:
+        return "pedestrian";
+    case BrakeReason::Obstacle:
+        return "obstacle";
+    case BrakeReason::RedLight:
+        return "red_light";
+    case BrakeReason::Curve:
+        return "curve";
     }
     return "none";
 }
@@ -146,8 +151,8 @@ int World::egoCollision() const
         if (std::abs(actor.s - m_ego.frenet.s) > 12)
             continue;
         const Pose2 pose = actorPose(actor);
-        if (footprintsOverlap(m_ego.pose.position, m_ego.length / 2, m_ego.width / 2, m_ego.pose.yaw,
-                              pose.position, actor.length / 2, actor.width / 2, pose.yaw))
+        if (footprintsOverlap(m_ego.pose.position, m_ego.length / 2, m_ego.width / 2, m_ego.pose.yaw, pose.position,
+                              actor.length / 2, actor.width / 2, pose.yaw))
             return actor.id;
     }
     return -1;
@@ -156,8 +161,8 @@ int World::egoCollision() const
 bool World::egoInForwardLanes() const
 {
     const double yawOffset = wrapAngle(m_ego.pose.yaw - m_road->heading(m_ego.frenet.s));
-    const double half = m_ego.width / 2 * std::abs(std::cos(yawOffset)) +
-                        m_ego.length / 2 * std::abs(std::sin(yawOffset));
+    const double half =
+        m_ego.width / 2 * std::abs(std::cos(yawOffset)) + m_ego.length / 2 * std::abs(std::sin(yawOffset));
     return m_ego.frenet.d - half >= m_road->rightEdge() - 0.05 && m_ego.frenet.d + half <= 0.05;
 }
 

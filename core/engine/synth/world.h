@@ -51,10 +51,10 @@ enum class WalkMode : std::uint8_t { Sidewalk, Crossing };
 struct Actor {
     int id = 0;
     ActorKind kind = ActorKind::Car;
-    double s = 0;        // Frenet position of the footprint centre (m)
+    double s = 0; // Frenet position of the footprint centre (m)
     double d = 0;
-    double speed = 0;    // m/s along its heading, >= 0
-    int direction = 0;   // +1 along the road, -1 oncoming, 0 static or pedestrian
+    double speed = 0;     // m/s along its heading, >= 0
+    int direction = 0;    // +1 along the road, -1 oncoming, 0 static or pedestrian
     double yawOffset = 0; // heading relative to the road tangent in its direction of travel (rad); for
                           // pedestrians and static objects relative to +s
     double length = 4.5, width = 1.9, height = 1.5;
@@ -66,9 +66,9 @@ struct Actor {
     LateralPlan plan;
     double desiredSpeed = 0;
     double acceleration = 0;
-    bool plansCutIn = false;     // will cut into the ego lane once beside and ahead of the ego
-    int waitsForLane = -1;       // blocked by a closure and waiting for a gap in this lane (others yield), or -1
-    double cooldownS = 0;        // time before the next lane change (vehicles) or crossing (pedestrians)
+    bool plansCutIn = false; // will cut into the ego lane once beside and ahead of the ego
+    int waitsForLane = -1;   // blocked by a closure and waiting for a gap in this lane (others yield), or -1
+    double cooldownS = 0;    // time before the next lane change (vehicles) or crossing (pedestrians)
 
     // Pedestrians.
     WalkMode walk = WalkMode::Sidewalk;
@@ -112,9 +112,9 @@ struct SceneryItem {
 };
 
 struct EgoState {
-    Pose2 pose;           // world pose of the footprint centre
-    double speed = 0;     // m/s, >= 0 (no reversing)
-    double steer = 0;     // front wheel angle (rad, positive left)
+    Pose2 pose;       // world pose of the footprint centre
+    double speed = 0; // m/s, >= 0 (no reversing)
+    double steer = 0; // front wheel angle (rad, positive left)
     double acceleration = 0;
     double length = 4.6, width = 1.9, height = 1.5, wheelbase = 2.8;
     // Derived after every step.
@@ -124,8 +124,8 @@ struct EgoState {
 };
 
 struct EgoControl {
-    double steerRad = 0;          // wanted front wheel angle, clamped to +-kMaxSteerRad
-    double accelerationMps2 = 0;  // clamped to [-kMaxBrakeMps2, kMaxAccelerationMps2]
+    double steerRad = 0;         // wanted front wheel angle, clamped to +-kMaxSteerRad
+    double accelerationMps2 = 0; // clamped to [-kMaxBrakeMps2, kMaxAccelerationMps2]
 };
 
 enum class BrakeReason : std::uint8_t { None, LeadVehicle, Pedestrian, Obstacle, RedLight, Curve };
@@ -151,10 +151,10 @@ struct WorldStyle {
 };
 
 struct WorldOptions {
-    double durationS = 30;                   // driving time the road must be long enough for
+    double durationS = 30; // driving time the road must be long enough for
     RoadShape roadShape = RoadShape::Winding;
-    double trafficDensity = 1.0;             // multiplier on the number of other vehicles
-    double pedestrianDensity = 1.0;          // multiplier on the number of pedestrians
+    double trafficDensity = 1.0;    // multiplier on the number of other vehicles
+    double pedestrianDensity = 1.0; // multiplier on the number of pedestrians
 };
 
 class World {

@@ -113,8 +113,9 @@ BatchPrefetcher::~BatchPrefetcher()
 
 void BatchPrefetcher::work()
 {
-    // Data-pipeline threads must not compete with the training step's intra-op threads.
-    at::set_num_threads(1);
+    // No at::set_num_threads here: it resizes process-wide pools (pthreadpool, BLAS) that the training
+    // step uses, which makes step results depend on thread timing. Per-sample tensors are below ATen's
+    // grain size, so their ops run on this thread anyway.
     while (true) {
         std::int64_t index;
         {

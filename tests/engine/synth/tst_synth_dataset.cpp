@@ -146,12 +146,18 @@ void TestSynthDataset::damagedFilesAreNamed_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("damage"); // truncate | garbage | delete
-    QTest::newRow("truncated JPEG") << "rgb/000001.jpg" << "truncate";
-    QTest::newRow("garbage JPEG") << "rgb/000002.jpg" << "garbage";
-    QTest::newRow("missing semantic") << "semantic/000003.png" << "delete";
-    QTest::newRow("truncated depth") << "depth/000004.png" << "truncate";
-    QTest::newRow("garbage lidar") << "lidar/000005.png" << "garbage";
-    QTest::newRow("bad meta JSON") << "meta/000000.json" << "truncate";
+    QTest::newRow("truncated JPEG") << "rgb/000001.jpg"
+                                    << "truncate";
+    QTest::newRow("garbage JPEG") << "rgb/000002.jpg"
+                                  << "garbage";
+    QTest::newRow("missing semantic") << "semantic/000003.png"
+                                      << "delete";
+    QTest::newRow("truncated depth") << "depth/000004.png"
+                                     << "truncate";
+    QTest::newRow("garbage lidar") << "lidar/000005.png"
+                                   << "garbage";
+    QTest::newRow("bad meta JSON") << "meta/000000.json"
+                                   << "truncate";
 }
 
 void TestSynthDataset::damagedFilesAreNamed()
@@ -188,7 +194,8 @@ void TestSynthDataset::missingOrBadDatasetJson()
     std::ofstream(copy / "dataset.json", std::ios::trunc) << "{\"format\": \"pitwall-synth\", \"frames\": ";
     QString message = inputErrorOf([&] { SynthDataset::open(copy.string()); });
     QVERIFY2(message.contains("dataset.json"), qPrintable(message));
-    std::ofstream(copy / "dataset.json", std::ios::trunc) << "{\"format\": \"pitwall-synth\", \"generator_version\": 1}";
+    std::ofstream(copy / "dataset.json", std::ios::trunc)
+        << "{\"format\": \"pitwall-synth\", \"generator_version\": 1}";
     message = inputErrorOf([&] { SynthDataset::open(copy.string()); });
     QVERIFY2(message.contains("dataset.json") && message.contains("frames"), qPrintable(message));
     fs::remove(copy / "dataset.json");

@@ -23,9 +23,8 @@ SynthOptions smallOptions(std::uint64_t seed)
 
 bool sameFrame(const Frame& a, const Frame& b)
 {
-    return a.rgb.pixels == b.rgb.pixels && a.semantic.pixels == b.semantic.pixels &&
-           a.depth.pixels == b.depth.pixels && a.bevSemantic.pixels == b.bevSemantic.pixels &&
-           a.lidarCounts.pixels == b.lidarCounts.pixels &&
+    return a.rgb.pixels == b.rgb.pixels && a.semantic.pixels == b.semantic.pixels && a.depth.pixels == b.depth.pixels &&
+           a.bevSemantic.pixels == b.bevSemantic.pixels && a.lidarCounts.pixels == b.lidarCounts.pixels &&
            frameMetaJson(a.labels, {}, 0, 0, 0) == frameMetaJson(b.labels, {}, 0, 0, 0);
 }
 
@@ -39,11 +38,16 @@ bool isObjectClass(std::uint8_t c)
 BevClass expectedBevClass(BoxClass c)
 {
     switch (c) {
-    case BoxClass::Walker: return BevClass::Walker;
-    case BoxClass::Obstacle: return BevClass::Obstacle;
-    case BoxClass::Parking: return BevClass::ParkingVehicle;
-    case BoxClass::Special: return BevClass::SpecialVehicle;
-    default: return BevClass::Vehicle;
+    case BoxClass::Walker:
+        return BevClass::Walker;
+    case BoxClass::Obstacle:
+        return BevClass::Obstacle;
+    case BoxClass::Parking:
+        return BevClass::ParkingVehicle;
+    case BoxClass::Special:
+        return BevClass::SpecialVehicle;
+    default:
+        return BevClass::Vehicle;
     }
 }
 
@@ -166,7 +170,10 @@ void TestSynthWorld::perspectiveLabelsAgree()
                     continue;
                 QVERIFY2(f.depth.pixels[i] < groundDepth + 1e-3,
                          qPrintable(QString("pixel (%1, %2): object depth %3 m behind the ground at %4 m")
-                                        .arg(x).arg(y).arg(f.depth.pixels[i]).arg(groundDepth)));
+                                        .arg(x)
+                                        .arg(y)
+                                        .arg(f.depth.pixels[i])
+                                        .arg(groundDepth)));
                 ++checked;
             }
         }
@@ -201,8 +208,10 @@ void TestSynthWorld::bevLabelsAgree()
                          qPrintable(QString("light %1 centre on class %2").arg(o.id).arg(cell)));
                 continue;
             }
-            QVERIFY2(isObjectClass(cell), qPrintable(QString("object %1 (class %2) centre on BEV class %3")
-                                                         .arg(o.id).arg(int(o.boxClass)).arg(cell)));
+            QVERIFY2(
+                isObjectClass(cell),
+                qPrintable(
+                    QString("object %1 (class %2) centre on BEV class %3").arg(o.id).arg(int(o.boxClass)).arg(cell)));
             ++boxes;
             ownClass += cell == static_cast<std::uint8_t>(expectedBevClass(o.boxClass));
         }
@@ -246,7 +255,8 @@ void TestSynthWorld::waypointsMoveForwardOnStraightRoad()
         const auto points = expertWaypoints(world);
         // No lane change now or within the 2 s the waypoints cover: they must stay in the lane.
         const double s = world.ego().frenet.s;
-        const bool keepsLane = !world.expert().plan.changing(s) && world.routeLane(s + 80) == world.expert().targetLane &&
+        const bool keepsLane = !world.expert().plan.changing(s) &&
+                               world.routeLane(s + 80) == world.expert().targetLane &&
                                world.routeLane(s) == world.expert().targetLane;
         double previous = 0;
         for (const Vec2& p : points) {

@@ -15,9 +15,9 @@ double idmFollow(double speed, double desiredSpeed, double gapM, double leaderSp
 {
     const double closing = speed - leaderSpeed;
     const double wanted =
-        minGapM + std::max(0.0, speed * params.headwayS +
-                                    speed * closing /
-                                        (2 * std::sqrt(params.maxAccelerationMps2 * params.comfortBrakeMps2)));
+        minGapM +
+        std::max(0.0, speed * params.headwayS +
+                          speed * closing / (2 * std::sqrt(params.maxAccelerationMps2 * params.comfortBrakeMps2)));
     const double gap = std::max(gapM, 0.01);
     double a = params.maxAccelerationMps2 * (1 - (wanted / gap) * (wanted / gap));
     a = std::min(a, idmFree(speed, desiredSpeed, params));
@@ -68,9 +68,15 @@ BrakeReason reasonFor(ActorKind kind)
 bool corridorOverlaps(const PathQuery& q, double sNear, double sFar, double low, double high)
 {
     const double a = q.plan.at(sNear), b = q.plan.at(sFar);
-    const double corridorLow = std::min(a, b) - q.halfWidth - kPathMarginM;
-    const double corridorHigh = std::max(a, b) + q.halfWidth + kPathMarginM;
-    return high > corridorLow && low < corridorHigh;
+    // Where the path bends sideways the yawed body sweeps wider than its width (up to 0.6 m, see traffic.cpp).
+    auto sweep = [&](double s) {
+        if (std::abs(q.plan.d1 - q.plan.d0) < 1.0)
+            return 0.0; // settling back into the lane, not a lane change
+        const double slope = std::abs(q.plan.slope(s));
+        return std::min(0.6, q.halfLength * slope / std::sqrt(1 + slope * slope));
+    };
+    const double half = q.halfWidth + kPathMarginM + std::max(sweep(sNear), sweep(sFar));
+    return high > std::min(a, b) - half && low < std::max(a, b) + half;
 }
 
 } // namespace
@@ -110,8 +116,8 @@ Obstruction nearestObstruction(const World& world, const PathQuery& q)
             continue;
         const double along = halfExtentAlong(actor);
         const double gap = ds - q.halfLength - along;
-        if (gap >= best.gapM)
-            continue;
+        if (gap >= best.gapM || (gap < 0 && !driving && actor.kind != ActorKind::Pedestrian))
+            continue; // already alongside something standing: stopping would not help
         double low, high;
         lateralExtent(actor, low, high);
         double effectiveGap = gap;
@@ -136,10 +142,10 @@ Obstruction nearestObstruction(const World& world, const PathQuery& q)
     if (q.includeEgo && q.direction == 1) {
         const EgoFrenet ego = egoFrenet(world);
         const double ds = ego.s - q.s;
-        const double along = ego.halfLength * std::abs(std::cos(ego.yawOffset)) +
-                             ego.halfWidth * std::abs(std::sin(ego.yawOffset));
-        const double across = ego.halfWidth * std::abs(std::cos(ego.yawOffset)) +
-                              ego.halfLength * std::abs(std::sin(ego.yawOffset));
+        const double along =
+            ego.halfLength * std::abs(std::cos(ego.yawOffset)) + ego.halfWidth * std::abs(std::sin(ego.yawOffset));
+        const double across =
+            ego.halfWidth * std::abs(std::cos(ego.yawOffset)) + ego.halfLength * std::abs(std::sin(ego.yawOffset));
         const double gap = ds - q.halfLength - along;
         if (ds > 0 && ds <= q.lookaheadM + 10 && gap < best.gapM) {
             if (corridorOverlaps(q, ego.s - along, ego.s, ego.d - across, ego.d + across))
@@ -177,9 +183,9 @@ bool laneChangeIsSafe(const World& world, double s, double speed, int direction,
 {
     // Time to cover the change while accelerating moderately from the current speed.
     constexpr double kMergeAccelerationMps2 = 1.8;
-    const double mergeS = clampValue(
-        (-speed + std::sqrt(speed * speed + 2 * kMergeAccelerationMps2 * changeLengthM)) / kMergeAccelerationMps2, 0.5,
-        8.0);
+    const double mergeS = clampValue((-speed + std::sqrt(speed * speed + 2 * kMergeAccelerationMps2 * changeLengthM)) /
+                                         kMergeAccelerationMps2,
+                                     0.5, 8.0);
     const Road& road = world.road();
     const double laneLow = road.laneCentre(targetLane) - road.layout().laneWidthM / 2;
     const double laneHigh = laneLow + road.layout().laneWidthM;
@@ -225,9 +231,11 @@ bool laneChangeIsSafe(const World& world, double s, double speed, int direction,
     return closureAhead(world, targetLane, s - halfLength - 5, frontGapM + 40) < 0;
 }
 
-double laneLeavingRoom(const World& world, const PathQuery& stay)
+double laneLeavingRoom(const World& world, const PathQuery& stay, bool zipper)
 {
     const Obstruction ahead = nearestObstruction(world, stay);
+    if (zipper && ahead.found && ahead.reason == BrakeReason::LeadVehicle)
+        return -1;
     return !ahead.found || ahead.speedAlongMps >= 2.0 ? 1e9 : ahead.gapM;
 }
 

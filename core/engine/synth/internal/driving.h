@@ -22,13 +22,13 @@ double idmFollow(double speed, double desiredSpeed, double gapM, double leaderSp
 // A vehicle's footprint moving along a lateral plan, looking ahead for what is in its way.
 struct PathQuery {
     double s = 0;
-    double speed = 0;       // m/s, for deciding whether it can stop to let a blocked vehicle merge
+    double speed = 0; // m/s, for deciding whether it can stop to let a blocked vehicle merge
     int direction = 1;
     double halfLength = 2.3;
     double halfWidth = 0.95;
-    LateralPlan plan;       // its offset d as a function of station
+    LateralPlan plan; // its offset d as a function of station
     double lookaheadM = 80;
-    int selfId = 0;         // actor id to skip; 0 for the ego
+    int selfId = 0; // actor id to skip; 0 for the ego
     bool includeEgo = true;
 };
 
@@ -37,12 +37,16 @@ struct Obstruction {
     double gapM = 1e9;        // bumper to bumper along the road
     double speedAlongMps = 0; // the obstruction's speed in the query's direction of travel
     BrakeReason reason = BrakeReason::None;
-    int id = -1;              // actor id, 0 for the ego
+    int id = -1; // actor id, 0 for the ego
 };
 
 // Lateral margin added on each side of a path.
 constexpr double kPathMarginM = 0.3;
 
+// The nearest thing ahead whose lateral extent overlaps the path (widened where the path bends): vehicles going
+// the same way, pedestrians (crossing ones occupy the rest of their crossing), obstacles, the ego. A vehicle
+// standing and waiting to merge into the query's lane (waitsForLane) also counts, 6 m early, when the query can
+// stop comfortably for it: that is how traffic lets blocked vehicles in.
 Obstruction nearestObstruction(const World& world, const PathQuery& query);
 
 // Lateral extent [low, high] of an actor. A crossing pedestrian occupies the rest of its crossing, so traffic
@@ -62,8 +66,10 @@ bool laneChangeIsSafe(const World& world, double s, double speed, int direction,
                       double halfLength, double frontGapM, double rearHeadwayS, double changeLengthM);
 
 // Room to leave a lane: the gap to whatever stands (or crawls, < 2 m/s) ahead in it, which a lane change must
-// complete before reaching; 1e9 when nothing does. `stay` is the path query for keeping the lane.
-double laneLeavingRoom(const World& world, const PathQuery& stay);
+// complete before reaching; 1e9 when nothing does. `stay` is the path query for keeping the lane. With
+// `zipper` (leaving a closed lane) only the vehicle at the head of the queue may go: any vehicle ahead within
+// the lookahead gives -1.
+double laneLeavingRoom(const World& world, const PathQuery& stay, bool zipper);
 
 // Distance from station s to a closure of `lane` ahead within rangeM, or a negative value.
 double closureAhead(const World& world, int lane, double s, double rangeM);

@@ -56,7 +56,9 @@ void pngWrite(png_structp png, png_bytep data, png_size_t length)
     job->out.insert(job->out.end(), data, data + length);
 }
 
-void pngFlush(png_structp) {}
+void pngFlush(png_structp)
+{
+}
 
 void pngRead(png_structp png, png_bytep out, png_size_t length)
 {
@@ -75,7 +77,9 @@ void pngError(png_structp png, png_const_charp message)
     png_longjmp(png, 1);
 }
 
-void pngWarning(png_structp, png_const_charp) {}
+void pngWarning(png_structp, png_const_charp)
+{
+}
 
 } // namespace
 

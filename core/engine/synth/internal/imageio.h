@@ -22,8 +22,8 @@ std::vector<std::uint8_t> encodePng(const void* data, int width, int height, int
 
 struct DecodedPng {
     int width = 0, height = 0, channels = 0, bitDepth = 0;
-    std::vector<std::uint8_t> bytes8;    // when bitDepth == 8
-    std::vector<std::uint16_t> bytes16;  // when bitDepth == 16 (native byte order)
+    std::vector<std::uint8_t> bytes8;   // when bitDepth == 8
+    std::vector<std::uint16_t> bytes16; // when bitDepth == 16 (native byte order)
 };
 bool decodePng(const std::vector<std::uint8_t>& bytes, DecodedPng& out, std::string& error);
 

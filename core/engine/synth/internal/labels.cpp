@@ -14,23 +14,28 @@ constexpr double kLightLabelRangeM = 80;
 BoxClass boxClassOf(ActorKind kind)
 {
     switch (kind) {
-    case ActorKind::Emergency: return BoxClass::Special;
-    case ActorKind::ParkedCar: return BoxClass::Parking;
-    case ActorKind::Pedestrian: return BoxClass::Walker;
+    case ActorKind::Emergency:
+        return BoxClass::Special;
+    case ActorKind::ParkedCar:
+        return BoxClass::Parking;
+    case ActorKind::Pedestrian:
+        return BoxClass::Walker;
     case ActorKind::Cone:
     case ActorKind::Barrel:
-    case ActorKind::Barrier: return BoxClass::Obstacle;
-    default: return BoxClass::Vehicle;
+    case ActorKind::Barrier:
+        return BoxClass::Obstacle;
+    default:
+        return BoxClass::Vehicle;
     }
 }
 
 // Where an object is relative to the ego lane and path, in Frenet terms.
 struct Relation {
-    double gapAhead;    // bumper to bumper along the road, negative when beside or behind
-    double ds;          // centre to centre along the road
-    bool inPath;        // overlaps the ego's planned path at its station
+    double gapAhead; // bumper to bumper along the road, negative when beside or behind
+    double ds;       // centre to centre along the road
+    bool inPath;     // overlaps the ego's planned path at its station
     bool touchesEgoLane;
-    bool cutting;       // changing into or out of the ego lane / crossing into it
+    bool cutting; // changing into or out of the ego lane / crossing into it
     std::optional<int> relativeLane;
 };
 

@@ -57,8 +57,8 @@ void renderLidar(const Scene& scene, const LidarConfig& lidar, const BevConfig& 
         if (distance - radius > range)
             continue;
         const auto index = static_cast<std::uint32_t>(boxes.size());
-        boxes.push_back({b.centre.x, b.centre.y, std::cos(b.yaw), std::sin(b.yaw), b.halfLength, b.halfWidth, b.zMin,
-                         b.zMax});
+        boxes.push_back(
+            {b.centre.x, b.centre.y, std::cos(b.yaw), std::sin(b.yaw), b.halfLength, b.halfWidth, b.zMin, b.zMax});
         int first = 0, last = steps - 1;
         if (distance > radius + 0.01) {
             const double centreAngle = std::atan2(b.centre.y, b.centre.x);

@@ -119,9 +119,8 @@ void addRoad(const World& world, double bevCellM, Scene& scene)
     }
 }
 
-void addLights(const World& world, double bevCellM, Scene& scene)
+void addLights(const World& world, Scene& scene)
 {
-    (void)bevCellM;
     const Road& road = world.road();
     const WorldStyle& style = world.style();
     const EgoTransform toEgo(world.ego().pose);
@@ -149,16 +148,16 @@ void addLights(const World& world, double bevCellM, Scene& scene)
             auto centre = [&](double d) { return toEgo.point(road.point(s, d)); };
             const Rgb metal{75, 77, 80}, housing{28, 30, 30};
             scene.boxes.push_back({centre(poleD), yaw, 0.12, 0.12, 0, 6.2, metal, SemanticClass::Unlabeled, 0});
-            scene.boxes.push_back({centre((poleD + headD) / 2), yaw, 0.07, std::abs(headD - poleD) / 2 + 0.2, 5.9,
-                                   6.05, metal, SemanticClass::Unlabeled, 0});
+            scene.boxes.push_back({centre((poleD + headD) / 2), yaw, 0.07, std::abs(headD - poleD) / 2 + 0.2, 5.9, 6.05,
+                                   metal, SemanticClass::Unlabeled, 0});
             const double poleHeadD = poleD + (headD > poleD ? 0.35 : -0.35);
             struct Head {
                 double d, z0, z1;
                 std::uint32_t instance;
             };
             for (const Head& h : {Head{headD, 4.8, 5.9, instance}, Head{poleHeadD, 2.6, 3.7, 0u}}) {
-                scene.boxes.push_back({centre(h.d), yaw, 0.18, 0.2, h.z0, h.z1, housing, SemanticClass::TrafficLight,
-                                       h.instance});
+                scene.boxes.push_back(
+                    {centre(h.d), yaw, 0.18, 0.2, h.z0, h.z1, housing, SemanticClass::TrafficLight, h.instance});
                 if (facing > 0 || instance == 0)
                     continue; // lamps only on the side the ego sees
                 const double faceS = s - 0.21;
@@ -173,7 +172,9 @@ void addLights(const World& world, double bevCellM, Scene& scene)
                     };
                     scene.decals.push_back({{corner(h.d - 0.12, zc - 0.12), corner(h.d + 0.12, zc - 0.12),
                                              corner(h.d + 0.12, zc + 0.12), corner(h.d - 0.12, zc + 0.12)},
-                                            k == on ? lit[k] : dim[k], SemanticClass::TrafficLight, h.instance});
+                                            k == on ? lit[k] : dim[k],
+                                            SemanticClass::TrafficLight,
+                                            h.instance});
                 }
             }
         };
@@ -193,7 +194,7 @@ Scene buildScene(const World& world, double bevCellM)
     scene.sunEgo = {std::cos(yaw) * sun.x + std::sin(yaw) * sun.y, -std::sin(yaw) * sun.x + std::cos(yaw) * sun.y,
                     sun.z};
     addRoad(world, bevCellM, scene);
-    addLights(world, bevCellM, scene);
+    addLights(world, scene);
     addActors(world, bevCellM, scene);
     addScenery(world, scene);
     return scene;

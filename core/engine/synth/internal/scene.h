@@ -35,7 +35,7 @@ struct BevPolygon {
 struct Scene {
     std::vector<SceneQuad> ground; // painter's order, all at z = 0
     std::vector<SceneBox> boxes;
-    std::vector<SceneQuad> decals; // depth-tested like boxes, drawn after them
+    std::vector<SceneQuad> decals;      // depth-tested like boxes, drawn after them
     std::vector<BevPolygon> bevGround;  // painter's order
     std::vector<BevPolygon> bevObjects; // footprints, drawn over the ground
     Vec3 sunEgo;                        // towards the sun, ego frame
@@ -50,7 +50,7 @@ Scene buildScene(const World& world, double bevCellM);
 
 // Parts of buildScene (scene.cpp: road, markings, lights; sceneobjects.cpp: actors and scenery).
 void addRoad(const World& world, double bevCellM, Scene& scene);
-void addLights(const World& world, double bevCellM, Scene& scene);
+void addLights(const World& world, Scene& scene);
 void addActors(const World& world, double bevCellM, Scene& scene);
 void addScenery(const World& world, Scene& scene);
 

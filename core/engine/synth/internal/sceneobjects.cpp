@@ -16,20 +16,20 @@ struct ObjectFrame {
 
     void box(double x, double y, double hl, double hw, double z0, double z1, Rgb colour, double yawOffset = 0) const
     {
-        scene.boxes.push_back({pose.toWorld({x, y}), wrapAngle(pose.yaw + yawOffset), hl, hw, z0, z1, colour, semantic,
-                               instance});
+        scene.boxes.push_back(
+            {pose.toWorld({x, y}), wrapAngle(pose.yaw + yawOffset), hl, hw, z0, z1, colour, semantic, instance});
     }
     // A rectangle on the plane x = const (front or rear face), spanning y0..y1 and z0..z1.
     void faceX(double x, double y0, double y1, double z0, double z1, Rgb colour) const
     {
-        scene.decals.push_back({{at(x, y0, z0), at(x, y1, z0), at(x, y1, z1), at(x, y0, z1)}, colour, semantic,
-                                instance});
+        scene.decals.push_back(
+            {{at(x, y0, z0), at(x, y1, z0), at(x, y1, z1), at(x, y0, z1)}, colour, semantic, instance});
     }
     // A rectangle on the plane y = const (a side), spanning x0..x1 and z0..z1.
     void faceY(double y, double x0, double x1, double z0, double z1, Rgb colour) const
     {
-        scene.decals.push_back({{at(x0, y, z0), at(x1, y, z0), at(x1, y, z1), at(x0, y, z1)}, colour, semantic,
-                                instance});
+        scene.decals.push_back(
+            {{at(x0, y, z0), at(x1, y, z0), at(x1, y, z1), at(x0, y, z1)}, colour, semantic, instance});
     }
     Vec3 at(double x, double y, double z) const
     {
@@ -148,25 +148,34 @@ void addObstacle(const ObjectFrame& o, const Actor& a)
 BevClass bevClassOf(ActorKind kind)
 {
     switch (kind) {
-    case ActorKind::Emergency: return BevClass::SpecialVehicle;
-    case ActorKind::ParkedCar: return BevClass::ParkingVehicle;
-    case ActorKind::Pedestrian: return BevClass::Walker;
+    case ActorKind::Emergency:
+        return BevClass::SpecialVehicle;
+    case ActorKind::ParkedCar:
+        return BevClass::ParkingVehicle;
+    case ActorKind::Pedestrian:
+        return BevClass::Walker;
     case ActorKind::Cone:
     case ActorKind::Barrel:
-    case ActorKind::Barrier: return BevClass::Obstacle;
-    default: return BevClass::Vehicle;
+    case ActorKind::Barrier:
+        return BevClass::Obstacle;
+    default:
+        return BevClass::Vehicle;
     }
 }
 
 SemanticClass semanticOf(ActorKind kind)
 {
     switch (kind) {
-    case ActorKind::Emergency: return SemanticClass::SpecialVehicle;
-    case ActorKind::Pedestrian: return SemanticClass::Pedestrian;
+    case ActorKind::Emergency:
+        return SemanticClass::SpecialVehicle;
+    case ActorKind::Pedestrian:
+        return SemanticClass::Pedestrian;
     case ActorKind::Cone:
     case ActorKind::Barrel:
-    case ActorKind::Barrier: return SemanticClass::Obstacle;
-    default: return SemanticClass::Vehicle;
+    case ActorKind::Barrier:
+        return SemanticClass::Obstacle;
+    default:
+        return SemanticClass::Vehicle;
     }
 }
 
@@ -182,6 +191,7 @@ int bevLayer(ActorKind kind)
 
 void addActors(const World& world, double bevCellM, Scene& scene)
 {
+    const Road& road = world.road();
     const EgoTransform toEgo(world.ego().pose);
     const double egoS = world.ego().frenet.s;
     for (int layer = 0; layer < 3; ++layer) {
@@ -191,6 +201,17 @@ void addActors(const World& world, double bevCellM, Scene& scene)
             const Pose2 worldPose = world.actorPose(a);
             const Pose2 pose{toEgo.point(worldPose.position), toEgo.yaw(worldPose.yaw)};
             const ObjectFrame frame{scene, pose, semanticOf(a.kind), static_cast<std::uint32_t>(a.id)};
+            if (a.kind != ActorKind::Cone) {
+                // A soft contact shadow on the ground (part of the ground, labelled as what it lies on).
+                const double hl = a.length / 2 + 0.2, hw = a.width / 2 + 0.2;
+                const bool onAsphalt = a.d > road.rightAsphaltEdge() && a.d < road.leftAsphaltEdge();
+                const Rgb under = onAsphalt ? world.style().asphalt : world.style().sidewalk;
+                scene.ground.push_back(
+                    {{frame.at(-hl, -hw, 0), frame.at(hl, -hw, 0), frame.at(hl, hw, 0), frame.at(-hl, hw, 0)},
+                     scale(under, 0.55),
+                     onAsphalt ? SemanticClass::Road : SemanticClass::Unlabeled,
+                     0});
+            }
             if (a.kind == ActorKind::Pedestrian)
                 addPedestrian(frame, a);
             else if (isObstacle(a.kind))

@@ -7,8 +7,8 @@
 namespace pitwall::synth::internal {
 
 // RGB, semantic, depth and per-pixel instance ids (actor / light id, 0 for none).
-void renderCamera(const Scene& scene, const WorldStyle& style, double timeS, const CameraConfig& config,
-                  Frame& frame, std::vector<std::uint32_t>& instances);
+void renderCamera(const Scene& scene, const WorldStyle& style, double timeS, const CameraConfig& config, Frame& frame,
+                  std::vector<std::uint32_t>& instances);
 void renderBevSemantic(const Scene& scene, const BevConfig& config, ImageU8& bev);
 void renderLidar(const Scene& scene, const LidarConfig& lidar, const BevConfig& bev, ImageU16& counts,
                  ImageF32& feature);

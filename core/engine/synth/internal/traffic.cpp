@@ -80,14 +80,14 @@ void TrafficSimulation::decideLaneChange(Actor& v, double dt)
     v.waitsForLane = -1;
     if (v.direction < 0)
         return;
-    if (v.plan.changing(v.s)) {
+    // A plan that returns to the lane the vehicle is in (an abandoned change) does not stop new decisions.
+    if (v.plan.changing(v.s) && std::abs(v.plan.d1 - v.plan.d0) > 1.0) {
         // A change decided while standing may have become unsafe before the vehicle got going: give it up while it
         // has barely left its lane.
         const double progress = (v.s - v.plan.s0) / (v.plan.s1 - v.plan.s0);
         const int from = road.laneAt(v.plan.d0);
-        if (progress < 0.25 && from >= 0 &&
-            !laneChangeIsSafe(m_world, v.s, v.speed, 1, v.targetLane, v.id, v.length / 2, 2.0, 0.3,
-                              v.plan.s1 - v.s)) {
+        if (progress < 0.25 && from >= 0 && from != v.targetLane &&
+            !laneChangeIsSafe(m_world, v.s, v.speed, 1, v.targetLane, v.id, v.length / 2, 2.0, 0.3, v.plan.s1 - v.s)) {
             v.plan = {v.s, v.s + 8.0, v.d, road.laneCentre(from)};
             v.targetLane = from;
             v.cooldownS = 4;
@@ -134,11 +134,12 @@ void TrafficSimulation::decideLaneChange(Actor& v, double dt)
     stay.halfLength = v.length / 2;
     stay.halfWidth = v.width / 2;
     stay.plan = v.plan;
-    stay.lookaheadM = usual + 10;
+    stay.lookaheadM = blocked ? closureAhead(m_world, v.lane, v.s, 70) + v.length : usual + 10;
     stay.selfId = v.id;
-    const double room = laneLeavingRoom(m_world, stay);
-    const double changeLength = std::min(usual, room - 1.0);
-    if (changeLength < (blocked ? std::max(6.0, 1.2 * v.length) : usual))
+    const double room = laneLeavingRoom(m_world, stay, blocked);
+    const double shortest = blocked ? std::max(6.0, 1.2 * v.length) : usual;
+    const double changeLength = std::min(std::max(usual, shortest), room - 1.0);
+    if (changeLength < shortest)
         return; // queued behind something standing: not its turn
     if (blocked)
         v.waitsForLane = want; // others make room; cleared once the change starts
@@ -170,7 +171,7 @@ double TrafficSimulation::vehicleAcceleration(const Actor& v) const
     query.selfId = v.id;
     const Obstruction obstruction = nearestObstruction(m_world, query);
     if (obstruction.found) {
-        const double minGap = obstruction.reason == BrakeReason::LeadVehicle ? 2.5
+        const double minGap = obstruction.reason == BrakeReason::LeadVehicle  ? 2.5
                               : obstruction.reason == BrakeReason::Pedestrian ? 4.0
                                                                               : 15.0;
         a = std::min(a, idmFollow(v.speed, desired, obstruction.gapM, obstruction.speedAlongMps, minGap, kTrafficIdm));
@@ -196,7 +197,8 @@ void TrafficSimulation::updatePedestrian(Actor& p, double dt)
                     light.timeInStateS < 1.0)
                     continue;
                 const double width = road.leftSidewalkCentre() - road.rightSidewalkCentre();
-                cross = light.remainingS() >= 0.6 * width / speed && rng.chance(dt * 1.5); // vehicles yield to latecomers
+                cross =
+                    light.remainingS() >= 0.6 * width / speed && rng.chance(dt * 1.5); // vehicles yield to latecomers
             }
             if (!cross && p.jaywalker && jaywalkIsSafe(p) && rng.chance(dt * 0.7)) {
                 cross = true;
@@ -254,8 +256,11 @@ bool TrafficSimulation::jaywalkIsSafe(const Actor& p) const
     const double ahead = p.s - ego.frenet.s;
     if (ahead < need || ahead > need + 30)
         return false;
+    for (const LaneClosure& c : m_world.closures())
+        if (p.s > c.s0 - 10 && p.s < c.s1 + 10)
+            return false;
     for (const Actor& a : m_world.actors()) {
-        if (a.kind == ActorKind::ParkedCar && std::abs(a.s - p.s) < a.length / 2 + 1.0)
+        if ((a.kind == ActorKind::ParkedCar || isObstacle(a.kind)) && std::abs(a.s - p.s) < a.length / 2 + 1.5)
             return false; // would walk through it
         if (!isDrivingVehicle(a.kind))
             continue;

@@ -22,9 +22,9 @@ Rgb mix(Rgb a, Rgb b, double t)
 
 Rgb vehicleColour(Rng& rng)
 {
-    static const Rgb palette[] = {{235, 235, 235}, {25, 25, 28},   {160, 162, 168}, {95, 97, 102},
-                                  {170, 30, 30},   {30, 60, 140},  {20, 35, 70},    {40, 90, 60},
-                                  {200, 170, 60},  {110, 70, 45},  {200, 200, 205}, {60, 60, 62}};
+    static const Rgb palette[] = {{235, 235, 235}, {25, 25, 28},  {160, 162, 168}, {95, 97, 102},
+                                  {170, 30, 30},   {30, 60, 140}, {20, 35, 70},    {40, 90, 60},
+                                  {200, 170, 60},  {110, 70, 45}, {200, 200, 205}, {60, 60, 62}};
     return palette[rng.uniformInt(0, 11)];
 }
 
@@ -259,7 +259,7 @@ void WorldBuilder::placeParkedCarsAndScenery(World& world)
     }
 
     auto scenery = std::make_shared<std::vector<SceneryItem>>();
-    static const Rgb facades[] = {{200, 185, 160}, {170, 170, 172}, {150, 80, 60}, {225, 222, 215},
+    static const Rgb facades[] = {{200, 185, 160}, {170, 170, 172}, {150, 80, 60},  {225, 222, 215},
                                   {120, 95, 75},   {185, 195, 205}, {210, 200, 170}};
     for (int side : {-1, 1}) {
         const double edge = side < 0 ? road.rightAsphaltEdge() - road.layout().sidewalkWidthM
@@ -317,8 +317,10 @@ Actor WorldBuilder::makeVehicle(World& world, int lane, double s, double speed)
     Actor a;
     a.id = world.m_nextId++;
     const double pick = rng.uniform();
-    a.kind = pick < 0.7 ? ActorKind::Car : pick < 0.85 ? ActorKind::Van : pick < 0.95 ? ActorKind::Truck
-                                                                                        : ActorKind::Emergency;
+    a.kind = pick < 0.7    ? ActorKind::Car
+             : pick < 0.85 ? ActorKind::Van
+             : pick < 0.95 ? ActorKind::Truck
+                           : ActorKind::Emergency;
     switch (a.kind) {
     case ActorKind::Van:
         a.length = rng.uniform(4.8, 5.6);
@@ -358,8 +360,8 @@ Actor WorldBuilder::makePedestrian(World& world, double s, bool rightSide)
 {
     Rng& rng = world.m_rng;
     const Road& road = *world.m_road;
-    static const Rgb shirts[] = {{180, 40, 40},   {40, 70, 150}, {230, 230, 220}, {40, 40, 45},
-                                 {60, 130, 70},   {200, 160, 40}, {120, 60, 130}, {150, 110, 80}};
+    static const Rgb shirts[] = {{180, 40, 40}, {40, 70, 150},  {230, 230, 220}, {40, 40, 45},
+                                 {60, 130, 70}, {200, 160, 40}, {120, 60, 130},  {150, 110, 80}};
     Actor a;
     a.id = world.m_nextId++;
     a.kind = ActorKind::Pedestrian;
@@ -378,10 +380,15 @@ Actor WorldBuilder::makePedestrian(World& world, double s, bool rightSide)
 
 bool WorldBuilder::laneFree(const World& world, int lane, double s, double clearanceM)
 {
-    for (const Actor& a : world.m_actors)
-        if (isDrivingVehicle(a.kind) && (a.lane == lane || a.targetLane == lane) &&
-            std::abs(a.s - s) < clearanceM + a.length / 2)
+    const Road& road = *world.m_road;
+    for (const Actor& a : world.m_actors) {
+        if (!isDrivingVehicle(a.kind) || std::abs(a.s - s) >= clearanceM + a.length / 2)
+            continue;
+        // In that lane, leaving it or entering it.
+        if (a.lane == lane || a.targetLane == lane || road.laneAt(a.d) == lane || road.laneAt(a.plan.d0) == lane ||
+            road.laneAt(a.plan.d1) == lane)
             return false;
+    }
     const EgoState& ego = world.m_ego;
     if ((ego.lane == lane || world.m_expert.targetLane == lane) && std::abs(ego.frenet.s - s) < clearanceM + 2.3)
         return false;

@@ -1,0 +1,348 @@
+// pitwall study create | ask | tell | should-prune | best | list
+#include "app/cli/cli.h"
+#include "app/cli/configargs.h"
+
+#include "core/hpo/study.h"
+#include "core/store/store.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+std::string requireValue(const Args& args, const std::string& name, const std::string& what)
+{
+    auto value = args.value(name);
+    if (!value || value->empty())
+        throw InputError("--" + name + " is required: " + what);
+    return *value;
+}
+
+int requireTrialNumber(const Args& args)
+{
+    const std::string text = requireValue(args, "trial", "the trial number that 'study ask' printed");
+    const auto number = parseInteger(text);
+    if (!number || *number < 0)
+        throw InputError("--trial '" + text + "' is not a trial number (an integer >= 0)");
+    return static_cast<int>(*number);
+}
+
+double parseValue(const std::string& text, const std::string& what)
+{
+    const auto value = parseDouble(text);
+    if (!value)
+        throw InputError(what + " '" + text + "' is not a number");
+    return *value;
+}
+
+std::int64_t parseCount(const Args& args, const std::string& name, std::int64_t fallback, std::int64_t minimum)
+{
+    const auto text = args.value(name);
+    if (!text)
+        return fallback;
+    const auto value = parseInteger(*text);
+    if (!value || *value < minimum)
+        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
+    return *value;
+}
+
+Study openStudy(Store& store, const Args& args)
+{
+    return Study::load(store, requireValue(args, "study", "the study's name"));
+}
+
+int createStudy(const Args& args)
+{
+    StudyOptions options;
+    const std::string direction = toLower(args.value("direction", "minimize"));
+    if (direction == "minimize")
+        options.direction = StudyDirection::Minimize;
+    else if (direction == "maximize")
+        options.direction = StudyDirection::Maximize;
+    else
+        throw InputError("--direction '" + direction + "' is not minimize or maximize");
+    const std::string samplerName = args.value("sampler", "tpe");
+    const auto sampler = parseSamplerKind(samplerName);
+    if (!sampler)
+        throw InputError("--sampler '" + samplerName + "' is not one of random, grid, tpe");
+    options.sampler.kind = *sampler;
+    if (auto seed = args.value("seed")) {
+        const auto parsed = parseInteger(*seed);
+        if (!parsed || *parsed < 0)
+            throw InputError("--seed '" + *seed + "' is not an integer >= 0");
+        options.sampler.seed = static_cast<std::uint64_t>(*parsed);
+    }
+    options.sampler.tpe.startupTrials =
+        static_cast<int>(parseCount(args, "startup-trials", options.sampler.tpe.startupTrials, 0));
+    options.sampler.tpe.multivariate = args.flag("multivariate");
+    options.sampler.tpe.constantLiar = args.flag("constant-liar");
+
+    const std::string prunerName = args.value("pruner", "median");
+    const auto pruner = parsePrunerKind(prunerName);
+    if (!pruner)
+        throw InputError("--pruner '" + prunerName + "' is not one of none, median, sha, hyperband");
+    options.pruner = PrunerSettings::defaults(*pruner);
+    options.pruner.warmupSteps = parseCount(args, "warmup-steps", options.pruner.warmupSteps, 0);
+    options.pruner.startupTrials =
+        static_cast<int>(parseCount(args, "pruner-startup-trials", options.pruner.startupTrials, 0));
+    if (args.value("min-resource"))
+        options.pruner.minResource = parseCount(args, "min-resource", 1, 1);
+    if (args.value("max-resource"))
+        options.pruner.maxResource = parseCount(args, "max-resource", 1, 1);
+    options.pruner.reductionFactor =
+        static_cast<int>(parseCount(args, "reduction-factor", options.pruner.reductionFactor, 2));
+    options.pruner = PrunerSettings::fromJson(options.pruner.toJson()); // range checks
+
+    const auto store = openStore(args.database(), OpenMode::ReadWrite);
+    const Study study = Study::create(*store, requireValue(args, "study", "a name for the new study"), options);
+    std::cout << "created study '" << study.record().name << "' (" << toLower(studyDirectionName(options.direction))
+              << ", sampler " << options.sampler.toJson().dump() << ", pruner " << options.pruner.toJson().dump()
+              << ") in " << store->location() << "\n";
+    return kExitOk;
+}
+
+int askTrial(const Args& args)
+{
+    const Schema schema = schemaWithWarnings();
+    std::vector<std::string> sections;
+    if (auto model = args.value("model")) {
+        sections = ownerSections(schema, *model);
+        if (sections.empty())
+            throw InputError("--model '" + *model + "' declares no config keys (known: " + join(schema.owners(), ", ") +
+                             ")");
+    }
+    const SearchSpace space = SearchSpace::load(requireValue(args, "space", "the search space YAML"), schema, sections);
+    const auto store = openStore(args.database(), OpenMode::ReadWrite);
+    Study study = openStudy(*store, args);
+    const AskedTrial asked = study.ask(space);
+    const nlohmann::json out{{"number", asked.trial.number},
+                             {"params", asked.params},
+                             {"fixed", asked.fixed},
+                             {"overrides", asked.overrides}};
+    std::cout << out.dump() << "\n";
+    return kExitOk;
+}
+
+int tellTrial(const Args& args)
+{
+    const int number = requireTrialNumber(args);
+    std::vector<std::pair<std::int64_t, double>> intermediate;
+    for (const std::string& item : args.values("intermediate")) {
+        const auto eq = item.find('=');
+        const auto step = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(0, eq));
+        if (!step || *step < 0)
+            throw InputError("--intermediate '" + item + "' is not STEP=VALUE with an integer step >= 0");
+        intermediate.emplace_back(*step, parseValue(item.substr(eq + 1), "--intermediate value"));
+    }
+    std::optional<double> value;
+    if (auto text = args.value("value"))
+        value = parseValue(*text, "--value");
+    std::optional<TrialState> state;
+    if (auto text = args.value("state")) {
+        state = parseTrialState(*text);
+        if (!state || *state == TrialState::Running || *state == TrialState::Waiting)
+            throw InputError("--state '" + *text + "' is not complete, pruned or fail");
+    }
+    if (value && state && *state != TrialState::Complete)
+        throw InputError("--value goes with a complete trial; a " + toLower(trialStateName(*state)) +
+                         " trial takes no value (a pruned one gets its last intermediate value)");
+    if (value && !state)
+        state = TrialState::Complete;
+    if (state == TrialState::Complete && !value)
+        throw InputError("--state complete needs --value V");
+    if (!state && intermediate.empty())
+        throw InputError("nothing to tell: give --value V, --state fail|pruned, or --intermediate STEP=VALUE");
+
+    const auto store = openStore(args.database(), OpenMode::ReadWrite);
+    Study study = openStudy(*store, args);
+    for (const auto& [step, v] : intermediate)
+        if (!study.report(number, step, v))
+            std::cerr << "warning: trial " << number << " already has a value at step " << step
+                      << "; the new one is ignored (as Optuna does)\n";
+    if (!state)
+        return kExitOk;
+    const TrialState ended = study.tell(number, *state, value);
+    if (ended != *state)
+        std::cerr << "warning: the value " << formatDouble(*value) << " is not acceptable; trial " << number
+                  << " is FAIL (as Optuna does)\n";
+    const TrialRecord trial = study.requireTrial(number);
+    std::cout << "trial " << number << ": " << trialStateName(trial.state);
+    if (!trial.values.empty())
+        std::cout << " (value " << formatDouble(trial.values.front()) << ")";
+    std::cout << "\n";
+    return kExitOk;
+}
+
+int shouldPrune(const Args& args)
+{
+    const int number = requireTrialNumber(args);
+    std::optional<std::int64_t> step;
+    if (args.value("step"))
+        step = parseCount(args, "step", 0, 0);
+    const auto store = openStore(args.database(), OpenMode::ReadWrite);
+    Study study = openStudy(*store, args);
+    std::cout << (study.shouldPrune(number, step) ? "true" : "false") << "\n";
+    return kExitOk;
+}
+
+int bestTrial(const Args& args)
+{
+    const auto store = openStore(args.database(), OpenMode::ReadOnly);
+    Study study = openStudy(*store, args);
+    const auto best = study.bestTrial();
+    if (!best) {
+        std::cerr << "study '" << study.record().name << "' has no complete trial yet\n";
+        return kExitFailure;
+    }
+    nlohmann::json params = nlohmann::json::object();
+    for (const TrialParam& p : best->params)
+        params[p.name] = p.value();
+    if (args.flag("json")) {
+        std::cout
+            << nlohmann::json{{"number", best->number}, {"value", best->values.front()}, {"params", params}}.dump()
+            << "\n";
+        return kExitOk;
+    }
+    std::cout << "best trial " << best->number << " of '" << study.record().name << "': value "
+              << formatDouble(best->values.front()) << "\n";
+    for (const TrialParam& p : best->params)
+        std::cout << "  " << p.name << ": " << overrideText(p.value()) << "\n";
+    return kExitOk;
+}
+
+int listStudies(const Args& args)
+{
+    const auto store = openStore(args.database(), OpenMode::ReadOnly);
+    const auto studies = store->listStudies();
+    nlohmann::json out = nlohmann::json::array();
+    for (const StudySummary& s : studies) {
+        nlohmann::json row{
+            {"name", s.study.name},
+            {"directions", nlohmann::json::array()},
+            {"trials", s.total()},
+            {"complete", s.complete},
+            {"pruned", s.pruned},
+            {"failed", s.failed},
+            {"running", s.running},
+            {"best_value", s.bestValue ? nlohmann::json(*s.bestValue) : nlohmann::json(nullptr)},
+            {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
+        for (StudyDirection d : s.study.directions)
+            row["directions"].push_back(toLower(studyDirectionName(d)));
+        if (s.study.directions.size() == 1) {
+            const StudyOptions options = studyOptions(s.study);
+            row["sampler"] = samplerKindName(options.sampler.kind);
+            row["pruner"] = prunerKindName(options.pruner.kind);
+        }
+        out.push_back(row);
+    }
+    if (args.flag("json")) {
+        std::cout << nlohmann::json{{"studies", out}}.dump(2) << "\n";
+        return kExitOk;
+    }
+    if (out.empty()) {
+        std::cout << "no studies in " << store->location() << "\n";
+        return kExitOk;
+    }
+    std::printf("%-28s %-9s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", "direction", "sampler", "pruner", "trials",
+                "complete", "pruned", "failed", "running", "best");
+    for (const auto& row : out)
+        std::printf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", row["name"].get<std::string>().c_str(),
+                    join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
+                    row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
+                    row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
+                    row["failed"].get<int>(), row["running"].get<int>(),
+                    row["best_value"].is_null() ? "-" : formatDouble(row["best_value"].get<double>()).c_str());
+    return kExitOk;
+}
+
+OptionSpec studyOption()
+{
+    return {"study", "NAME", "the study's name"};
+}
+OptionSpec trialOption()
+{
+    return {"trial", "N", "the trial's number (printed by 'study ask')"};
+}
+
+} // namespace
+
+void addStudyCommands(Cli& cli)
+{
+    cli.add({"study create",
+             "create a study with its sampler and pruner",
+             "--study NAME [--direction minimize|maximize] [--sampler random|grid|tpe] [--seed S]\n"
+             "       [--pruner none|median|sha|hyperband] [options] [--db FILE]",
+             "The study lives in the results database in Optuna's layout; the sampler and pruner settings are\n"
+             "stored with it, so every later 'study ask' and 'study should-prune' uses them. Defaults are\n"
+             "Optuna's: minimize, TPE (10 random start-up trials, 24 candidates), median pruner (5 start-up\n"
+             "trials). sha: min resource auto, reduction factor 4; hyperband: min resource 1, max resource auto,\n"
+             "reduction factor 3. A study that Optuna created (without these settings) uses TPE and median.",
+             {dbOption(),
+              studyOption(),
+              {"direction", "DIR", "minimize (default) or maximize"},
+              {"sampler", "NAME", "random, grid or tpe (default)"},
+              {"seed", "S", "sampler seed: the same seed and history give the same parameters"},
+              {"startup-trials", "N", "TPE: random trials before TPE takes over (default 10)"},
+              {"multivariate", "", "TPE: model the parameters jointly"},
+              {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out"},
+              {"pruner", "NAME", "none, median (default), sha or hyperband"},
+              {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
+              {"pruner-startup-trials", "N", "median: no pruning before this many complete trials (default 5)"},
+              {"min-resource", "N", "sha, hyperband: steps before the first rung"},
+              {"max-resource", "N", "hyperband: the longest a trial runs (default: auto)"},
+              {"reduction-factor", "N", "sha (default 4), hyperband (default 3)"}},
+             createStudy});
+    cli.add(
+        {"study ask",
+         "start a trial: sample its parameters and print them as one JSON line",
+         "--study NAME --space SPACE.yaml [--model NAME] [--db FILE]",
+         "Prints {\"number\": N, \"params\": {...}, \"fixed\": {...}, \"overrides\": [...]} on one line. params are\n"
+         "the sampled values by the space's names; overrides are \"config.key=value\" for every name, ready\n"
+         "for 'pitwall train'. Bare names in the space (box, min_lr) resolve inside --model's keys\n"
+         "(e.g. --model autospeed: autospeed.box). The trial is RUNNING until 'study tell'.",
+         {dbOption(),
+          studyOption(),
+          {"space", "FILE", "search space (AutoSpeed's YAML format)"},
+          {"model", "NAME", "model plugin whose keys bare names resolve in"}},
+         askTrial});
+    cli.add({"study tell",
+             "report intermediate values of a trial and/or finish it",
+             "--study NAME --trial N [--intermediate STEP=VALUE]... [--value V | --state fail|pruned] [--db FILE]",
+             "--intermediate reports a value at a step (e.g. an epoch), repeatable; --value completes the trial;\n"
+             "--state pruned or fail ends it without a value (a pruned trial keeps its last intermediate value).\n"
+             "A finished trial cannot change.",
+             {dbOption(),
+              studyOption(),
+              trialOption(),
+              {"value", "V", "the objective value; completes the trial"},
+              {"state", "STATE", "complete, pruned or fail"},
+              {"intermediate", "STEP=VALUE", "an intermediate value (repeatable)", true}},
+             tellTrial});
+    cli.add({"study should-prune",
+             "ask the study's pruner whether a running trial should stop (prints true/false)",
+             "--study NAME --trial N [--step S] [--db FILE]",
+             "Judges the trial at its last reported step, or at --step S (which must have a value). Pruning is\n"
+             "the caller's move: stop the work and run 'study tell --state pruned'.",
+             {dbOption(), studyOption(), trialOption(), {"step", "S", "judge at this reported step"}},
+             shouldPrune});
+    cli.add({"study best",
+             "show the best complete trial of a study",
+             "--study NAME [--json] [--db FILE]",
+             "--json prints {\"number\": N, \"value\": V, \"params\": {...}} on one line. Exit status 1 when no\n"
+             "trial is complete yet.",
+             {dbOption(), studyOption(), jsonOption()},
+             bestTrial});
+    cli.add({"study list",
+             "list the studies with their sampler, pruner and trial counts",
+             "[--json] [--db FILE]",
+             "Lists studies written by Pitwall and by Optuna.",
+             {dbOption(), jsonOption()},
+             listStudies});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,170 @@
+#include "core/engine/train/variants.h"
+
+#include "core/util/error.h"
+#include "core/util/paths.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+namespace pitwall::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+SourceLocation at(const std::string& file, const YAML::Node& node)
+{
+    SourceLocation where{file};
+    if (!node.Mark().is_null()) {
+        where.line = node.Mark().line + 1;
+        where.column = node.Mark().column + 1;
+    }
+    return where;
+}
+
+std::vector<std::string> stringList(const std::string& file, const YAML::Node& node, const std::string& what)
+{
+    std::vector<std::string> out;
+    if (!node)
+        return out;
+    if (node.IsScalar())
+        return {node.Scalar()};
+    if (!node.IsSequence())
+        throw InputError(at(file, node), "'" + what + "' must be a string or a list of strings");
+    for (const YAML::Node& item : node) {
+        if (!item.IsScalar())
+            throw InputError(at(file, item), "'" + what + "' entries must be strings");
+        out.push_back(item.Scalar());
+    }
+    return out;
+}
+
+std::vector<std::string> relativeTo(const std::string& file, const std::vector<std::string>& paths)
+{
+    std::vector<std::string> out;
+    for (const std::string& p : paths)
+        out.push_back(fs::path(p).is_absolute() ? p : (fs::path(file).parent_path() / p).lexically_normal().string());
+    return out;
+}
+
+} // namespace
+
+VariantsFile readVariantsFile(const std::string& path)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(readTextFile(path));
+    } catch (const YAML::ParserException& e) {
+        throw InputError(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap())
+        throw InputError(SourceLocation{path}, "a variants file is a mapping with 'name', 'seeds' and 'variants'");
+    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "variants"};
+    for (const auto& item : root)
+        if (std::find(known.begin(), known.end(), item.first.Scalar()) == known.end())
+            throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
+                                                       "' (known: name, base, seeds, quality, variants)");
+    VariantsFile file;
+    file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
+    file.base = relativeTo(path, stringList(path, root["base"], "base"));
+    try {
+        if (root["seeds"])
+            for (const YAML::Node& s : root["seeds"])
+                file.seeds.push_back(s.as<std::int64_t>());
+    } catch (const YAML::Exception&) {
+        throw InputError(at(path, root["seeds"]), "'seeds' must be a list of integers");
+    }
+    if (file.seeds.empty())
+        file.seeds = {0};
+    if (const YAML::Node q = root["quality"]) {
+        if (!q.IsMap())
+            throw InputError(at(path, q), "'quality' is a mapping {metric, label, better: lower|higher}");
+        if (q["metric"])
+            file.qualityMetric = q["metric"].as<std::string>();
+        file.qualityLabel = q["label"] ? q["label"].as<std::string>() : file.qualityMetric;
+        if (q["better"]) {
+            const std::string better = q["better"].as<std::string>();
+            if (better != "lower" && better != "higher")
+                throw InputError(at(path, q["better"]), "'better' must be lower or higher, got '" + better + "'");
+            file.qualityHigherIsBetter = better == "higher";
+        }
+    }
+    const YAML::Node variants = root["variants"];
+    if (!variants || !variants.IsSequence() || variants.size() == 0)
+        throw InputError(at(path, root), "'variants' must be a non-empty list");
+    for (const YAML::Node& v : variants) {
+        if (!v.IsMap() || !v["name"])
+            throw InputError(at(path, v), "each variant needs a 'name' (and 'configs' and/or 'overrides')");
+        VariantSpec spec;
+        spec.name = v["name"].as<std::string>();
+        for (const VariantSpec& other : file.variants)
+            if (other.name == spec.name)
+                throw InputError(at(path, v["name"]), "variant '" + spec.name + "' is listed twice");
+        spec.configs = relativeTo(path, stringList(path, v["configs"], "configs"));
+        spec.overrides = stringList(path, v["overrides"], "overrides");
+        file.variants.push_back(std::move(spec));
+    }
+    return file;
+}
+
+ResolvedConfig resolveVariant(const Schema& schema, const VariantsFile& file, const VariantSpec& variant,
+                              const std::vector<std::string>& extraOverrides)
+{
+    std::vector<std::string> files = file.base;
+    files.insert(files.end(), variant.configs.begin(), variant.configs.end());
+    std::vector<std::string> overrides = variant.overrides;
+    overrides.insert(overrides.end(), extraOverrides.begin(), extraOverrides.end());
+    ResolvedConfig config = resolveConfig(schema, files, overrides);
+    config.set("experiment.name", ConfigValue(file.name + "/" + variant.name),
+               ValueOrigin{OriginKind::Program, {}, "variant benchmark"});
+    return config;
+}
+
+VariantResult summariseVariant(const VariantsFile& file, const std::string& name, const ExperimentResult& run)
+{
+    VariantResult r;
+    r.name = name;
+    r.study = run.study;
+    r.seeds = run.seeds;
+    std::vector<double> pre, post, total, compute, full, quality;
+    for (const SeedResult& s : run.seeds) {
+        double preS = 0, postS = 0, samples = 0, stepSeconds = 0, wallSeconds = 0;
+        for (const StageResult& st : s.train.stages) {
+            (st.stage == "pretrain" ? preS : postS) += st.seconds;
+            if (st.computeFps > 0)
+                stepSeconds += st.seconds * st.fullFps / st.computeFps; // samples / compute FPS
+            samples += st.seconds * st.fullFps;
+            wallSeconds += st.seconds;
+        }
+        pre.push_back(preS);
+        post.push_back(postS);
+        total.push_back(preS + postS);
+        if (stepSeconds > 0)
+            compute.push_back(samples / stepSeconds);
+        if (wallSeconds > 0)
+            full.push_back(samples / wallSeconds);
+        if (auto it = s.train.finalMetrics.find(file.qualityMetric); it != s.train.finalMetrics.end())
+            quality.push_back(it->second);
+    }
+    r.pretrainSeconds = meanStd(pre);
+    r.posttrainSeconds = meanStd(post);
+    r.totalSeconds = meanStd(total);
+    r.computeFps = meanStd(compute);
+    r.fullFps = meanStd(full);
+    r.quality = meanStd(quality);
+    return r;
+}
+
+Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results)
+{
+    Table table({"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS", "Full FPS",
+                 file.qualityLabel + (file.qualityHigherIsBetter ? " ↑" : " ↓")});
+    for (const VariantResult& r : results)
+        table.addRow({r.name, formatFixed(r.pretrainSeconds.mean, 1), formatFixed(r.posttrainSeconds.mean, 1),
+                      formatFixed(r.totalSeconds.mean, 1), formatFixed(r.computeFps.mean, 1),
+                      formatFixed(r.fullFps.mean, 1), r.quality.toString(3)});
+    return table;
+}
+
+} // namespace pitwall::engine

@@ -1,0 +1,55 @@
+#pragma once
+// Variant benchmarks (`pitwall bench variants FILE`): the same experiment under several configurations,
+// each trained for N seeds, summarised as LEAD's speed table (per-stage time, throughput, quality mean ± std).
+//
+// Variants file (YAML):
+//   name: lead-speed                  # study prefix in the results store
+//   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
+//   seeds: [0, 1, 2]
+//   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
+//   variants:
+//     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
+// Plain values only: no torch in this header.
+
+#include "core/engine/train/experiment.h"
+#include "core/report/table.h"
+
+#include <string>
+#include <vector>
+
+namespace pitwall::engine {
+
+struct VariantSpec {
+    std::string name;
+    std::vector<std::string> configs;   // resolved paths
+    std::vector<std::string> overrides;
+};
+
+struct VariantsFile {
+    std::string name;
+    std::vector<std::string> base;      // resolved paths
+    std::vector<std::int64_t> seeds;
+    std::string qualityMetric = "waypoint_l1";
+    std::string qualityLabel = "Waypoint L1 (m)";
+    bool qualityHigherIsBetter = false;
+    std::vector<VariantSpec> variants;
+};
+
+// Reads and checks a variants file, and resolves every variant's configuration (so a bad variant fails
+// before anything trains). InputError with file:line:column otherwise.
+VariantsFile readVariantsFile(const std::string& path);
+ResolvedConfig resolveVariant(const Schema& schema, const VariantsFile& file, const VariantSpec& variant,
+                              const std::vector<std::string>& extraOverrides);
+
+struct VariantResult {
+    std::string name;
+    std::string study;
+    std::vector<SeedResult> seeds;
+    MeanStd pretrainSeconds, posttrainSeconds, totalSeconds, computeFps, fullFps, quality;
+};
+
+// The LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality.
+Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results);
+VariantResult summariseVariant(const VariantsFile& file, const std::string& name, const ExperimentResult& run);
+
+} // namespace pitwall::engine

@@ -1,0 +1,229 @@
+#include "core/hpo/internal/parzen.h"
+
+#include "core/hpo/internal/truncnorm.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace pitwall::hpo_internal {
+
+namespace {
+
+constexpr double kEps = 1e-12;
+constexpr double kSigma0Magnitude = 0.2;
+
+} // namespace
+
+std::vector<double> defaultWeights(std::size_t count)
+{
+    if (count < 25)
+        return std::vector<double>(count, 1.0);
+    // numpy.linspace(1/n, 1, n - 25) then 25 ones.
+    std::vector<double> weights(count, 1.0);
+    const std::size_t ramp = count - 25;
+    const double start = 1.0 / static_cast<double>(count);
+    for (std::size_t i = 0; i < ramp; ++i)
+        weights[i] = ramp == 1 ? start : start + (1.0 - start) * static_cast<double>(i) / static_cast<double>(ramp - 1);
+    return weights;
+}
+
+ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observations,
+                                 const std::vector<Distribution>& space, const ParzenOptions& options)
+    : m_space(space)
+{
+    const std::size_t n = observations.empty() ? 0 : observations.front().size();
+    const bool prior = options.considerPrior || n == 0;
+
+    m_weights = defaultWeights(n);
+    if (prior)
+        m_weights.push_back(options.priorWeight);
+    const double total = std::accumulate(m_weights.begin(), m_weights.end(), 0.0);
+    for (double& w : m_weights)
+        w /= total;
+    const std::size_t kernels = m_weights.size();
+
+    const double sigma0 = kSigma0Magnitude * std::pow(static_cast<double>(std::max<std::size_t>(n, 1)),
+                                                      -1.0 / (static_cast<double>(space.size()) + 4.0));
+
+    for (std::size_t p = 0; p < space.size(); ++p) {
+        const Distribution& dist = space[p];
+        Dimension d;
+        if (dist.kind == Distribution::Kind::Categorical) {
+            d.categorical = true;
+            const std::size_t choices = dist.choices.size();
+            const double fill = options.priorWeight / static_cast<double>(prior ? n + 1 : n);
+            d.categoricalWeights.assign(kernels, std::vector<double>(choices, fill));
+            for (std::size_t i = 0; i < n; ++i)
+                d.categoricalWeights[i][static_cast<std::size_t>(observations[p][i])] += 1.0;
+            for (auto& row : d.categoricalWeights) {
+                const double sum = std::accumulate(row.begin(), row.end(), 0.0);
+                for (double& w : row)
+                    w /= sum;
+            }
+            m_dims.push_back(std::move(d));
+            continue;
+        }
+        d.log = dist.log;
+        if (dist.kind == Distribution::Kind::Float) {
+            if (dist.log) {
+                d.low = std::log(dist.low);
+                d.high = std::log(dist.high);
+            } else if (dist.step) {
+                d.step = *dist.step;
+                d.low = dist.low - 0.5 * d.step;
+                d.high = dist.high + 0.5 * d.step;
+            } else {
+                d.low = dist.low;
+                d.high = dist.high;
+            }
+        } else if (dist.log) {
+            d.low = std::log(dist.low - 0.5);
+            d.high = std::log(dist.high + 0.5);
+        } else {
+            d.step = dist.step.value_or(1.0);
+            d.low = dist.low - 0.5 * d.step;
+            d.high = dist.high + 0.5 * d.step;
+        }
+
+        d.mus.resize(kernels);
+        for (std::size_t i = 0; i < n; ++i)
+            d.mus[i] = toModel(d, observations[p][i]);
+        if (prior)
+            d.mus[n] = 0.5 * (d.low + d.high);
+        d.sigmas.assign(kernels, 0.0);
+        if (options.multivariate) {
+            std::fill(d.sigmas.begin(), d.sigmas.end(), sigma0 * (d.high - d.low));
+        } else {
+            // Each kernel is as wide as the larger gap to its sorted neighbours (bounds as outer neighbours).
+            std::vector<std::size_t> order(kernels);
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::size_t a, std::size_t b) { return d.mus[a] < d.mus[b]; });
+            std::vector<double> points;
+            points.reserve(kernels + 2);
+            points.push_back(d.low);
+            for (std::size_t i : order)
+                points.push_back(d.mus[i]);
+            points.push_back(d.high);
+            std::vector<double> sorted(kernels);
+            for (std::size_t i = 0; i < kernels; ++i)
+                sorted[i] = std::max(points[i + 1] - points[i], points[i + 2] - points[i + 1]);
+            if (!options.considerEndpoints && points.size() >= 4) {
+                sorted.front() = points[2] - points[1];
+                sorted.back() = points[points.size() - 2] - points[points.size() - 3];
+            }
+            for (std::size_t i = 0; i < kernels; ++i)
+                d.sigmas[order[i]] = sorted[i];
+        }
+        const double maxSigma = d.high - d.low;
+        const double minSigma =
+            options.considerMagicClip ? (d.high - d.low) / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
+        for (double& s : d.sigmas)
+            s = std::clamp(s, minSigma, maxSigma);
+        if (prior)
+            d.sigmas[n] = d.high - d.low;
+        m_dims.push_back(std::move(d));
+    }
+    m_optuna31Density = options.optuna31Density;
+}
+
+std::vector<std::vector<double>> ParzenEstimator::sample(Rng& rng, int count) const
+{
+    std::vector<double> cumulative(m_weights.size());
+    std::partial_sum(m_weights.begin(), m_weights.end(), cumulative.begin());
+    std::vector<std::size_t> active(static_cast<std::size_t>(count));
+    for (auto& a : active)
+        a = rng.choice(cumulative);
+
+    std::vector<std::vector<double>> out(m_dims.size(), std::vector<double>(static_cast<std::size_t>(count)));
+    for (std::size_t p = 0; p < m_dims.size(); ++p) {
+        const Dimension& d = m_dims[p];
+        const Distribution& dist = m_space[p];
+        for (std::size_t k = 0; k < active.size(); ++k) {
+            const std::size_t i = active[k];
+            if (d.categorical) {
+                const double u = rng.uniform();
+                double sum = 0.0;
+                std::size_t index = 0;
+                for (double w : d.categoricalWeights[i]) {
+                    sum += w;
+                    if (sum < u)
+                        ++index;
+                }
+                out[p][k] = static_cast<double>(std::min(index, dist.choices.size() - 1));
+                continue;
+            }
+            const double mu = d.mus[i], sigma = d.sigmas[i];
+            const double x = truncnormPpf(rng.uniform(), (d.low - mu) / sigma, (d.high - mu) / sigma) * sigma + mu;
+            double value = d.log ? std::exp(x) : x;
+            if (d.step > 0.0)
+                value = roundHalfEven((value - dist.low) / d.step) * d.step + dist.low;
+            else if (dist.kind == Distribution::Kind::Int)
+                value = roundHalfEven(value);
+            out[p][k] = std::clamp(value, dist.low, dist.high);
+        }
+    }
+    return out;
+}
+
+std::vector<double> ParzenEstimator::logPdf(const std::vector<std::vector<double>>& samples) const
+{
+    const std::size_t count = samples.empty() ? 0 : samples.front().size();
+    const std::size_t kernels = m_weights.size();
+    // component[k * kernels + i] = log density of sample k under kernel i, summed over dimensions.
+    std::vector<double> component(count * kernels, 0.0);
+    for (std::size_t p = 0; p < m_dims.size(); ++p) {
+        const Dimension& d = m_dims[p];
+        if (d.categorical) {
+            for (std::size_t k = 0; k < count; ++k)
+                for (std::size_t i = 0; i < kernels; ++i)
+                    component[k * kernels + i] +=
+                        std::log(d.categoricalWeights[i][static_cast<std::size_t>(samples[p][k])]);
+            continue;
+        }
+        // Per kernel: the log mass inside the bounds, shared by every sample.
+        std::vector<double> logAccept(kernels);
+        for (std::size_t i = 0; i < kernels; ++i)
+            logAccept[i] = logGaussMass((d.low - d.mus[i]) / d.sigmas[i], (d.high - d.mus[i]) / d.sigmas[i]);
+        for (std::size_t k = 0; k < count; ++k) {
+            const double x = toModel(d, samples[p][k]);
+            for (std::size_t i = 0; i < kernels; ++i) {
+                const double mu = d.mus[i], sigma = d.sigmas[i];
+                double value;
+                if (d.step > 0.0) {
+                    const double upper = std::min(x + 0.5 * d.step, d.high);
+                    const double lower = std::max(x - 0.5 * d.step, d.low);
+                    value = logGaussMass((lower - mu) / sigma, (upper - mu) / sigma) - logAccept[i];
+                } else {
+                    const double z = (x - mu) / sigma;
+                    value = (z < (d.low - mu) / sigma || z > (d.high - mu) / sigma)
+                                ? -std::numeric_limits<double>::infinity()
+                                : -0.5 * z * z - 0.91893853320467274178 - logAccept[i];
+                    if (!m_optuna31Density)
+                        value -= std::log(sigma);
+                }
+                component[k * kernels + i] += value;
+            }
+        }
+    }
+    std::vector<double> out(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        double high = -std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < kernels; ++i) {
+            component[k * kernels + i] += std::log(m_weights[i]);
+            high = std::max(high, component[k * kernels + i]);
+        }
+        if (high == -std::numeric_limits<double>::infinity()) {
+            out[k] = high;
+            continue;
+        }
+        double sum = 0.0;
+        for (std::size_t i = 0; i < kernels; ++i)
+            sum += std::exp(component[k * kernels + i] - high);
+        out[k] = std::log(sum) + high;
+    }
+    return out;
+}
+
+} // namespace pitwall::hpo_internal

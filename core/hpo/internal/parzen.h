@@ -1,0 +1,59 @@
+#pragma once
+// TPE's Parzen estimator: a mixture with one truncated-normal (numbers) or smoothed one-hot (categorical)
+// kernel per observation plus a prior kernel, after optuna/samplers/_tpe/parzen_estimator.py (3.1).
+// Numbers are modelled in log space for log distributions and with half-step margins for discrete ones.
+// Internal to core/hpo.
+
+#include "core/hpo/internal/rng.h"
+#include "core/store/records.h"
+
+#include <cmath>
+#include <vector>
+
+namespace pitwall::hpo_internal {
+
+struct ParzenOptions {
+    bool considerPrior = true;
+    double priorWeight = 1.0;
+    bool considerMagicClip = true;
+    bool considerEndpoints = false;
+    bool multivariate = false; // Scott's-rule bandwidths shared by all kernels, instead of neighbour gaps
+    // Optuna 3.1's truncated-normal log density leaves out the -log(sigma) of the change of variables
+    // (_truncnorm.logpdf); true reproduces that, false uses the exact density.
+    bool optuna31Density = true;
+};
+
+// Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n up to 1 before them.
+std::vector<double> defaultWeights(std::size_t count);
+
+class ParzenEstimator {
+public:
+    // observations[p][i]: internal value of parameter p in observation i (oldest first); every parameter
+    // has the same number of observations. Categorical values are choice indices.
+    ParzenEstimator(const std::vector<std::vector<double>>& observations, const std::vector<Distribution>& space,
+                    const ParzenOptions& options);
+
+    // `count` joint samples: result[p][k] is parameter p of sample k, in internal representation (rounded
+    // to the step and clipped to the bounds, as a trial would store it).
+    std::vector<std::vector<double>> sample(Rng& rng, int count) const;
+    // log density of each joint sample.
+    std::vector<double> logPdf(const std::vector<std::vector<double>>& samples) const;
+
+private:
+    struct Dimension {
+        bool categorical = false;
+        bool log = false;
+        double low = 0.0, high = 0.0;                        // modelled bounds (log space, half-step margins)
+        double step = 0.0;                                   // 0: continuous
+        std::vector<double> mus, sigmas;                     // per kernel
+        std::vector<std::vector<double>> categoricalWeights; // per kernel, per choice
+    };
+    double toModel(const Dimension& d, double value) const { return d.log ? std::log(value) : value; }
+
+    std::vector<Distribution> m_space;
+    std::vector<double> m_weights; // kernel weights, sum 1
+    std::vector<Dimension> m_dims;
+    bool m_optuna31Density = true;
+};
+
+} // namespace pitwall::hpo_internal

@@ -1,0 +1,178 @@
+#include "core/hpo/sampler.h"
+
+#include "core/hpo/internal/samplers.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pitwall {
+
+std::string_view samplerKindName(SamplerKind kind)
+{
+    switch (kind) {
+    case SamplerKind::Random:
+        return "random";
+    case SamplerKind::Grid:
+        return "grid";
+    case SamplerKind::Tpe:
+        return "tpe";
+    }
+    return "?";
+}
+
+std::optional<SamplerKind> parseSamplerKind(std::string_view name)
+{
+    for (SamplerKind kind : {SamplerKind::Random, SamplerKind::Grid, SamplerKind::Tpe})
+        if (name == samplerKindName(kind))
+            return kind;
+    return std::nullopt;
+}
+
+Json SamplerSettings::toJson() const
+{
+    Json json{{"name", samplerKindName(kind)}, {"seed", seed ? Json(*seed) : Json(nullptr)}};
+    if (kind == SamplerKind::Tpe) {
+        json["n_startup_trials"] = tpe.startupTrials;
+        json["n_ei_candidates"] = tpe.eiCandidates;
+        json["prior_weight"] = tpe.priorWeight;
+        json["consider_prior"] = tpe.considerPrior;
+        json["consider_magic_clip"] = tpe.considerMagicClip;
+        json["consider_endpoints"] = tpe.considerEndpoints;
+        json["multivariate"] = tpe.multivariate;
+        json["constant_liar"] = tpe.constantLiar;
+    }
+    return json;
+}
+
+SamplerSettings SamplerSettings::fromJson(const Json& json)
+{
+    if (!json.is_object())
+        throw InputError("sampler settings are not a JSON object: " + json.dump());
+    SamplerSettings settings;
+    try {
+        const std::string name = json.value("name", "tpe");
+        const auto kind = parseSamplerKind(name);
+        if (!kind)
+            throw InputError("unknown sampler '" + name + "' (known: random, grid, tpe)");
+        settings.kind = *kind;
+        if (json.contains("seed") && !json["seed"].is_null())
+            settings.seed = json["seed"].get<std::uint64_t>();
+        TpeOptions& tpe = settings.tpe;
+        tpe.startupTrials = json.value("n_startup_trials", tpe.startupTrials);
+        tpe.eiCandidates = json.value("n_ei_candidates", tpe.eiCandidates);
+        tpe.priorWeight = json.value("prior_weight", tpe.priorWeight);
+        tpe.considerPrior = json.value("consider_prior", tpe.considerPrior);
+        tpe.considerMagicClip = json.value("consider_magic_clip", tpe.considerMagicClip);
+        tpe.considerEndpoints = json.value("consider_endpoints", tpe.considerEndpoints);
+        tpe.multivariate = json.value("multivariate", tpe.multivariate);
+        tpe.constantLiar = json.value("constant_liar", tpe.constantLiar);
+    } catch (const Json::exception& error) {
+        throw InputError("malformed sampler settings " + json.dump() + ": " + error.what());
+    }
+    if (settings.tpe.startupTrials < 0 || settings.tpe.eiCandidates < 1 || !(settings.tpe.priorWeight > 0.0))
+        throw InputError("sampler settings out of range: " + json.dump());
+    return settings;
+}
+
+std::unique_ptr<Sampler> makeSampler(const SamplerSettings& settings)
+{
+    switch (settings.kind) {
+    case SamplerKind::Random:
+        return hpo_internal::makeRandomSampler();
+    case SamplerKind::Grid:
+        return hpo_internal::makeGridSampler();
+    case SamplerKind::Tpe:
+        return hpo_internal::makeTpeSampler(settings.tpe);
+    }
+    return nullptr;
+}
+
+bool isSingleValued(const Distribution& d)
+{
+    switch (d.kind) {
+    case Distribution::Kind::Categorical:
+        return d.choices.size() == 1;
+    case Distribution::Kind::Float:
+        if (d.low == d.high)
+            return true;
+        return d.step && (d.high - d.low) < *d.step;
+    case Distribution::Kind::Int:
+        if (d.low == d.high)
+            return true;
+        return !d.log && (d.high - d.low) < d.step.value_or(1.0);
+    }
+    return false;
+}
+
+bool sameDistribution(const Distribution& a, const Distribution& b)
+{
+    if (a.kind != b.kind)
+        return false;
+    if (a.kind == Distribution::Kind::Categorical)
+        return a.choices == b.choices;
+    const double stepA = a.step.value_or(a.kind == Distribution::Kind::Int ? 1.0 : 0.0);
+    const double stepB = b.step.value_or(b.kind == Distribution::Kind::Int ? 1.0 : 0.0);
+    return a.low == b.low && a.high == b.high && a.log == b.log && stepA == stepB;
+}
+
+namespace hpo_internal {
+
+double singleValue(const Distribution& d)
+{
+    return d.kind == Distribution::Kind::Categorical ? 0.0 : d.low;
+}
+
+double sampleUniformly(const Distribution& d, Rng& rng)
+{
+    if (isSingleValued(d))
+        return singleValue(d);
+    switch (d.kind) {
+    case Distribution::Kind::Categorical:
+        return static_cast<double>(std::min(rng.index(d.choices.size()), d.choices.size() - 1));
+    case Distribution::Kind::Float:
+        if (d.log)
+            return std::min(std::exp(rng.uniform(std::log(d.low), std::log(d.high))),
+                            std::nextafter(d.high, -std::numeric_limits<double>::infinity()));
+        if (d.step) {
+            const double x = rng.uniform(d.low - 0.5 * *d.step, d.high + 0.5 * *d.step);
+            return std::clamp(roundHalfEven((x - d.low) / *d.step) * *d.step + d.low, d.low, d.high);
+        }
+        return std::min(rng.uniform(d.low, d.high), std::nextafter(d.high, -std::numeric_limits<double>::infinity()));
+    case Distribution::Kind::Int: {
+        if (d.log)
+            return std::clamp(roundHalfEven(std::exp(rng.uniform(std::log(d.low - 0.5), std::log(d.high + 0.5)))),
+                              d.low, d.high);
+        const double step = d.step.value_or(1.0);
+        const double x = rng.uniform(d.low - 0.5 * step, d.high + 0.5 * step);
+        return std::clamp(roundHalfEven((x - d.low) / step) * step + d.low, d.low, d.high);
+    }
+    }
+    return d.low;
+}
+
+namespace {
+
+class RandomSampler final : public Sampler {
+public:
+    SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const override
+    {
+        Rng rng(context.seed);
+        SampleResult result;
+        for (const ParamRequest& request : requests)
+            result.internalValues.push_back(sampleUniformly(request.distribution, rng));
+        return result;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Sampler> makeRandomSampler()
+{
+    return std::make_unique<RandomSampler>();
+}
+
+} // namespace hpo_internal
+
+} // namespace pitwall

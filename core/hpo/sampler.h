@@ -1,0 +1,81 @@
+#pragma once
+// Samplers choose the parameter values of a new trial from the trials a study already has: random, grid
+// (the Cartesian product, each point once) and TPE (Optuna 3.1's Tree-structured Parzen Estimator).
+//
+// Samplers keep no state between calls: everything they learn comes from the trials passed in, as with
+// Optuna over a shared database, so any process may ask for the next trial. A sampler is deterministic for
+// a given SampleContext (the seed included). Thread safety: sample() is const and may run concurrently.
+
+#include "core/store/records.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+enum class SamplerKind { Random, Grid, Tpe };
+std::string_view samplerKindName(SamplerKind kind); // "random", "grid", "tpe"
+std::optional<SamplerKind> parseSamplerKind(std::string_view name);
+
+// TPE's settings, with Optuna 3.1's defaults.
+struct TpeOptions {
+    int startupTrials = 10; // random sampling until this many trials are complete or pruned
+    int eiCandidates = 24;  // candidates drawn from l(x); the one maximising l(x)/g(x) wins
+    double priorWeight = 1.0;
+    bool considerPrior = true;
+    bool considerMagicClip = true;
+    bool considerEndpoints = false;
+    bool multivariate = false; // model the parameters every finished trial shares jointly
+    bool constantLiar = false; // running trials count as the worst observations (parallel workers)
+};
+
+struct SamplerSettings {
+    SamplerKind kind = SamplerKind::Tpe;
+    std::optional<std::uint64_t> seed; // none: every ask draws fresh entropy
+    TpeOptions tpe;
+
+    // {"name": "tpe", "seed": 1, "n_startup_trials": 10, ...}; fromJson fills what is missing with the
+    // defaults and throws InputError for an unknown sampler name or a malformed value.
+    Json toJson() const;
+    static SamplerSettings fromJson(const Json& json);
+};
+
+// One parameter to sample, as the search space declares it.
+struct ParamRequest {
+    std::string name;
+    Distribution distribution;
+};
+
+struct SampleContext {
+    std::string studyName;
+    StudyDirection direction = StudyDirection::Minimize;
+    std::span<const TrialRecord> trials; // the study's trials, in number order; the new trial may be among them
+    int trialNumber = 0;                 // the trial being sampled
+    std::uint64_t seed = 0;              // this trial's random seed
+};
+
+struct SampleResult {
+    std::vector<double> internalValues;     // one per request, Optuna's internal representation
+    Json trialSystemAttrs = Json::object(); // to store on the new trial (grid: search_space, grid_id)
+};
+
+class Sampler {
+public:
+    virtual ~Sampler() = default;
+    // Throws InputError when the requests cannot be sampled (a continuous range on a grid, an exhausted
+    // grid).
+    virtual SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const = 0;
+};
+
+std::unique_ptr<Sampler> makeSampler(const SamplerSettings& settings);
+
+// True when the distribution has a single value (Optuna's BaseDistribution.single()).
+bool isSingleValued(const Distribution& distribution);
+// Same kind, bounds, step, log and choices.
+bool sameDistribution(const Distribution& a, const Distribution& b);
+
+} // namespace pitwall

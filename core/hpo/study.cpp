@@ -1,0 +1,221 @@
+#include "core/hpo/study.h"
+
+#include "core/hpo/internal/rng.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <cmath>
+#include <random>
+
+namespace pitwall {
+
+namespace {
+
+std::uint64_t freshSeed()
+{
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::string trialName(const StudyRecord& study, int number)
+{
+    return "trial " + std::to_string(number) + " of study '" + study.name + "'";
+}
+
+void requireRunning(const StudyRecord& study, const TrialRecord& trial, const std::string& what)
+{
+    if (trial.state == TrialState::Running)
+        return;
+    std::string state(trialStateName(trial.state));
+    if (!trial.values.empty())
+        state += " with value " + formatDouble(trial.values.front());
+    throw InputError("cannot " + what + " " + trialName(study, trial.number) + ": it is " + state +
+                     (trial.state == TrialState::Waiting ? "" : "; a finished trial cannot change"));
+}
+
+} // namespace
+
+StudyOptions studyOptions(const StudyRecord& study)
+{
+    StudyOptions options;
+    if (!study.directions.empty())
+        options.direction = study.directions.front();
+    if (study.systemAttrs.contains(kSamplerAttr))
+        options.sampler = SamplerSettings::fromJson(study.systemAttrs[kSamplerAttr]);
+    if (study.systemAttrs.contains(kPrunerAttr))
+        options.pruner = PrunerSettings::fromJson(study.systemAttrs[kPrunerAttr]);
+    return options;
+}
+
+Study::Study(Store& store, StudyRecord record, StudyOptions options)
+    : m_store(&store), m_record(std::move(record)), m_options(std::move(options))
+{
+}
+
+Study Study::create(Store& store, const std::string& name, const StudyOptions& options)
+{
+    if (name.empty())
+        throw InputError("a study needs a name");
+    const std::int64_t id = store.createStudy(name, {options.direction});
+    store.setStudySystemAttr(id, kSamplerAttr, options.sampler.toJson());
+    store.setStudySystemAttr(id, kPrunerAttr, options.pruner.toJson());
+    return load(store, name);
+}
+
+Study Study::load(Store& store, const std::string& name)
+{
+    StudyRecord record = store.requireStudy(name);
+    if (record.directions.size() != 1)
+        throw InputError("study '" + name + "' has " + std::to_string(record.directions.size()) +
+                         " objectives; pitwall's samplers and pruners handle single-objective studies only");
+    StudyOptions options = studyOptions(record);
+    return Study(store, std::move(record), std::move(options));
+}
+
+TrialRecord Study::requireTrial(int trialNumber)
+{
+    if (auto trial = m_store->trial(m_record.id, trialNumber))
+        return *trial;
+    const auto summaries = m_store->listStudies();
+    int total = 0;
+    for (const StudySummary& s : summaries)
+        if (s.study.id == m_record.id)
+            total = s.total();
+    throw InputError(
+        "study '" + m_record.name + "' has no trial " + std::to_string(trialNumber) +
+        (total == 0 ? " (it has no trials yet)" : " (its trials are numbered 0 to " + std::to_string(total - 1) + ")"));
+}
+
+AskedTrial Study::ask(const SearchSpace& space)
+{
+    AskedTrial asked = ask(space.requests());
+    for (const SpaceParam& p : space.params())
+        if (!p.searched())
+            asked.fixed[p.name] = p.fixedValue;
+    asked.overrides = space.overrides(asked.params);
+    return asked;
+}
+
+AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
+{
+    TrialRecord trial = m_store->createTrial(m_record.id, TrialState::Running);
+    try {
+        std::vector<TrialRecord> trials = m_store->trials(m_record.id);
+        if (m_options.pruner.kind == PrunerKind::Hyperband) {
+            // TPE learns from the new trial's bracket only (Optuna's _BracketStudy); the bracket layout may
+            // have been fixed by another process since this study was opened.
+            if (auto fresh = m_store->findStudy(m_record.name))
+                m_record = *fresh;
+            if (const auto bracket = hyperbandBracket(m_options.pruner, m_record, trial.number)) {
+                std::vector<TrialRecord> same;
+                for (TrialRecord& t : trials)
+                    if (hyperbandBracket(m_options.pruner, m_record, t.number) == bracket)
+                        same.push_back(std::move(t));
+                trials = std::move(same);
+            }
+        }
+        SampleContext context;
+        context.studyName = m_record.name;
+        context.direction = direction();
+        context.trials = trials;
+        context.trialNumber = trial.number;
+        context.seed =
+            m_options.sampler.seed ? hpo_internal::deriveSeed(*m_options.sampler.seed, trial.number) : freshSeed();
+        const SampleResult result = makeSampler(m_options.sampler)->sample(context, requests);
+
+        AskedTrial asked;
+        for (auto it = result.trialSystemAttrs.begin(); it != result.trialSystemAttrs.end(); ++it) {
+            m_store->setTrialSystemAttr(trial.id, it.key(), it.value());
+            trial.systemAttrs[it.key()] = it.value();
+        }
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const ParamRequest& request = requests[i];
+            m_store->setTrialParam(trial.id, request.name, result.internalValues[i], request.distribution);
+            trial.params.push_back({request.name, result.internalValues[i], request.distribution});
+            asked.params[request.name] = request.distribution.toExternal(result.internalValues[i]);
+        }
+        asked.trial = std::move(trial);
+        return asked;
+    } catch (...) {
+        m_store->finishTrial(trial.id, TrialState::Fail, {});
+        throw;
+    }
+}
+
+bool Study::report(int trialNumber, std::int64_t step, double value)
+{
+    const TrialRecord trial = requireTrial(trialNumber);
+    requireRunning(m_record, trial, "report to");
+    if (step < 0)
+        throw InputError("step " + std::to_string(step) + " is negative; steps count from 0");
+    if (trial.intermediateValues.count(step))
+        return false;
+    m_store->reportIntermediate(trial.id, step, value);
+    return true;
+}
+
+bool Study::shouldPrune(int trialNumber, std::optional<std::int64_t> step)
+{
+    TrialRecord trial = requireTrial(trialNumber);
+    requireRunning(m_record, trial, "judge");
+    if (step) {
+        if (!trial.intermediateValues.count(*step))
+            throw InputError(trialName(m_record, trialNumber) + " has no intermediate value at step " +
+                             std::to_string(*step) + "; report it first");
+        trial.intermediateValues.erase(trial.intermediateValues.upper_bound(*step), trial.intermediateValues.end());
+    }
+    if (auto fresh = m_store->findStudy(m_record.name))
+        m_record = *fresh;
+    std::vector<TrialRecord> trials = m_store->trials(m_record.id);
+    for (TrialRecord& t : trials)
+        if (t.number == trialNumber)
+            t = trial;
+    const PruneDecision decision = makePruner(m_options.pruner)->decide(m_record, trials, trial);
+    for (auto it = decision.trialSystemAttrs.begin(); it != decision.trialSystemAttrs.end(); ++it)
+        m_store->setTrialSystemAttr(trial.id, it.key(), it.value());
+    for (auto it = decision.studySystemAttrs.begin(); it != decision.studySystemAttrs.end(); ++it) {
+        m_store->setStudySystemAttr(m_record.id, it.key(), it.value());
+        m_record.systemAttrs[it.key()] = it.value();
+    }
+    return decision.prune;
+}
+
+TrialState Study::tell(int trialNumber, TrialState state, std::optional<double> value)
+{
+    const TrialRecord trial = requireTrial(trialNumber);
+    requireRunning(m_record, trial, "tell");
+    std::vector<double> values;
+    switch (state) {
+    case TrialState::Complete:
+        if (!value)
+            throw InputError("a COMPLETE trial needs a value");
+        if (std::isnan(*value))
+            state = TrialState::Fail; // Optuna: "The objective function returned nan" fails the trial
+        else
+            values.push_back(*value);
+        break;
+    case TrialState::Pruned:
+    case TrialState::Fail:
+        break;
+    case TrialState::Running:
+    case TrialState::Waiting:
+        throw InputError("tell finishes a trial: the state must be COMPLETE, PRUNED or FAIL");
+    }
+    m_store->finishTrial(trial.id, state, values);
+    return state;
+}
+
+std::optional<TrialRecord> Study::bestTrial()
+{
+    std::optional<TrialRecord> best;
+    const bool maximize = direction() == StudyDirection::Maximize;
+    for (TrialRecord& t : m_store->trials(m_record.id)) {
+        if (t.state != TrialState::Complete || t.values.empty() || std::isnan(t.values.front()))
+            continue;
+        if (!best || (maximize ? t.values.front() > best->values.front() : t.values.front() < best->values.front()))
+            best = std::move(t);
+    }
+    return best;
+}
+
+} // namespace pitwall

@@ -1,0 +1,84 @@
+#pragma once
+// The ask/tell protocol of a study in the results store, compatible with Optuna 3.1 over the same file:
+// ask() creates a RUNNING trial numbered atomically by the store and sets its parameters (with Optuna's
+// distributions), report() adds intermediate values, shouldPrune() asks the study's pruner, tell() finishes
+// the trial. Any number of processes may ask and tell at once; the sampler and pruner read what they need
+// from the store each time (nothing is kept in memory between calls).
+//
+// The sampler and pruner settings are study system attributes ("pitwall:sampler", "pitwall:pruner"); a study
+// without them (e.g. created by Optuna) uses Optuna's defaults: TPE and the median pruner.
+//
+// Threads: a Study uses its Store, so one thread at a time. Errors: InputError for bad input (unknown trial,
+// finished trial, multi-objective study, a space the sampler cannot handle), RuntimeError from the store.
+
+#include "core/hpo/pruner.h"
+#include "core/hpo/sampler.h"
+#include "core/hpo/searchspace.h"
+#include "core/store/store.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+inline constexpr const char* kSamplerAttr = "pitwall:sampler";
+inline constexpr const char* kPrunerAttr = "pitwall:pruner";
+
+struct StudyOptions {
+    StudyDirection direction = StudyDirection::Minimize;
+    SamplerSettings sampler;
+    PrunerSettings pruner;
+};
+
+// A trial handed out by ask().
+struct AskedTrial {
+    TrialRecord trial;                  // as created (RUNNING), with its parameters
+    Json params = Json::object();       // {name: external value} of the sampled parameters
+    Json fixed = Json::object();        // {name: value} of the space's fixed values
+    std::vector<std::string> overrides; // "config.key=value" for every parameter, sampled and fixed
+};
+
+class Study {
+public:
+    // Creates the study and stores its settings. InputError when the name is taken.
+    static Study create(Store& store, const std::string& name, const StudyOptions& options);
+    // Opens an existing study; InputError naming the known studies when it is absent.
+    static Study load(Store& store, const std::string& name);
+
+    const StudyRecord& record() const { return m_record; }
+    const StudyOptions& options() const { return m_options; }
+
+    // Creates a RUNNING trial with parameters sampled for `space`. If sampling fails, the new trial is
+    // marked FAIL and the error rethrown.
+    AskedTrial ask(const SearchSpace& space);
+    // Same, for parameters given directly (tests, benchmarks).
+    AskedTrial ask(const std::vector<ParamRequest>& requests);
+
+    // Reports an intermediate value at `step` (>= 0). Like Optuna, a step reported before is ignored:
+    // returns false then. InputError when the trial is not RUNNING.
+    bool report(int trialNumber, std::int64_t step, double value);
+    // The pruner's verdict for a RUNNING trial at its last reported step, or at `step` (which must have a
+    // reported value; later values are then left out). Stores what the pruner records (SHA rungs).
+    bool shouldPrune(int trialNumber, std::optional<std::int64_t> step = std::nullopt);
+    // Finishes a RUNNING trial. Complete needs a value; a NaN value fails the trial as Optuna does.
+    // Returns the state the trial ended in.
+    TrialState tell(int trialNumber, TrialState state, std::optional<double> value = std::nullopt);
+
+    // The best COMPLETE trial under the study's direction (the first of equals), if any.
+    std::optional<TrialRecord> bestTrial();
+    TrialRecord requireTrial(int trialNumber);
+
+private:
+    Study(Store& store, StudyRecord record, StudyOptions options);
+    StudyDirection direction() const { return m_options.direction; }
+
+    Store* m_store;
+    StudyRecord m_record;
+    StudyOptions m_options;
+};
+
+// The options stored with a study (defaults for what is missing: TPE without seed, median pruner).
+StudyOptions studyOptions(const StudyRecord& study);
+
+} // namespace pitwall

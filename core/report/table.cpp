@@ -1,0 +1,152 @@
+#include "core/report/table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace pitwall {
+
+namespace {
+// Display width of UTF-8 text (counts code points, which is right for the characters tables use).
+std::size_t displayWidth(const std::string& text)
+{
+    std::size_t width = 0;
+    for (unsigned char c : text)
+        if ((c & 0xC0) != 0x80)
+            ++width;
+    return width;
+}
+
+std::string pad(const std::string& text, std::size_t width)
+{
+    return text + std::string(width - std::min(width, displayWidth(text)), ' ');
+}
+
+std::string csvCell(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+} // namespace
+
+std::string MeanStd::toString(int decimals) const
+{
+    if (count == 0)
+        return "–";
+    char text[96];
+    std::snprintf(text, sizeof text, "%.*f ± %.*f", decimals, mean, decimals, std);
+    return text;
+}
+
+MeanStd meanStd(const std::vector<double>& values)
+{
+    MeanStd out;
+    out.count = static_cast<int>(values.size());
+    if (values.empty())
+        return out;
+    double sum = 0;
+    for (double v : values)
+        sum += v;
+    out.mean = sum / values.size();
+    if (values.size() > 1) {
+        double squares = 0;
+        for (double v : values)
+            squares += (v - out.mean) * (v - out.mean);
+        out.std = std::sqrt(squares / static_cast<double>(values.size() - 1));
+    }
+    return out;
+}
+
+std::string formatFixed(std::optional<double> value, int decimals)
+{
+    if (!value || std::isnan(*value))
+        return "–";
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, *value);
+    return text;
+}
+
+void Table::addRow(std::vector<std::string> cells)
+{
+    if (cells.size() != m_header.size())
+        throw std::invalid_argument("table row has " + std::to_string(cells.size()) + " cells for " +
+                                    std::to_string(m_header.size()) + " columns");
+    m_rows.push_back(std::move(cells));
+}
+
+std::string Table::toText() const
+{
+    std::vector<std::size_t> widths;
+    for (const std::string& h : m_header)
+        widths.push_back(displayWidth(h));
+    for (const auto& row : m_rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], displayWidth(row[c]));
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            out += (c ? "  " : "") + pad(cells[c], widths[c]);
+        while (!out.empty() && out.back() == ' ')
+            out.pop_back();
+        out += "\n";
+    };
+    line(m_header);
+    std::vector<std::string> rule;
+    for (std::size_t w : widths)
+        rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const auto& row : m_rows)
+        line(row);
+    return out;
+}
+
+std::string Table::toMarkdown() const
+{
+    auto line = [](const std::vector<std::string>& cells) {
+        std::string out = "|";
+        for (const std::string& c : cells)
+            out += " " + c + " |";
+        return out + "\n";
+    };
+    std::string out = line(m_header);
+    out += "|";
+    for (std::size_t c = 0; c < m_header.size(); ++c)
+        out += c == 0 ? " --- |" : " ---: |";
+    out += "\n";
+    for (const auto& row : m_rows)
+        out += line(row);
+    return out;
+}
+
+std::string Table::toCsv() const
+{
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            out += (c ? "," : "") + csvCell(cells[c]);
+        out += "\n";
+    };
+    line(m_header);
+    for (const auto& row : m_rows)
+        line(row);
+    return out;
+}
+
+nlohmann::json Table::toJson() const
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& row : m_rows) {
+        nlohmann::json object = nlohmann::json::object();
+        for (std::size_t c = 0; c < row.size(); ++c)
+            object[m_header[c]] = row[c];
+        out.push_back(object);
+    }
+    return out;
+}
+
+} // namespace pitwall

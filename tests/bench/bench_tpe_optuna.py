@@ -1,0 +1,85 @@
+"""Optuna 3.1's side of bench_tpe: TPE (default settings, seeded) on the same test functions, each study
+stored in SQLite (sqlite:/// in a temporary folder). Run with Debian's /usr/bin/python3.
+
+    bench_tpe_optuna.py --seeds 10 --trials 100 [--functions branin,...] [--folder DIR]
+
+Prints one JSON document: {function: {"best": [[best after trial 1..N] per seed], "seconds": [per seed]}}.
+"""
+import argparse
+import json
+import math
+import os
+import tempfile
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+import optuna  # noqa: E402
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+def branin(t):
+    x, y = t.suggest_float("x", -5, 10), t.suggest_float("y", 0, 15)
+    b, c, s = 5.1 / (4 * math.pi ** 2), 5 / math.pi, 1 / (8 * math.pi)
+    return (y - b * x * x + c * x - 6) ** 2 + 10 * (1 - s) * math.cos(x) + 10
+
+
+def hartmann3(t):
+    v = [t.suggest_float("x%d" % i, 0, 1) for i in range(3)]
+    alpha = [1.0, 1.2, 3.0, 3.2]
+    a = [[3.0, 10, 30], [0.1, 10, 35], [3.0, 10, 30], [0.1, 10, 35]]
+    p = [[0.3689, 0.1170, 0.2673], [0.4699, 0.4387, 0.7470], [0.1091, 0.8732, 0.5547], [0.0381, 0.5743, 0.8828]]
+    return -sum(alpha[i] * math.exp(-sum(a[i][j] * (v[j] - p[i][j]) ** 2 for j in range(3))) for i in range(4))
+
+
+def rosenbrock2(t):
+    x, y = t.suggest_float("x", -5, 10), t.suggest_float("y", -5, 10)
+    return (1 - x) ** 2 + 100 * (y - x * x) ** 2
+
+
+def ackley2(t):
+    x, y = t.suggest_float("x", -32.768, 32.768), t.suggest_float("y", -32.768, 32.768)
+    return (-20 * math.exp(-0.2 * math.sqrt(0.5 * (x * x + y * y)))
+            - math.exp(0.5 * (math.cos(2 * math.pi * x) + math.cos(2 * math.pi * y))) + math.e + 20)
+
+
+def mixed(t):
+    x = t.suggest_float("x", -5, 5)
+    n = t.suggest_int("n", 0, 20)
+    c = t.suggest_categorical("c", ["a", "b", "c", "d"])
+    return (x - 1.5) ** 2 + 0.5 * abs(n - 7) + {"a": 2.0, "b": 0.0, "c": 1.0, "d": 3.0}[c]
+
+
+FUNCTIONS = {"branin": branin, "hartmann3": hartmann3, "rosenbrock2": rosenbrock2, "ackley2": ackley2, "mixed": mixed}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--functions", default=",".join(FUNCTIONS))
+    parser.add_argument("--folder", default=None, help="where the study files go (default: the temp folder)")
+    args = parser.parse_args()
+    out = {}
+    with tempfile.TemporaryDirectory(dir=args.folder) as folder:
+        for name in args.functions.split(","):
+            result = {"best": [], "seconds": []}
+            for seed in range(args.seeds):
+                path = os.path.join(folder, "%s-%d.db" % (name, seed))
+                study = optuna.create_study(storage="sqlite:///" + path, study_name=name,
+                                            sampler=optuna.samplers.TPESampler(seed=seed))
+                start = time.perf_counter()
+                study.optimize(FUNCTIONS[name], n_trials=args.trials)
+                result["seconds"].append(time.perf_counter() - start)
+                best, curve = math.inf, []
+                for trial in study.get_trials(deepcopy=False):
+                    best = min(best, trial.value)
+                    curve.append(best)
+                result["best"].append(curve)
+            out[name] = result
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

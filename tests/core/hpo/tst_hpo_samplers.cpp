@@ -1,0 +1,317 @@
+// Random, grid and TPE samplers. If this fails, searches are not reproducible for a seed, a grid skips or
+// repeats points, values leave their ranges, or TPE no longer finds good regions faster than random search
+// (the reason to use it), or it treats pruned and running trials differently from Optuna 3.1.
+#include "hpotestutil.h"
+
+#include "core/hpo/sampler.h"
+#include "core/util/error.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <numeric>
+#include <set>
+
+using namespace pitwall;
+using namespace hpotest;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double quadratic(const std::vector<double>& x)
+{
+    return (x[0] - 1.3) * (x[0] - 1.3) + (x[1] + 0.7) * (x[1] + 0.7);
+}
+
+double branin(const std::vector<double>& x)
+{
+    const double b = 5.1 / (4 * kPi * kPi), c = 5 / kPi, t = 1 / (8 * kPi);
+    const double y = x[1] - b * x[0] * x[0] + c * x[0] - 6;
+    return y * y + 10 * (1 - t) * std::cos(x[0]) + 10;
+}
+
+struct Stats {
+    double mean = 0.0, variance = 0.0;
+};
+
+Stats stats(const std::vector<double>& values)
+{
+    Stats s;
+    s.mean = std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+    for (double v : values)
+        s.variance += (v - s.mean) * (v - s.mean) / (values.size() - 1);
+    return s;
+}
+
+SamplerSettings settingsOf(SamplerKind kind)
+{
+    SamplerSettings s;
+    s.kind = kind;
+    return s;
+}
+
+} // namespace
+
+class TestSamplers : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void randomStaysInRangeAndOnGrid();
+    void randomIsReproducible();
+    void gridCoversTheProductOnce();
+    void gridRefusesContinuousRanges();
+    void tpeIsReproducible();
+    void tpeBeatsRandom_data();
+    void tpeBeatsRandom();
+    void tpeLearnsCategoricalAndInt();
+    void tpeRanksPrunedTrialsLikeOptuna();
+    void constantLiarSpreadsParallelTrials();
+    void settingsRoundTrip();
+};
+
+void TestSamplers::randomStaysInRangeAndOnGrid()
+{
+    const std::vector<ParamRequest> requests = {{"f", floatRange(-2, 3)},
+                                                {"log", floatRange(1e-5, 1e-1, true)},
+                                                {"step",
+                                                 [] {
+                                                     auto d = floatRange(0, 1);
+                                                     d.step = 0.25;
+                                                     return d;
+                                                 }()},
+                                                {"i", intRange(-3, 5)},
+                                                {"i2", intRange(0, 10, 5)},
+                                                {"c", choices({"a", "b", "c"})}};
+    const auto trials = optimize(
+        settingsOf(SamplerKind::Random), requests, [](auto&) { return 0.0; }, 2000, 1);
+    std::vector<double> logs;
+    std::set<double> steps, ints, ints2, cats;
+    for (const TrialRecord& t : trials) {
+        const auto v = [&](int i) { return t.params[i].internalValue; };
+        QVERIFY(v(0) >= -2 && v(0) < 3);
+        QVERIFY(v(1) >= 1e-5 && v(1) < 1e-1);
+        logs.push_back(std::log10(v(1)));
+        steps.insert(v(2));
+        ints.insert(v(3));
+        ints2.insert(v(4));
+        cats.insert(v(5));
+    }
+    QCOMPARE(steps, (std::set<double>{0, 0.25, 0.5, 0.75, 1}));
+    QCOMPARE(ints.size(), std::size_t(9));
+    QCOMPARE(ints2, (std::set<double>{0, 5, 10}));
+    QCOMPARE(cats, (std::set<double>{0, 1, 2}));
+    // Log-uniform: the decades are equally likely, so the mean exponent is near the middle (-3).
+    QVERIFY2(std::abs(stats(logs).mean + 3.0) < 0.1, std::to_string(stats(logs).mean).c_str());
+}
+
+void TestSamplers::randomIsReproducible()
+{
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}, {"y", intRange(0, 100)}};
+    const auto a = optimize(settingsOf(SamplerKind::Random), requests, quadratic, 20, 5);
+    const auto b = optimize(settingsOf(SamplerKind::Random), requests, quadratic, 20, 5);
+    const auto c = optimize(settingsOf(SamplerKind::Random), requests, quadratic, 20, 6);
+    bool differs = false;
+    for (int i = 0; i < 20; ++i) {
+        QCOMPARE(a[i].params[0].internalValue, b[i].params[0].internalValue);
+        QCOMPARE(a[i].params[1].internalValue, b[i].params[1].internalValue);
+        differs = differs || a[i].params[0].internalValue != c[i].params[0].internalValue;
+    }
+    QVERIFY2(differs, "another seed must give other values");
+}
+
+void TestSamplers::gridCoversTheProductOnce()
+{
+    auto stepped = floatRange(0, 1);
+    stepped.step = 0.5;
+    const std::vector<ParamRequest> requests = {{"i", intRange(0, 2)}, {"c", choices({"x", true})}, {"s", stepped}};
+    const auto trials = optimize(
+        settingsOf(SamplerKind::Grid), requests, [](auto&) { return 1.0; }, 18, 3);
+    std::set<std::vector<double>> seen;
+    std::set<std::int64_t> ids;
+    for (const TrialRecord& t : trials) {
+        seen.insert({t.params[0].internalValue, t.params[1].internalValue, t.params[2].internalValue});
+        ids.insert(t.systemAttrs["grid_id"].get<std::int64_t>());
+        // Optuna's layout: parameter names sorted, value lists in external form.
+        QCOMPARE(t.systemAttrs["search_space"].dump(),
+                 std::string(R"({"c":["x",true],"i":[0,1,2],"s":[0.0,0.5,1.0]})"));
+    }
+    QCOMPARE(seen.size(), std::size_t(18));
+    QCOMPARE(ids.size(), std::size_t(18));
+
+    // A 19th ask finds every point finished.
+    const auto sampler = makeSampler(settingsOf(SamplerKind::Grid));
+    SampleContext context;
+    context.studyName = "g";
+    context.trials = trials;
+    context.trialNumber = 18;
+    QVERIFY_THROWS_EXCEPTION(InputError, sampler->sample(context, requests));
+
+    // With points only running (not finished), a parallel worker re-runs one of them, as Optuna does.
+    std::vector<TrialRecord> running = trials;
+    for (auto& t : running)
+        t.state = TrialState::Running;
+    context.trials = running;
+    QCOMPARE(sampler->sample(context, requests).internalValues.size(), std::size_t(3));
+}
+
+void TestSamplers::gridRefusesContinuousRanges()
+{
+    const auto sampler = makeSampler(settingsOf(SamplerKind::Grid));
+    SampleContext context;
+    try {
+        sampler->sample(context, {{"box", floatRange(5, 10)}});
+        QFAIL("a continuous range was gridded");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("'box' is a continuous range [5, 10]; give it a 'step'") !=
+                     std::string::npos,
+                 e.what());
+    }
+}
+
+void TestSamplers::tpeIsReproducible()
+{
+    SamplerSettings settings = settingsOf(SamplerKind::Tpe);
+    const std::vector<ParamRequest> requests = {
+        {"x", floatRange(-5, 5)}, {"y", floatRange(-5, 5)}, {"c", choices({1, 2, 3})}};
+    for (bool multivariate : {false, true}) {
+        settings.tpe.multivariate = multivariate;
+        const auto a = optimize(settings, requests, quadratic, 30, 11);
+        const auto b = optimize(settings, requests, quadratic, 30, 11);
+        for (int i = 0; i < 30; ++i)
+            for (int p = 0; p < 3; ++p)
+                QCOMPARE(a[i].params[p].internalValue, b[i].params[p].internalValue);
+    }
+}
+
+void TestSamplers::tpeBeatsRandom_data()
+{
+    QTest::addColumn<QString>("function");
+    QTest::addColumn<bool>("multivariate");
+    QTest::newRow("quadratic") << "quadratic" << false;
+    QTest::newRow("branin") << "branin" << false;
+    QTest::newRow("quadratic multivariate") << "quadratic" << true;
+    QTest::newRow("branin multivariate") << "branin" << true;
+}
+
+void TestSamplers::tpeBeatsRandom()
+{
+    // Mean best value over 10 seeds at 50 trials: TPE must be lower than random by more than twice the
+    // standard error of the difference, measured in this run.
+    QFETCH(QString, function);
+    QFETCH(bool, multivariate);
+    const bool isBranin = function == "branin";
+    const std::vector<ParamRequest> requests =
+        isBranin ? std::vector<ParamRequest>{{"x", floatRange(-5, 10)}, {"y", floatRange(0, 15)}}
+                 : std::vector<ParamRequest>{{"x", floatRange(-5, 5)}, {"y", floatRange(-5, 5)}};
+    const Objective objective = isBranin ? Objective(branin) : Objective(quadratic);
+    SamplerSettings tpe = settingsOf(SamplerKind::Tpe);
+    tpe.tpe.multivariate = multivariate;
+    std::vector<double> tpeBest, randomBest;
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+        tpeBest.push_back(bestValue(optimize(tpe, requests, objective, 50, seed)));
+        randomBest.push_back(bestValue(optimize(settingsOf(SamplerKind::Random), requests, objective, 50, seed)));
+    }
+    const Stats t = stats(tpeBest), r = stats(randomBest);
+    const double margin = 2.0 * std::sqrt(t.variance / 10 + r.variance / 10);
+    const std::string report = function.toStdString() + ": TPE mean best " + std::to_string(t.mean) + ", random " +
+                               std::to_string(r.mean) + ", margin " + std::to_string(margin);
+    qInfo("%s", report.c_str());
+    QVERIFY2(t.mean + margin < r.mean, report.c_str());
+}
+
+void TestSamplers::tpeLearnsCategoricalAndInt()
+{
+    // The value depends on a categorical choice (best: "b"), an int (best: 7) and a log-scale rate
+    // (best: 1e-3). After the random start, TPE must pick the best choice and int far more often.
+    const std::vector<ParamRequest> requests = {
+        {"c", choices({"a", "b", "c", "d"})}, {"n", intRange(0, 20)}, {"lr", floatRange(1e-6, 1, true)}};
+    const Objective objective = [](const std::vector<double>& v) {
+        return (v[0] == 1 ? 0.0 : 3.0) + std::abs(v[1] - 7) + std::abs(std::log10(v[2]) + 3);
+    };
+    int bestChoice = 0, nearInt = 0, total = 0;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        const auto trials = optimize(settingsOf(SamplerKind::Tpe), requests, objective, 60, seed);
+        for (int i = 30; i < 60; ++i, ++total) {
+            bestChoice += trials[i].params[0].internalValue == 1;
+            nearInt += std::abs(trials[i].params[1].internalValue - 7) <= 2;
+        }
+    }
+    QVERIFY2(bestChoice > total * 0.6, std::to_string(bestChoice).c_str()); // random: 25 %
+    QVERIFY2(nearInt > total * 0.5, std::to_string(nearInt).c_str());       // random: 24 %
+}
+
+void TestSamplers::tpeRanksPrunedTrialsLikeOptuna()
+{
+    // Optuna ranks complete trials first, then pruned ones by the step they reached (deeper is better),
+    // then by their last intermediate value. Here every trial is pruned: those near x = 0.9 reached step 5
+    // with bad values, those near x = 0.1 only step 1 with good values; the deeper ones form l(x).
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < 20; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = TrialState::Pruned;
+        const bool deep = i % 2 == 0;
+        t.params.push_back({"x", (deep ? 0.88 : 0.08) + 0.002 * i, floatRange(0, 1)});
+        t.intermediateValues[deep ? 5 : 1] = deep ? 100.0 : 0.0;
+        trials.push_back(t);
+    }
+    const auto sampler = makeSampler(settingsOf(SamplerKind::Tpe));
+    int high = 0;
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+        SampleContext context;
+        context.trials = trials;
+        context.trialNumber = 20;
+        context.seed = seed;
+        high += sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0] > 0.5;
+    }
+    QVERIFY2(high >= 18, std::to_string(high).c_str());
+}
+
+void TestSamplers::constantLiarSpreadsParallelTrials()
+{
+    // 20 complete trials, the best near x = 0.2; 6 workers are already running trials at x = 0.2. With the
+    // constant liar those running trials count as bad, so new trials move away from x = 0.2.
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < 26; ++i) {
+        TrialRecord t;
+        t.number = i;
+        const double x = i < 20 ? i / 19.0 : 0.2;
+        t.params.push_back({"x", x, floatRange(0, 1)});
+        t.state = i < 20 ? TrialState::Complete : TrialState::Running;
+        if (i < 20)
+            t.values = {std::abs(x - 0.2)};
+        trials.push_back(t);
+    }
+    double plain = 0.0, liar = 0.0;
+    for (bool constantLiar : {false, true}) {
+        SamplerSettings settings = settingsOf(SamplerKind::Tpe);
+        settings.tpe.constantLiar = constantLiar;
+        const auto sampler = makeSampler(settings);
+        for (std::uint64_t seed = 0; seed < 40; ++seed) {
+            SampleContext context;
+            context.trials = trials;
+            context.trialNumber = 26;
+            context.seed = seed;
+            const double x = sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0];
+            (constantLiar ? liar : plain) += std::abs(x - 0.2) / 40;
+        }
+    }
+    QVERIFY2(liar > plain * 1.5, (std::to_string(plain) + " vs " + std::to_string(liar)).c_str());
+}
+
+void TestSamplers::settingsRoundTrip()
+{
+    SamplerSettings s;
+    s.kind = SamplerKind::Tpe;
+    s.seed = 42;
+    s.tpe.multivariate = true;
+    s.tpe.constantLiar = true;
+    s.tpe.startupTrials = 3;
+    const SamplerSettings back = SamplerSettings::fromJson(s.toJson());
+    QCOMPARE(back.toJson(), s.toJson());
+    QCOMPARE(SamplerSettings::fromJson(Json::object()).kind, SamplerKind::Tpe);
+    QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "cmaes"}}));
+}
+
+QTEST_GUILESS_MAIN(TestSamplers)
+#include "tst_hpo_samplers.moc"

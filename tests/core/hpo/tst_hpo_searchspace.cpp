@@ -1,0 +1,224 @@
+// Search spaces in AutoSpeed's YAML format, mapped onto the config schema. If this fails, a search space
+// that AutoSpeed accepts is refused (or a broken one accepted), a name lands on the wrong config key, or a
+// user gets a message without the file position that would let them fix it.
+#include "hpotestutil.h"
+
+#include "core/config/config.h"
+#include "core/hpo/searchspace.h"
+
+#include <QtTest>
+
+using namespace pitwall;
+
+class TestSearchSpace : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { m_schema = hpotest::schemaWithAutoSpeed(); }
+    void shippedSpacesParse_data();
+    void shippedSpacesParse();
+    void distributions();
+    void keyResolution();
+    void badSpaces_data();
+    void badSpaces();
+    void everyProblemAtOnce();
+
+private:
+    Schema m_schema;
+    const std::vector<std::string> m_autospeed{"autospeed"};
+};
+
+void TestSearchSpace::shippedSpacesParse_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("searched");
+    QTest::addColumn<int>("fixed");
+    QTest::newRow("experiment1") << "experiment1.yaml" << 7 << 14;
+    QTest::newRow("experiment2") << "experiment2.yaml" << 3 << 18;
+    QTest::newRow("all_params") << "all_params.yaml" << 18 << 3;
+}
+
+void TestSearchSpace::shippedSpacesParse()
+{
+    QFETCH(QString, file);
+    QFETCH(int, searched);
+    QFETCH(int, fixed);
+    const std::string path = PITWALL_SOURCE_DIR "/configs/autospeed/hpo/" + file.toStdString();
+    const SearchSpace space = SearchSpace::load(path, m_schema, ownerSections(m_schema, "autospeed"));
+    QCOMPARE(static_cast<int>(space.requests().size()), searched);
+    QCOMPARE(static_cast<int>(space.params().size()) - searched, fixed);
+    for (const SpaceParam& p : space.params())
+        QVERIFY2(p.configKey == "autospeed." + p.name, p.configKey.c_str());
+
+    // The overrides of a sample (here each range's low end) are accepted by the config as they are.
+    Json sampled = Json::object();
+    for (const ParamRequest& r : space.requests())
+        sampled[r.name] = r.distribution.toExternal(
+            r.distribution.kind == Distribution::Kind::Categorical ? 0.0 : r.distribution.low);
+    ResolvedConfig config(m_schema);
+    for (const std::string& o : space.overrides(sampled)) {
+        const auto eq = o.find('=');
+        config.setFromText(o.substr(0, eq), o.substr(eq + 1), ValueOrigin{OriginKind::Program, {}, "test"});
+    }
+    QCOMPARE(config.getInt("autospeed.batch_size"), 32LL);
+    QCOMPARE(config.getInt("autospeed.val_batch_size"), 64LL);
+    if (file == "experiment1.yaml") {
+        QCOMPARE(config.getDouble("autospeed.min_lr"), 1e-6);
+        QCOMPARE(config.getDouble("autospeed.box"), 5.0);
+    }
+}
+
+void TestSearchSpace::distributions()
+{
+    const SearchSpace space = SearchSpace::parse("lr: {type: loguniform, min: 1.0e-6, max: 1.0e-4}\n"
+                                                 "box: {type: uniform, min: 0, max: 1, step: 0.3}\n"
+                                                 "warmup_epochs: {type: int, min: 0, max: 4}\n"
+                                                 "epochs: {type: int, min: 1, max: 10, step: 4}\n"
+                                                 "val_batch_size: {type: categorical, values: [16, 32, 64]}\n"
+                                                 "cls: {type: uniform, min: 0.2, max: 4}\n",
+                                                 "inline.yaml", m_schema, {"autospeed", "training.optimization"});
+    const auto requests = space.requests();
+    QCOMPARE(requests.size(), std::size_t(6));
+    QCOMPARE(space.params()[0].configKey, std::string("training.optimization.lr"));
+    QCOMPARE(
+        requests[0].distribution.toOptunaJson(),
+        std::string(
+            R"({"name": "FloatDistribution", "attributes": {"step": null, "low": 1e-06, "high": 0.0001, "log": true}})"));
+    // Off-grid highs come down onto the step grid, as Optuna's distributions do.
+    QCOMPARE(requests[1].distribution.high, 0.9);
+    QCOMPARE(requests[1].distribution.step.value(), 0.3);
+    QCOMPARE(
+        requests[2].distribution.toOptunaJson(),
+        std::string(R"({"name": "IntDistribution", "attributes": {"log": false, "step": 1, "low": 0, "high": 4}})"));
+    QCOMPARE(requests[3].distribution.high, 9.0);
+    QCOMPARE(requests[4].distribution.toOptunaJson(),
+             std::string(R"({"name": "CategoricalDistribution", "attributes": {"choices": [16, 32, 64]}})"));
+    QCOMPARE(
+        requests[5].distribution.toOptunaJson(),
+        std::string(
+            R"({"name": "FloatDistribution", "attributes": {"step": null, "low": 0.2, "high": 4.0, "log": false}})"));
+}
+
+void TestSearchSpace::keyResolution()
+{
+    // Full keys pass as they are; bare names resolve in the given sections, or anywhere when unambiguous.
+    const SearchSpace full = SearchSpace::parse("training.optimization.batch_size: {type: int, min: 8, max: 64}\n"
+                                                "hsv_h: 0.02\n",
+                                                "full.yaml", m_schema, {});
+    QCOMPARE(full.params()[0].configKey, std::string("training.optimization.batch_size"));
+    QCOMPARE(full.params()[1].configKey, std::string("autospeed.hsv_h")); // the only key named hsv_h
+    QCOMPARE(ownerSections(m_schema, "autospeed"), std::vector<std::string>{"autospeed"});
+    QVERIFY(ownerSections(m_schema, "nobody").empty());
+    try {
+        SearchSpace::parse("batch_size: 32\n", "ambiguous.yaml", m_schema, {});
+        QFAIL("an ambiguous bare name was accepted");
+    } catch (const InputError& e) {
+        const std::string message = e.diagnostics().at(0).toString();
+        QVERIFY2(message.find("ambiguous.yaml:1:1: 'batch_size' is ambiguous") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("training.optimization.batch_size, autospeed.batch_size") != std::string::npos,
+                 message.c_str());
+    }
+}
+
+void TestSearchSpace::badSpaces_data()
+{
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<QString>("expected"); // "line:column: message fragment"
+    QTest::newRow("min >= max") << "box: {type: uniform, min: 10, max: 5}"
+                                << "1:27: min (10) must be less than max (5)";
+    QTest::newRow("min == max") << "box:\n  type: uniform\n  min: 2\n  max: 2"
+                                << "3:8: min (2) must be less than max (2)";
+    QTest::newRow("loguniform min 0") << "min_lr: {type: loguniform, min: 0, max: 0.01}"
+                                      << "1:33: loguniform needs min > 0, got 0";
+    QTest::newRow("loguniform min < 0") << "min_lr: {type: loguniform, min: -1, max: 0.01}"
+                                        << "1:33: loguniform needs min > 0, got -1";
+    QTest::newRow("unknown type") << "box: {type: normal, min: 1, max: 2}"
+                                  << "1:13: unknown type 'normal'; expected uniform, loguniform, int or categorical";
+    QTest::newRow("type typo")
+        << "box: {type: unifrom, min: 1, max: 2}"
+        << "1:13: unknown type 'unifrom'; expected uniform, loguniform, int or categorical (did you mean 'uniform'?)";
+    QTest::newRow("missing type") << "box: {min: 1, max: 2}"
+                                  << "1:6: 'box' needs a 'type'";
+    QTest::newRow("missing max") << "box: {type: uniform, min: 1}"
+                                 << "1:6: uniform 'box' needs both 'min' and 'max'";
+    QTest::newRow("missing min and max") << "warmup_epochs:\n  type: int"
+                                         << "2:3: int 'warmup_epochs' needs both 'min' and 'max'";
+    QTest::newRow("categorical without values") << "batch_size: {type: categorical}"
+                                                << "1:13: categorical 'batch_size' needs a non-empty list 'values'";
+    QTest::newRow("categorical empty values") << "batch_size: {type: categorical, values: []}"
+                                              << "1:41: categorical 'batch_size' needs a non-empty list 'values'";
+    QTest::newRow("categorical repeated value") << "batch_size: {type: categorical, values: [16, 16]}"
+                                                << "1:46: value 16 is listed twice";
+    QTest::newRow("categorical value outside schema")
+        << "batch_size: {type: categorical, values: [16, 0]}"
+        << "1:46: 'batch_size' (autospeed.batch_size): 0 is below the minimum 1";
+    QTest::newRow("unknown bare name") << "boxx: {type: uniform, min: 1, max: 2}"
+                                       << "1:1: 'boxx' is not a key of section autospeed; did you mean 'box'?";
+    QTest::newRow("name of another section")
+        << "lr: 0.1"
+        << "1:1: 'lr' is not a key of section autospeed (keys elsewhere with that name: training.optimization.lr)";
+    QTest::newRow("unknown full key")
+        << "training.optimization.lrr: 0.1"
+        << "1:1: 'training.optimization.lrr' is not a config key; did you mean 'training.optimization.lr'?";
+    QTest::newRow("fixed value below schema minimum") << "box: 1\nbatch_size: 0"
+                                                      << "2:13: fixed value of 'batch_size': ";
+    QTest::newRow("fixed value of wrong type") << "batch_size: lots"
+                                               << "1:13: fixed value of 'batch_size': ";
+    QTest::newRow("range beyond schema") << "momentum: {type: uniform, min: 0.5, max: 1.5}"
+                                         << "1:42: 'momentum' (autospeed.momentum): max 1.5 is above the maximum 1";
+    QTest::newRow("uniform on an integer key")
+        << "batch_size: {type: uniform, min: 8, max: 64}"
+        << "1:20: 'batch_size' sets autospeed.batch_size, an integer key: use type int";
+    QTest::newRow("int with fractional bound") << "warmup_epochs: {type: int, min: 0.5, max: 4}"
+                                               << "1:33: 'min' must be an integer, got '0.5'";
+    QTest::newRow("bound not a number") << "box: {type: uniform, min: low, max: 4}"
+                                        << "1:27: 'min' must be a number, got 'low'";
+    QTest::newRow("unknown field") << "box: {type: uniform, min: 1, mx: 2}"
+                                   << "1:30: unknown field 'mx' in 'box'; did you mean 'max'?";
+    QTest::newRow("step on loguniform") << "min_lr: {type: loguniform, min: 1.0e-6, max: 1.0e-4, step: 1.0e-6}"
+                                        << "1:60: loguniform takes no 'step'";
+    QTest::newRow("negative step") << "box: {type: uniform, min: 1, max: 4, step: -1}"
+                                   << "1:44: 'step' must be positive, got -1";
+    QTest::newRow("same key twice") << "box: 7\nautospeed.box: 8"
+                                    << "2:1: 'autospeed.box' sets autospeed.box, which 'box' already sets";
+    QTest::newRow("not yaml") << "box: [1, 2"
+                              << ": not valid YAML";
+    QTest::newRow("empty") << ""
+                           << "1:1: the search space is empty";
+    QTest::newRow("a list") << "- box\n- cls"
+                            << "1:1: a search space is a mapping of names to ranges or fixed values";
+}
+
+void TestSearchSpace::badSpaces()
+{
+    QFETCH(QString, yaml);
+    QFETCH(QString, expected);
+    try {
+        SearchSpace::parse(yaml.toStdString(), "space.yaml", m_schema, m_autospeed);
+        QFAIL("the bad space was accepted");
+    } catch (const InputError& e) {
+        std::string all;
+        for (const Diagnostic& d : e.diagnostics())
+            all += d.toString() + "\n";
+        QVERIFY2(all.find("space.yaml:" + expected.toStdString()) != std::string::npos ||
+                     (expected.startsWith(":") && all.find("space.yaml") != std::string::npos &&
+                      all.find(expected.mid(2).toStdString()) != std::string::npos),
+                 all.c_str());
+    }
+}
+
+void TestSearchSpace::everyProblemAtOnce()
+{
+    try {
+        SearchSpace::parse("box: {type: uniform, min: 3, max: 1}\ncls: {type: gauss, min: 0, max: 1}\nnope: 3\n",
+                           "three.yaml", m_schema, m_autospeed);
+        QFAIL("accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(e.diagnostics().size(), std::size_t(3));
+        QCOMPARE(e.diagnostics()[0].where.line, 1);
+        QCOMPARE(e.diagnostics()[1].where.line, 2);
+        QCOMPARE(e.diagnostics()[2].where.line, 3);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestSearchSpace)
+#include "tst_hpo_searchspace.moc"

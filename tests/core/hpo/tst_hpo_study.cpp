@@ -1,0 +1,278 @@
+// The study ask/tell protocol over a results database, in process and through `pitwall study`. If this
+// fails, workers get trials without stored parameters, finished trials change, settings are lost between
+// processes, or the CLI's exit codes and messages mislead the scripts that drive it.
+#include "hpotestutil.h"
+
+#include "../../cli/clitestutil.h"
+
+#include "core/config/config.h"
+#include "core/hpo/study.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace pitwall;
+using namespace hpotest;
+
+namespace {
+
+const QString kSpace = PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml";
+
+QJsonObject parseLine(const QString& out)
+{
+    const auto lines = out.trimmed().split('\n');
+    if (lines.size() != 1)
+        return {};
+    return QJsonDocument::fromJson(lines.front().toUtf8()).object();
+}
+
+} // namespace
+
+class TestStudy : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void askStoresParametersAndOverrides();
+    void tellRules();
+    void reportAndPrune();
+    void settingsSurviveReopening();
+    void optunaStudyDefaultsToTpe();
+    void exhaustedGridFailsTheNewTrial();
+    void cliAskTellBest();
+    void cliRejectsBadInput();
+
+private:
+    std::string db(const char* name) const { return m_dir.filePath(name).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestStudy::askStoresParametersAndOverrides()
+{
+    const Schema schema = schemaWithAutoSpeed();
+    const SearchSpace space = SearchSpace::load(kSpace.toStdString(), schema, {"autospeed"});
+    const auto store = openStore(db("ask.db"));
+    StudyOptions options;
+    options.sampler.seed = 1;
+    Study study = Study::create(*store, "ask", options);
+    std::set<int> numbers;
+    for (int i = 0; i < 3; ++i) {
+        const AskedTrial asked = study.ask(space);
+        numbers.insert(asked.trial.number);
+        QCOMPARE(asked.trial.state, TrialState::Running);
+        QCOMPARE(asked.params.size(), std::size_t(3));
+        QCOMPARE(asked.fixed["batch_size"].get<int>(), 32);
+        // What the store holds is what ask() handed out, with the space's distributions.
+        const TrialRecord stored = study.requireTrial(asked.trial.number);
+        QCOMPARE(stored.params.size(), std::size_t(3));
+        for (const TrialParam& p : stored.params) {
+            QCOMPARE(p.value(), asked.params[p.name]);
+            QVERIFY(sameDistribution(p.distribution, space.find(p.name)->distribution()));
+        }
+        // The overrides resolve into a valid config carrying the sampled values.
+        ResolvedConfig config(schema);
+        for (const std::string& o : asked.overrides)
+            config.setFromText(o.substr(0, o.find('=')), o.substr(o.find('=') + 1), {OriginKind::Program, {}, "t"});
+        QCOMPARE(config.getDouble("autospeed.box"), asked.params["box"].get<double>());
+    }
+    QCOMPARE(numbers, (std::set<int>{0, 1, 2}));
+}
+
+void TestStudy::tellRules()
+{
+    const auto store = openStore(db("tell.db"));
+    Study study = Study::create(*store, "tell", {});
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}};
+    const int a = study.ask(requests).trial.number;
+    const int b = study.ask(requests).trial.number;
+    const int c = study.ask(requests).trial.number;
+    QCOMPARE(study.tell(a, TrialState::Complete, 0.5), TrialState::Complete);
+    QVERIFY_THROWS_EXCEPTION(InputError, study.tell(a, TrialState::Complete, 0.1)); // finished
+    QVERIFY_THROWS_EXCEPTION(InputError, study.tell(b, TrialState::Complete));      // no value
+    QVERIFY_THROWS_EXCEPTION(InputError, study.tell(99, TrialState::Fail));         // no such trial
+    QCOMPARE(study.tell(b, TrialState::Complete, std::nan("")), TrialState::Fail);  // NaN fails, as Optuna
+    QVERIFY(study.report(c, 0, 2.0));
+    QVERIFY(study.report(c, 3, 1.5));
+    QCOMPARE(study.tell(c, TrialState::Pruned), TrialState::Pruned);
+    QCOMPARE(study.requireTrial(c).values, std::vector<double>{1.5}); // pruned: its last intermediate value
+    QCOMPARE(study.bestTrial()->number, a);
+    try {
+        study.tell(a, TrialState::Fail);
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("it is COMPLETE with value 0.5; a finished trial cannot change") !=
+                     std::string::npos,
+                 e.what());
+    }
+}
+
+void TestStudy::reportAndPrune()
+{
+    const auto store = openStore(db("prune.db"));
+    StudyOptions options;
+    options.pruner.startupTrials = 2;
+    Study study = Study::create(*store, "prune", options);
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}};
+    for (double level : {1.0, 2.0}) {
+        const int n = study.ask(requests).trial.number;
+        for (int step = 0; step < 3; ++step)
+            study.report(n, step, level);
+        study.tell(n, TrialState::Complete, level);
+    }
+    const int n = study.ask(requests).trial.number;
+    QVERIFY(study.report(n, 0, 1.2));
+    QVERIFY(!study.report(n, 0, 9.0)); // a repeated step is ignored, as Optuna does
+    QVERIFY(!study.shouldPrune(n));    // 1.2 < median 1.5
+    QVERIFY(study.report(n, 1, 1.9));
+    QVERIFY(!study.shouldPrune(n));                                // best so far 1.2
+    QVERIFY_THROWS_EXCEPTION(InputError, study.shouldPrune(n, 2)); // not reported
+    QVERIFY_THROWS_EXCEPTION(InputError, study.report(n, -1, 1.0));
+    const int worse = study.ask(requests).trial.number;
+    study.report(worse, 0, 1.8);
+    QVERIFY(study.shouldPrune(worse));
+    study.tell(worse, TrialState::Pruned);
+    QVERIFY_THROWS_EXCEPTION(InputError, study.shouldPrune(worse)); // finished
+}
+
+void TestStudy::settingsSurviveReopening()
+{
+    {
+        const auto store = openStore(db("settings.db"));
+        StudyOptions options;
+        options.direction = StudyDirection::Maximize;
+        options.sampler.kind = SamplerKind::Random;
+        options.sampler.seed = 9;
+        options.pruner = PrunerSettings::defaults(PrunerKind::Hyperband);
+        options.pruner.maxResource = 27;
+        Study::create(*store, "kept", options);
+        QVERIFY_THROWS_EXCEPTION(InputError, Study::create(*store, "kept", options));
+    }
+    const auto store = openStore(db("settings.db"), OpenMode::ReadOnly);
+    const Study study = Study::load(*store, "kept");
+    QCOMPARE(study.options().direction, StudyDirection::Maximize);
+    QCOMPARE(study.options().sampler.kind, SamplerKind::Random);
+    QCOMPARE(study.options().sampler.seed.value(), std::uint64_t(9));
+    QCOMPARE(study.options().pruner.kind, PrunerKind::Hyperband);
+    QCOMPARE(study.options().pruner.maxResource.value(), std::int64_t(27));
+    QVERIFY_THROWS_EXCEPTION(InputError, Study::load(*store, "missing"));
+}
+
+void TestStudy::optunaStudyDefaultsToTpe()
+{
+    // A study made without Pitwall's settings (as Optuna makes them) samples with TPE and prunes with median.
+    const auto store = openStore(db("plain.db"));
+    store->createStudy("plain", {StudyDirection::Minimize});
+    const Study study = Study::load(*store, "plain");
+    QCOMPARE(study.options().sampler.kind, SamplerKind::Tpe);
+    QCOMPARE(study.options().pruner.kind, PrunerKind::Median);
+    QCOMPARE(study.options().sampler.tpe.startupTrials, 10);
+}
+
+void TestStudy::exhaustedGridFailsTheNewTrial()
+{
+    const auto store = openStore(db("grid.db"));
+    StudyOptions options;
+    options.sampler.kind = SamplerKind::Grid;
+    Study study = Study::create(*store, "grid", options);
+    const std::vector<ParamRequest> requests = {{"n", intRange(1, 2)}, {"c", choices({"a", "b"})}};
+    std::set<std::pair<double, double>> points;
+    for (int i = 0; i < 4; ++i) {
+        const AskedTrial asked = study.ask(requests);
+        points.insert({asked.trial.params[0].internalValue, asked.trial.params[1].internalValue});
+        study.tell(asked.trial.number, TrialState::Complete, 1.0);
+    }
+    QCOMPARE(points.size(), std::size_t(4));
+    QVERIFY_THROWS_EXCEPTION(InputError, study.ask(requests));
+    QCOMPARE(study.requireTrial(4).state, TrialState::Fail); // the trial created for the ask is not left running
+}
+
+void TestStudy::cliAskTellBest()
+{
+    const QString file = m_dir.filePath("cli.db");
+    QCOMPARE(runCli({"study", "create", "--db", file, "--study", "cli", "--sampler", "tpe", "--seed", "4"}).exitCode,
+             0);
+    for (int i = 0; i < 4; ++i) {
+        const CliResult ask =
+            runCli({"study", "ask", "--db", file, "--study", "cli", "--space", kSpace, "--model", "autospeed"});
+        QCOMPARE(ask.exitCode, 0);
+        const QJsonObject line = parseLine(ask.out);
+        QVERIFY2(!line.isEmpty(), qPrintable(ask.out)); // exactly one JSON line
+        QCOMPARE(line["number"].toInt(), i);
+        QCOMPARE(line["params"].toObject().keys(), (QStringList{"box", "cls", "dfl"}));
+        QVERIFY(line["overrides"].toArray().contains(QJsonValue("autospeed.batch_size=32")));
+        const double box = line["params"].toObject()["box"].toDouble();
+        const CliResult tell =
+            runCli({"study", "tell", "--db", file, "--study", "cli", "--trial", QString::number(i), "--intermediate",
+                    "0=" + QString::number(box + 1), "--value", QString::number(box, 'g', 17)});
+        QCOMPARE(tell.exitCode, 0);
+        QVERIFY2(tell.out.startsWith("trial " + QString::number(i) + ": COMPLETE"), qPrintable(tell.out));
+    }
+    const CliResult best = runCli({"study", "best", "--db", file, "--study", "cli", "--json"});
+    QCOMPARE(best.exitCode, 0);
+    const QJsonObject b = parseLine(best.out);
+    QCOMPARE(b["value"].toDouble(), b["params"].toObject()["box"].toDouble());
+    const CliResult list = runCli({"study", "list", "--db", file, "--json"});
+    QCOMPARE(list.exitCode, 0);
+    const QJsonObject study = QJsonDocument::fromJson(list.out.toUtf8()).object()["studies"].toArray()[0].toObject();
+    QCOMPARE(study["sampler"].toString(), QString("tpe"));
+    QCOMPARE(study["complete"].toInt(), 4);
+
+    // should-prune on a running trial prints true or false.
+    runCli({"study", "ask", "--db", file, "--study", "cli", "--space", kSpace, "--model", "autospeed"});
+    QCOMPARE(
+        runCli({"study", "tell", "--db", file, "--study", "cli", "--trial", "4", "--intermediate", "0=100"}).exitCode,
+        0);
+    const CliResult prune = runCli({"study", "should-prune", "--db", file, "--study", "cli", "--trial", "4"});
+    QCOMPARE(prune.exitCode, 0);
+    QCOMPARE(prune.out.trimmed(), QString("false")); // median pruner: 4 complete trials < 5 start-up trials
+    QCOMPARE(runCli({"study", "create", "--db", file, "--study", "empty"}).exitCode, 0);
+    const CliResult empty = runCli({"study", "best", "--db", file, "--study", "empty"});
+    QCOMPARE(empty.exitCode, 1); // nothing to show is not bad input
+    QVERIFY2(empty.err.contains("study 'empty' has no complete trial yet"), qPrintable(empty.err));
+}
+
+void TestStudy::cliRejectsBadInput()
+{
+    const QString file = m_dir.filePath("bad.db");
+    QCOMPARE(runCli({"study", "create", "--db", file, "--study", "bad"}).exitCode, 0);
+    runCli({"study", "ask", "--db", file, "--study", "bad", "--space", kSpace, "--model", "autospeed"});
+    QCOMPARE(runCli({"study", "tell", "--db", file, "--study", "bad", "--trial", "0", "--value", "1"}).exitCode, 0);
+    struct Case {
+        QStringList args;
+        QString message;
+    };
+    const QList<Case> cases = {
+        {{"study", "create", "--study", "bad"}, "a study named 'bad' already exists"},
+        {{"study", "create", "--study", "x", "--sampler", "cmaes"},
+         "--sampler 'cmaes' is not one of random, grid, tpe"},
+        {{"study", "create", "--study", "x", "--direction", "up"}, "--direction 'up' is not minimize or maximize"},
+        {{"study", "create", "--study", "x", "--pruner", "patient"},
+         "--pruner 'patient' is not one of none, median, sha, hyperband"},
+        {{"study", "ask", "--study", "nope", "--space", kSpace, "--model", "autospeed"}, "bad"},
+        {{"study", "ask", "--study", "bad", "--space", kSpace}, "is ambiguous"},
+        {{"study", "ask", "--study", "bad", "--space", kSpace, "--model", "autospeeed"},
+         "--model 'autospeeed' declares no config keys"},
+        {{"study", "ask", "--study", "bad", "--space", "/no/such.yaml", "--model", "autospeed"}, "/no/such.yaml"},
+        {{"study", "tell", "--study", "bad", "--trial", "0", "--value", "2"}, "a finished trial cannot change"},
+        {{"study", "tell", "--study", "bad", "--trial", "7", "--value", "2"}, "study 'bad' has no trial 7"},
+        {{"study", "tell", "--study", "bad", "--trial", "0", "--value", "fast"}, "--value 'fast' is not a number"},
+        {{"study", "tell", "--study", "bad", "--trial", "x", "--value", "1"}, "--trial 'x' is not a trial number"},
+        {{"study", "tell", "--study", "bad", "--trial", "0", "--state", "pruned", "--value", "1"}, "takes no value"},
+        {{"study", "tell", "--study", "bad", "--trial", "0", "--intermediate", "1:2"}, "is not STEP=VALUE"},
+        {{"study", "tell", "--study", "bad", "--trial", "0"}, "nothing to tell"},
+        {{"study", "should-prune", "--study", "bad", "--trial", "0"}, "cannot judge trial 0"},
+        {{"study", "best", "--study", "nope"}, "nope"},
+    };
+    for (const Case& c : cases) {
+        const CliResult r = runCli(c.args + QStringList{"--db", file});
+        QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(' ') + " -> " + QString::number(r.exitCode) + ": " + r.err));
+        QVERIFY2(r.err.contains(c.message), qPrintable(c.args.join(' ') + ": " + r.err));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestStudy)
+#include "tst_hpo_study.moc"
