@@ -59,7 +59,8 @@ void Cli::printOverview() const
     for (const Command& c : m_commands)
         width = std::max(width, c.path.size());
     for (const Command& c : m_commands)
-        std::printf("  %-*s  %s\n", static_cast<int>(width), c.path.c_str(), c.summary.c_str());
+        if (!c.hidden)
+            std::printf("  %-*s  %s\n", static_cast<int>(width), c.path.c_str(), c.summary.c_str());
     std::cout << "\nCommands that touch results take --db FILE (default: $PITWALL_DB, else ./pitwall.db).\n"
                  "Commands that report figures take --json and then print one JSON document on stdout.\n"
                  "Exit status: 0 success, 1 the work failed, 2 bad input or usage.\n";

@@ -40,6 +40,7 @@ struct Command {
     std::string description; // paragraphs shown by --help
     std::vector<OptionSpec> options;
     std::function<int(const Args&)> run;
+    bool hidden = false;     // internal commands (started by Pitwall itself) are left out of the overview
 };
 
 // Options every command that touches results takes.

@@ -5,11 +5,13 @@
 
 #include "core/engine/train/experiment.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -128,6 +130,43 @@ int trainCommand(const Args& args)
     return kExitOk;
 }
 
+// One rank of a data-parallel run, started by trainDataParallel (not by users).
+int trainRankCommand(const Args& args)
+{
+    const auto integer = [&](const char* name) {
+        const auto text = args.value(name);
+        const auto value = text ? parseInteger(*text) : std::nullopt;
+        if (!value)
+            throw InputError(std::string("train-rank: --") + name + " is required and must be an integer");
+        return *value;
+    };
+    if (args.positionals.size() != 1)
+        throw InputError("train-rank: give the resolved config file");
+    const ResolvedConfig config =
+        resolveConfigText(schemaWithWarnings(), readTextFile(args.positionals[0]), args.positionals[0]);
+    engine::TrainRequest request;
+    request.config = &config;
+    request.storeLocation = args.database();
+    request.rank = static_cast<int>(integer("rank"));
+    request.worldSize = static_cast<int>(integer("world-size"));
+    request.rendezvous = args.value("rendezvous", "");
+    request.seed = integer("seed");
+    request.dataDir = args.value("data-dir", "");
+    request.checkpointDir = args.value("checkpoint-dir", "");
+    request.device.id = args.value("device", "");
+    request.device.threads = static_cast<int>(integer("threads"));
+    if (args.value("trial-id"))
+        request.trialId = integer("trial-id");
+    request.resume = args.flag("resume");
+    request.cancel = &g_cancel;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    const engine::TrainResult result = engine::train(request);
+    std::ofstream out(args.value("result", ""));
+    out << engine::trainResultToJson(result).dump();
+    return out ? kExitOk : kExitFailure;
+}
+
 } // namespace
 
 void addTrainCommands(Cli& cli)
@@ -145,6 +184,13 @@ void addTrainCommands(Cli& cli)
               {"seed", "S", "train only this seed (instead of experiment.seeds)"},
               {"resume", "", "continue the study's unfinished trials of the same seeds from their checkpoints"}},
              trainCommand});
+    cli.add({"train-rank", "one rank of a data-parallel run (started by pitwall itself)",
+             "CONFIG --rank R --world-size N --rendezvous FILE --seed S --data-dir DIR --checkpoint-dir DIR --threads T --result FILE",
+             "",
+             {dbOption(), {"rank", "R", ""}, {"world-size", "N", ""}, {"rendezvous", "FILE", ""}, {"seed", "S", ""},
+              {"data-dir", "DIR", ""}, {"checkpoint-dir", "DIR", ""}, {"device", "ID", ""}, {"threads", "T", ""},
+              {"result", "FILE", ""}, {"trial-id", "ID", ""}, {"resume", "", ""}},
+             trainRankCommand, true});
 }
 
 } // namespace pitwall::cli

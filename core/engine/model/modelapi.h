@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,13 @@ private:
     std::map<std::string, torch::Tensor> m_states;
 };
 
+// What a driving model decides for one sample: future waypoints in the ego frame (x forward, y left, metres,
+// 0.25 s apart) and a target speed (m/s). Tensors on the CPU: waypoints [B, N, 2], targetSpeed [B].
+struct PlanOutput {
+    torch::Tensor waypoints;
+    torch::Tensor targetSpeed;
+};
+
 // Shapes and class lists of a dataset, given to the model at construction.
 struct DataSpec {
     std::int64_t imageHeight = 0, imageWidth = 0;
@@ -78,6 +86,9 @@ public:
     virtual void evaluate(const Batch& batch, MetricAccumulator& metrics) = 0;
     // Finishes metrics that are not plain means (mIoU). Default: metrics.means().
     virtual std::map<std::string, double> finishMetrics(const MetricAccumulator& metrics) { return metrics.means(); }
+    // Driving output for closed-loop evaluation (no gradients; the model is put in eval mode by the caller).
+    // Models that cannot drive return std::nullopt.
+    virtual std::optional<PlanOutput> plan(const Batch& batch) { return std::nullopt; }
     // One-time notes for the user (e.g. "use_torch_compile does nothing on CPU").
     virtual std::vector<std::string> notices() const { return {}; }
 };

@@ -3,10 +3,15 @@
 #include "core/engine/synth/dataset.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
 
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <thread>
 
 namespace pitwall::engine {
 
@@ -50,6 +55,96 @@ std::optional<TrialRecord> unfinishedTrial(Store& store, std::int64_t studyId, s
 
 } // namespace
 
+nlohmann::json trainResultToJson(const TrainResult& r)
+{
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageResult& s : r.stages)
+        stages.push_back({{"stage", s.stage},           {"epochs", s.epochs},       {"seconds", s.seconds},
+                          {"compute_fps", s.computeFps}, {"full_fps", s.fullFps},   {"data_wait_ms", s.dataWaitMs},
+                          {"final_loss", s.finalLoss},   {"validation", s.validation}, {"resumed_from_epoch", s.resumedFromEpoch}});
+    return {{"run_id", r.runId},     {"stages", stages},       {"total_seconds", r.totalSeconds},
+            {"final_metrics", r.finalMetrics}, {"notices", r.notices}, {"cancelled", r.cancelled}};
+}
+
+TrainResult trainResultFromJson(const nlohmann::json& j)
+{
+    TrainResult r;
+    r.runId = j.at("run_id").get<std::int64_t>();
+    for (const auto& s : j.at("stages"))
+        r.stages.push_back(StageResult{s.at("stage"), s.at("epochs"), s.at("seconds"), s.at("compute_fps"),
+                                       s.at("full_fps"), s.at("data_wait_ms"), s.at("final_loss"),
+                                       s.at("validation").get<std::map<std::string, double>>(), s.at("resumed_from_epoch")});
+    r.totalSeconds = j.at("total_seconds");
+    r.finalMetrics = j.at("final_metrics").get<std::map<std::string, double>>();
+    r.notices = j.at("notices").get<std::vector<std::string>>();
+    r.cancelled = j.at("cancelled");
+    return r;
+}
+
+TrainResult trainDataParallel(const TrainRequest& request, const std::vector<LogicalDevice>& devices)
+{
+    const fs::path work = fs::path(request.checkpointDir) / "ranks";
+    fs::create_directories(work);
+    const fs::path configFile = work / "config.yaml";
+    {
+        std::ofstream out(configFile);
+        out << request.config->toYaml();
+    }
+    const fs::path rendezvous = work / "rendezvous";
+    fs::remove(rendezvous);
+    const std::string exe = executablePath().string();
+    std::vector<ChildProcess> ranks;
+    const int world = static_cast<int>(devices.size());
+    for (int rank = 0; rank < world; ++rank) {
+        std::vector<std::string> argv = {exe,
+                                         "train-rank",
+                                         configFile.string(),
+                                         "--rank=" + std::to_string(rank),
+                                         "--world-size=" + std::to_string(world),
+                                         "--rendezvous=" + rendezvous.string(),
+                                         "--db=" + request.storeLocation,
+                                         "--seed=" + std::to_string(request.seed),
+                                         "--data-dir=" + request.dataDir,
+                                         "--checkpoint-dir=" + request.checkpointDir,
+                                         "--device=" + devices[static_cast<std::size_t>(rank)].id,
+                                         "--threads=" + std::to_string(devices[static_cast<std::size_t>(rank)].threads),
+                                         "--result=" + (work / ("result_" + std::to_string(rank) + ".json")).string()};
+        if (request.trialId)
+            argv.push_back("--trial-id=" + std::to_string(*request.trialId));
+        if (request.resume)
+            argv.push_back("--resume");
+        ProcessOptions options;
+        options.environment = devices[static_cast<std::size_t>(rank)].environment;
+        options.cpuSet = devices[static_cast<std::size_t>(rank)].cpuSet;
+        options.stderrFile = (work / ("rank_" + std::to_string(rank) + ".log")).string();
+        options.stdoutFile = options.stderrFile + ".out";
+        ranks.push_back(ChildProcess::start(argv, options));
+    }
+    // Wait for all; the first failure stops the others (they would wait for it in the next all-reduce).
+    std::string failure;
+    for (std::size_t done = 0; done < ranks.size();) {
+        done = 0;
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            if (request.cancel && request.cancel->load())
+                ranks[r].signal(SIGINT);
+            if (auto exit = ranks[r].poll()) {
+                ++done;
+                if ((!exit->exited || exit->code != 0) && failure.empty()) {
+                    failure = "rank " + std::to_string(r) + " of " + std::to_string(world) + " ended with " +
+                              exit->describe() + ":\n" + fileTail((work / ("rank_" + std::to_string(r) + ".log")).string());
+                    for (ChildProcess& other : ranks)
+                        other.signal(SIGTERM);
+                }
+            }
+        }
+        if (done < ranks.size())
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!failure.empty())
+        throw RuntimeError(failure);
+    return trainResultFromJson(nlohmann::json::parse(readTextFile(work / "result_0.json")));
+}
+
 std::string ensureDataset(const ResolvedConfig& config, const std::function<void(std::int64_t, std::int64_t)>& progress)
 {
     const std::string root = config.getString("data.root");
@@ -72,6 +167,17 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     if (seeds.empty())
         for (long long s : config.value("experiment.seeds").asIntList())
             seeds.push_back(s);
+    // A run spanning several logical devices gets one process per device of the configured partition mode.
+    std::vector<LogicalDevice> devices;
+    if (const int span = static_cast<int>(config.getInt("training.distribution.logical_devices")); span > 1) {
+        const auto mode = parsePartitionMode(config.getString("device.partition_mode"));
+        const auto all = makeCpuBackend()->logicalDevices(*mode);
+        if (static_cast<int>(all.size()) < span)
+            throw InputError("training.distribution.logical_devices=" + std::to_string(span) + " but device.partition_mode=" +
+                             config.getString("device.partition_mode") + " gives " + std::to_string(all.size()) +
+                             " logical device(s); choose a mode with at least " + std::to_string(span));
+        devices.assign(all.begin(), all.begin() + span);
+    }
     result.dataDir = ensureDataset(config, options.dataProgress);
     // Opening the data before touching the store: a bad dataset leaves the store as it was.
     synth::SynthDataset::open(result.dataDir);
@@ -121,7 +227,8 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         if (options.progress)
             request.progress = [&](const TrainProgress& p) { options.progress(seed, p); };
         try {
-            SeedResult seedResult{seed, trial->number, checkpoints.string(), train(request)};
+            SeedResult seedResult{seed, trial->number, checkpoints.string(),
+                                  devices.size() > 1 ? trainDataParallel(request, devices) : train(request)};
             const TrainResult& r = seedResult.train;
             Json metrics = Json::object();
             for (const auto& [key, value] : r.finalMetrics)

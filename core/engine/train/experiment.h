@@ -5,6 +5,8 @@
 
 #include "core/engine/train/trainer.h"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +41,15 @@ struct ExperimentResult {
 // <experiment.output_dir>/synthetic/<key>, generated when missing.
 std::string ensureDataset(const ResolvedConfig& config,
                           const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+
+// TrainResult as JSON (what a rank process hands back to the process that started it).
+nlohmann::json trainResultToJson(const TrainResult& result);
+TrainResult trainResultFromJson(const nlohmann::json& json);
+
+// Trains one run over several logical devices: starts `pitwall train-rank` once per logical device (bound to
+// its cores and environment), waits for all, and returns rank 0's result. A failing rank stops the others and
+// its log tail is in the RuntimeError.
+TrainResult trainDataParallel(const TrainRequest& request, const std::vector<LogicalDevice>& devices);
 
 // Runs every seed; each trial ends COMPLETE with the final validation loss as its value (its metrics are
 // trial user attributes), or FAIL with the reason, and the error is rethrown.

@@ -2,6 +2,7 @@
 
 #include "core/engine/synth/dataset.h"
 #include "core/engine/train/checkpoint.h"
+#include "core/engine/train/dataparallel.h"
 #include "core/engine/train/framebatch.h"
 #include "core/engine/train/meters.h"
 #include "core/engine/train/precision.h"
@@ -13,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <numeric>
 #include <random>
 
@@ -48,6 +50,7 @@ std::vector<std::int64_t> epochOrder(std::int64_t count, std::int64_t seed, Stag
 // Everything one run needs while it trains.
 class Run {
 public:
+    std::int64_t worldSize() const { return m_parallel ? m_parallel->worldSize() : 1; }
     Run(const TrainRequest& request) : m_request(request), m_config(*request.config) {}
 
     TrainResult execute();
@@ -75,15 +78,23 @@ private:
     std::unique_ptr<MetricsWriter> m_writer;
     std::int64_t m_runId = 0;
     std::unique_ptr<CheckpointStore> m_checkpoints;
+    std::unique_ptr<DataParallel> m_parallel;
+    std::int64_t m_globalBatch = 1; // across all ranks
+    bool m_leader = true;           // rank 0: writes the store and checkpoints
     TrainResult m_result;
 };
 
 void Run::metric(const std::string& stage, std::int64_t step, const std::string& key, double value)
 {
-    m_writer->add(MetricSample{m_runId, stage, step, key, value, nowSeconds()});
+    if (m_leader)
+        m_writer->add(MetricSample{m_runId, stage, step, key, value, nowSeconds()});
 }
 
-void Run::event(EventLevel level, const std::string& message) { m_store->addEvent(m_runId, level, message); }
+void Run::event(EventLevel level, const std::string& message)
+{
+    if (m_leader)
+        m_store->addEvent(m_runId, level, message);
+}
 
 Batch Run::loadBatch(const std::vector<std::int64_t>& indices) const
 {
@@ -127,7 +138,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
                                                   .amsgrad(true));
     const double baseLr = m_config.getDouble("training.optimization.lr");
     const std::int64_t stepsPerEpoch =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(m_trainIndices.size()) / m_batchSize);
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(m_trainIndices.size()) / m_globalBatch);
+    const std::int64_t rankOffset = m_parallel ? m_parallel->rank() * m_batchSize : 0;
 
     int firstEpoch = 0;
     std::int64_t globalStep = 0;
@@ -165,7 +177,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
         const auto order = epochOrder(static_cast<std::int64_t>(m_trainIndices.size()), m_request.seed, stage, epoch);
         BatchPrefetcher prefetcher(stepsPerEpoch, m_loaderThreads, m_prefetch, [&](std::int64_t b) {
             std::vector<std::int64_t> indices;
-            for (std::int64_t i = b * m_batchSize; i < (b + 1) * m_batchSize; ++i)
+            // Global batch b covers order[b*G, (b+1)*G); this rank takes its slice of it.
+            for (std::int64_t i = b * m_globalBatch + rankOffset; i < b * m_globalBatch + rankOffset + m_batchSize; ++i)
                 indices.push_back(m_trainIndices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
             return loadBatch(indices);
         });
@@ -193,6 +206,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 loss = m_model->computeLoss(batch);
             }
             loss.total.backward();
+            if (m_parallel)
+                m_parallel->averageGradients(parameters);
             optimizer.step();
             synchronize(m_device);
             const double lossValue = loss.total.item<double>();
@@ -206,9 +221,9 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 --warmupLeft;
             } else {
                 epochStepSeconds += stepSeconds;
-                measuredSamples += batch.size;
+                measuredSamples += batch.size * worldSize();
             }
-            epochSamples += static_cast<double>(batch.size);
+            epochSamples += static_cast<double>(batch.size * worldSize());
             epochLossSum += lossValue;
             epochWaitMs += waitMs;
             const std::int64_t logStep = globalStep;
@@ -222,9 +237,9 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 if (warmup)
                     metric(name, logStep, "warmup", 1.0);
                 else
-                    metric(name, logStep, "compute_fps", static_cast<double>(batch.size) / stepSeconds);
+                    metric(name, logStep, "compute_fps", static_cast<double>(batch.size * worldSize()) / stepSeconds);
             }
-            if (m_request.progress) {
+            if (m_request.progress && m_leader) {
                 TrainProgress p{name, epoch, epochs, step, stepsPerEpoch, lossValue,
                                 epochStepSeconds > 0 ? static_cast<double>(measuredSamples) / epochStepSeconds : 0.0};
                 m_request.progress(p);
@@ -233,7 +248,7 @@ StageResult Run::trainStage(Stage stage, int epochs)
         const double epochWall = secondsSince(epochStart);
         const double cpuPercent = cpu.percentAndRestart();
         double valLoss = 0;
-        const auto validation = validate(valLoss);
+        const auto validation = m_leader ? validate(valLoss) : std::map<std::string, double>{};
         const std::int64_t epochSteps = stepsPerEpoch;
         stageSamples += epochSamples;
         stageStepSeconds += epochStepSeconds;
@@ -253,6 +268,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
         metric(name, globalStep, "peak_memory_bytes", static_cast<double>(peakResidentBytes()));
         for (const auto& [key, value] : result.validation)
             metric(name, globalStep, "val/" + key, value);
+        if (!m_leader)
+            continue; // the leader validates, logs and saves; the others go on to the next epoch
         m_writer->flush();
 
         const nlohmann::json epochMeters{{"samples", stageSamples},    {"step_seconds", stageStepSeconds},
@@ -260,6 +277,13 @@ StageResult Run::trainStage(Stage stage, int epochs)
                                          {"steps", stageSteps},        {"last_loss", lastLoss},
                                          {"validation", result.validation}};
         m_checkpoints->save(stage, CheckpointInfo{epoch, globalStep, epochMeters}, *m_model, optimizer);
+        ArtifactRecord artifact;
+        artifact.runId = m_runId;
+        artifact.kind = "checkpoint";
+        artifact.path = std::filesystem::absolute(m_checkpoints->modelFile(stage, epoch)).string();
+        artifact.description = name + " epoch " + std::to_string(epoch + 1) + "/" + std::to_string(epochs);
+        artifact.time = nowSeconds();
+        m_store->addArtifact(artifact);
         if (m_request.progress) {
             TrainProgress p{name, epoch, epochs, stepsPerEpoch, stepsPerEpoch, lastLoss,
                             epochStepSeconds > 0 ? static_cast<double>(measuredSamples) / epochStepSeconds : 0.0};
@@ -268,8 +292,12 @@ StageResult Run::trainStage(Stage stage, int epochs)
             m_request.progress(p);
         }
     }
+    if (m_parallel)
+        m_parallel->barrier(); // the leader's last checkpoint is on disk before any rank goes on (post-train loads it)
     result.seconds = stageWallSeconds;
-    result.computeFps = stageStepSeconds > 0 ? (stageSamples - static_cast<double>(kWarmupSteps * m_batchSize)) / stageStepSeconds : 0.0;
+    result.computeFps = stageStepSeconds > 0
+                            ? (stageSamples - static_cast<double>(kWarmupSteps * m_globalBatch)) / stageStepSeconds
+                            : 0.0;
     result.fullFps = stageWallSeconds > 0 ? stageSamples / stageWallSeconds : 0.0;
     result.dataWaitMs = stageSteps > 0 ? stageWaitMs / static_cast<double>(stageSteps) : 0.0;
     result.finalLoss = lastLoss;
@@ -287,13 +315,20 @@ TrainResult Run::execute()
     m_spec = dataSpecFor(m_dataset->sensors());
     m_device = deviceFor(m_config, m_request.device);
     m_precision = precisionFor(m_config, m_device);
-    m_batchSize = m_config.getInt("training.optimization.batch_size");
+    m_globalBatch = m_config.getInt("training.optimization.batch_size");
+    const int world = std::max(1, m_request.worldSize);
+    if (m_globalBatch < world)
+        throw InputError("training.optimization.batch_size=" + std::to_string(m_globalBatch) + " is smaller than the " +
+                         std::to_string(world) + " logical devices the run spans (one sample each at least)");
+    m_batchSize = m_globalBatch / world; // per rank, as LEAD: batch_size // device_count
+    m_globalBatch = m_batchSize * world;
+    m_leader = m_request.rank == 0;
     const std::int64_t frames = m_dataset->size();
     const std::int64_t valCount = std::max<std::int64_t>(1, static_cast<std::int64_t>(frames * kValidationFraction));
-    if (frames - valCount < m_batchSize)
+    if (frames - valCount < m_globalBatch)
         throw InputError("the dataset " + m_request.dataDir + " has " + std::to_string(frames) + " frames: " +
                          std::to_string(frames - valCount) + " for training after the validation split, fewer than one batch of " +
-                         std::to_string(m_batchSize) + " (make more frames or lower training.optimization.batch_size)");
+                         std::to_string(m_globalBatch) + " (make more frames or lower training.optimization.batch_size)");
     for (std::int64_t i = 0; i < frames; ++i)
         (i >= frames - valCount ? m_valIndices : m_trainIndices).push_back(i);
 
@@ -313,6 +348,22 @@ TrainResult Run::execute()
     for (const std::string& note : m_model->notices())
         m_result.notices.push_back(note);
     m_checkpoints = std::make_unique<CheckpointStore>(m_request.checkpointDir);
+    if (world > 1) {
+        m_parallel = std::make_unique<DataParallel>(m_request.rank, world, m_request.rendezvous, std::chrono::minutes(5));
+        std::vector<torch::Tensor> state = m_model->module().parameters();
+        for (const auto& b : m_model->module().buffers())
+            state.push_back(b);
+        m_parallel->broadcast(state); // every rank starts from rank 0's weights
+    }
+    if (!m_leader) {
+        m_result = TrainResult{};
+        const std::pair<Stage, const char*> stages[] = {{Stage::Pretrain, "training.stages.pretrain.epochs"},
+                                                        {Stage::Posttrain, "training.stages.posttrain.epochs"}};
+        for (const auto& [stage, key] : stages)
+            if (const int epochs = static_cast<int>(m_config.getInt(key)); epochs > 0)
+                m_result.stages.push_back(trainStage(stage, epochs));
+        return m_result;
+    }
 
     m_store = openStore(m_request.storeLocation);
     RunRecord record;
@@ -321,6 +372,8 @@ TrainResult Run::execute()
     record.configYaml = m_config.toYaml();
     record.seed = m_request.seed;
     record.logicalDevice = m_request.device.id.empty() ? std::string("cpu:0.0") : m_request.device.id;
+    if (world > 1)
+        record.logicalDevice += " (rank 0 of " + std::to_string(world) + ")";
     record.host = hostName();
     record.pid = getpid();
     record.startTime = nowSeconds();

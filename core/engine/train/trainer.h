@@ -60,6 +60,12 @@ struct TrainRequest {
     std::string dataDir;                   // a synthetic-world dataset folder
     std::string checkpointDir;             // per-run folder; resume looks here
     bool resume = false;                   // continue from the checkpoints in checkpointDir
+    // Data parallel: this process is `rank` of `worldSize` (one per logical device); training.optimization.
+    // batch_size is split across the ranks and gradients are averaged. Only rank 0 writes to the store and
+    // the checkpoints. `rendezvous` is a file path all ranks share.
+    int rank = 0;
+    int worldSize = 1;
+    std::string rendezvous;
     std::function<void(const TrainProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr; // checked between steps
 };

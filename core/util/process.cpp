@@ -1,0 +1,131 @@
+#include "core/util/process.h"
+
+#include "core/util/error.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+extern char** environ;
+
+namespace pitwall {
+
+namespace {
+ProcessExit fromStatus(int status)
+{
+    ProcessExit e;
+    e.exited = WIFEXITED(status);
+    e.code = e.exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    return e;
+}
+
+void redirect(const std::string& file, int fd)
+{
+    if (file.empty())
+        return;
+    const int out = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out >= 0) {
+        dup2(out, fd);
+        close(out);
+    }
+}
+} // namespace
+
+std::string ProcessExit::describe() const
+{
+    if (exited)
+        return "exit status " + std::to_string(code);
+    const char* name = sigabbrev_np(code);
+    return "killed by signal " + std::to_string(code) + (name ? std::string(" (SIG") + name + ")" : std::string());
+}
+
+ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const ProcessOptions& options)
+{
+    if (argv.empty())
+        throw RuntimeError("cannot start a process without a program");
+    // Everything the child needs is prepared before fork: after it only async-signal-safe calls are made.
+    std::vector<std::string> envStrings;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string key = entry.substr(0, entry.find('='));
+        if (!options.environment.count(key))
+            envStrings.push_back(entry);
+    }
+    for (const auto& [key, value] : options.environment)
+        envStrings.push_back(key + "=" + value);
+    std::vector<char*> envp, args;
+    for (std::string& e : envStrings)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argvCopy = argv;
+    for (std::string& a : argvCopy)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int c : options.cpuSet)
+        CPU_SET(c, &cpus);
+
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+        redirect(options.stdoutFile, STDOUT_FILENO);
+        redirect(options.stderrFile, STDERR_FILENO);
+        if (!options.cpuSet.empty())
+            sched_setaffinity(0, sizeof cpus, &cpus);
+        execve(args[0], args.data(), envp.data());
+        _exit(127);
+    }
+    ChildProcess child;
+    child.m_pid = pid;
+    return child;
+}
+
+ProcessExit ChildProcess::wait()
+{
+    if (m_exit)
+        return *m_exit;
+    int status = 0;
+    while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_exit = fromStatus(status);
+    return *m_exit;
+}
+
+std::optional<ProcessExit> ChildProcess::poll()
+{
+    if (m_exit)
+        return m_exit;
+    int status = 0;
+    if (waitpid(m_pid, &status, WNOHANG) == m_pid)
+        m_exit = fromStatus(status);
+    return m_exit;
+}
+
+void ChildProcess::signal(int signalNumber) const
+{
+    if (!m_exit && m_pid > 0)
+        ::kill(m_pid, signalNumber);
+}
+
+std::string fileTail(const std::string& path, std::size_t maxBytes)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        return {};
+    const std::streamoff size = in.tellg();
+    const std::streamoff start = size > static_cast<std::streamoff>(maxBytes) ? size - static_cast<std::streamoff>(maxBytes) : 0;
+    in.seekg(start);
+    std::string text(static_cast<std::size_t>(size - start), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    return text;
+}
+
+} // namespace pitwall
