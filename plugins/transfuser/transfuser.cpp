@@ -178,6 +178,21 @@ public:
         }
     }
 
+    std::optional<PlanOutput> plan(const Batch& batch) override
+    {
+        torch::NoGradGuard noGrad;
+        const Stage previous = m_stage;
+        m_stage = Stage::Posttrain; // planning runs in post-train mode
+        auto [image, bev] = m_backbone->forward(batch.at("rgb"), batch.at("lidar"));
+        auto command = batch.at("command").clamp(0, kCommands - 1);
+        auto [waypoints, speedLogits] = m_planning->forward(bev, batch.at("speed"), batch.at("target_point"), command);
+        m_stage = previous;
+        // Expected speed under the predicted class distribution (LEAD decodes the target speed this way).
+        auto classes = torch::tensor(targetSpeedClasses(), torch::kFloat).to(speedLogits.device());
+        auto speed = (torch::softmax(speedLogits.to(torch::kFloat), 1) * classes).sum(1);
+        return PlanOutput{waypoints.to(torch::kFloat).to(torch::kCPU), speed.to(torch::kCPU)};
+    }
+
     std::map<std::string, double> finishMetrics(const MetricAccumulator& metrics) override
     {
         auto means = metrics.means();
