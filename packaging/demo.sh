@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Pitwall's main job on built-in data: installs what is missing, builds, then runs the demo.
-# With a display it opens the workbench on the demo results database; without one it runs headless and
-# prints the status of this machine and of the demo configuration.
+# It trains TransFuser-lite (both stages) on freshly synthesised driving data and records the run in
+# build-demo/demo.db; with a display it then opens the workbench on that database.
 # Usage: bash packaging/demo.sh [--headless]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 pitwall_install_deps
@@ -14,15 +14,15 @@ export PITWALL_DB="$demo_dir/demo.db"
 echo "== devices"
 "$bin/pitwall" devices
 echo
-echo "== demo configuration (LEAD logits + nearest + batch 96), with where each value comes from"
-"$bin/pitwall" config show "$PITWALL_ROOT/configs/transfuser/logits_nearest_batch96.yaml" --changed
+echo "== training TransFuser-lite on the built-in synthetic driving world (configs/transfuser/smoke.yaml)"
+cd "$demo_dir"
+"$bin/pitwall" train "$PITWALL_ROOT/configs/transfuser/smoke.yaml"
 echo
 echo "== results database"
-"$bin/pitwall" db migrate
 "$bin/pitwall" db info
 
 if [ "${1:-}" != "--headless" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
   echo "== opening the workbench on $PITWALL_DB"
   exec "$bin/pitwall-gui" --db "$PITWALL_DB"
 fi
-echo "(no display: the workbench was not opened; run $bin/pitwall-gui --db $PITWALL_DB on a desktop)"
+echo "(no display: the workbench was not opened; on a desktop run: $bin/pitwall-gui --db $PITWALL_DB)"

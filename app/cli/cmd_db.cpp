@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 
 #include "core/store/export.h"
+#include "core/report/table.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
@@ -65,7 +66,7 @@ int dbInfo(const Args& args)
                     "best");
         for (const StudySummary& s : studies)
             std::printf("  %-28s %7d %8d %6d %6d %7d  %s\n", s.study.name.c_str(), s.total(), s.complete, s.pruned,
-                        s.failed, s.running, s.bestValue ? formatDouble(*s.bestValue).c_str() : "-");
+                        s.failed, s.running, s.bestValue ? formatFixed(*s.bestValue, 6).c_str() : "-");
     }
     return kExitOk;
 }

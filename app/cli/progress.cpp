@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace pitwall::cli {
 
@@ -15,6 +16,19 @@ ProgressLine::ProgressLine(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out
 void ProgressLine::update(const std::string& label, double done, double total, const std::string& suffix)
 {
     const double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
+    const bool newLabel = label != m_lastLabel;
+    m_lastLabel = label;
+    if (m_tty) {
+        const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (!newLabel && done < total && now - m_lastDrawSeconds < 0.1)
+            return;
+        m_lastDrawSeconds = now;
+    } else {
+        const int decile = static_cast<int>(fraction * 10);
+        if (!newLabel && decile == m_lastDecile)
+            return;
+        m_lastDecile = decile;
+    }
     const int filled = static_cast<int>(fraction * kBarWidth + 0.5);
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.append(static_cast<std::size_t>(kBarWidth - filled), '-');

@@ -1,5 +1,6 @@
 #pragma once
-// A terminal progress line: redrawn in place on a terminal, one line per update otherwise (logs, CI).
+// A terminal progress line: redrawn in place on a terminal (at most 10 times a second), and one line per
+// 10 % otherwise (logs, CI), so long work shows progress without flooding a log.
 
 #include <cstdio>
 #include <string>
@@ -20,6 +21,9 @@ private:
     std::FILE* m_out;
     bool m_tty;
     bool m_open = false;
+    std::string m_lastLabel;
+    int m_lastDecile = -1;      // non-terminal output: one line per 10 %
+    double m_lastDrawSeconds = 0; // terminal output: at most 10 redraws per second
 };
 
 } // namespace pitwall::cli
