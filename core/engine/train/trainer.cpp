@@ -180,7 +180,11 @@ StageResult Run::trainStage(Stage stage, int epochs)
             // Global batch b covers order[b*G, (b+1)*G); this rank takes its slice of it.
             for (std::int64_t i = b * m_globalBatch + rankOffset; i < b * m_globalBatch + rankOffset + m_batchSize; ++i)
                 indices.push_back(m_trainIndices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
-            return loadBatch(indices);
+            Batch batch = loadBatch(indices);
+            if (m_device.is_cuda()) // page-locked host memory makes the copy to the GPU asynchronous
+                for (auto& [key, tensor] : batch.tensors)
+                    tensor = tensor.pin_memory();
+            return batch;
         });
         CpuMeter cpu;
         const auto epochStart = Clock::now();
@@ -195,7 +199,7 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 break;
             const double waitMs = secondsSince(waitStart) * 1000.0;
             const auto stepStart = Clock::now();
-            const Batch batch = cpuBatch.to(m_device);
+            const Batch batch = cpuBatch.to(m_device, m_device.is_cuda());
             for (auto& group : optimizer.param_groups())
                 static_cast<torch::optim::AdamWOptions&>(group.options()).lr(
                     cosineWarmRestartsLr(globalStep, stepsPerEpoch, baseLr, kMinLr));
