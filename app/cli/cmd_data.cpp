@@ -1,5 +1,6 @@
 // pitwall data synth | pitwall data info
 #include "app/cli/cli.h"
+#include "app/cli/configargs.h"
 
 #include "core/config/config.h"
 #include "core/engine/synth/dataset.h"
@@ -42,20 +43,11 @@ const OptionKey kSynthKeys[] = {
 synth::SynthOptions optionsFromArgs(const Args& args)
 {
     std::vector<std::string> files, overrides;
-    for (const std::string& word : args.positionals) {
-        const auto eq = word.find('=');
-        if (eq != std::string::npos && word.substr(0, eq).find('/') == std::string::npos)
-            overrides.push_back(word);
-        else
-            files.push_back(word);
-    }
+    splitConfigArgs(args, files, overrides);
     for (const OptionKey& o : kSynthKeys)
         if (auto value = args.value(o.option))
             overrides.push_back(std::string("data.synthetic.") + o.key + "=" + *value);
-    std::vector<Diagnostic> problems;
-    const Schema schema = loadSchema(&problems);
-    for (const Diagnostic& d : problems)
-        std::cerr << "warning: plugin schema left out: " << d.toString() << "\n";
+    const Schema schema = schemaWithWarnings();
     return synth::synthOptionsFromConfig(resolveConfig(schema, files, overrides));
 }
 
