@@ -11,6 +11,8 @@ PACKAGES=(
   libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   # engine
   libtorch-dev libgloo-dev libturbojpeg0-dev libpng-dev
+  # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)
+  libopenblas0-openmp
   # window
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth
   # reference and interop checks (Debian's python3, /usr/bin/python3)

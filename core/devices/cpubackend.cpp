@@ -119,6 +119,10 @@ public:
             d.environment["OMP_NUM_THREADS"] = std::to_string(d.threads);
             d.environment["MKL_NUM_THREADS"] = std::to_string(d.threads);
             d.environment["OPENBLAS_NUM_THREADS"] = std::to_string(d.threads);
+            // Workers share the machine: idle OpenMP threads must sleep, not spin (spinning made 2-thread
+            // steps up to 7× slower when another process ran on the same cores). Read at library load, so it
+            // can only be set in the worker's environment.
+            d.environment["OMP_WAIT_POLICY"] = "PASSIVE";
             d.environment["CUDA_VISIBLE_DEVICES"] = ""; // a CPU worker must not grab a GPU
             d.environment["HIP_VISIBLE_DEVICES"] = "";
             out.push_back(std::move(d));

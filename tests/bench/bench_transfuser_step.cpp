@@ -59,7 +59,8 @@ double median(std::vector<double> values)
 
 double mean(const std::vector<double>& values)
 {
-    return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+    return values.empty() ? 0.0
+                          : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
 struct Arguments {
@@ -279,9 +280,10 @@ int main(int argc, char** argv)
             disableDropout(model->module());
         model->setStage(stage);
         const auto parameters = model->trainableParameters();
-        torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(config.getDouble("training.optimization.lr"))
-                                                      .weight_decay(config.getDouble("training.optimization.weight_decay"))
-                                                      .amsgrad(true));
+        torch::optim::AdamW optimizer(parameters,
+                                      torch::optim::AdamWOptions(config.getDouble("training.optimization.lr"))
+                                          .weight_decay(config.getDouble("training.optimization.weight_decay"))
+                                          .amsgrad(true));
         torch::manual_seed(args.seed + 1);
         const Batch batch = randomBatch(spec, batchSize);
 
@@ -317,9 +319,9 @@ int main(int argc, char** argv)
                 dump.add("input:" + name, tensor);
             const LossOutput first = step(nullptr, nullptr, nullptr);
             const LossOutput second = step(nullptr, nullptr, nullptr);
-            dump.finish("\"parameters\":" + std::to_string(totalParameters) + ",\"trainable_parameters\":" +
-                        std::to_string(trainable) + ",\"losses_step1\":" + lossesJson(first) +
-                        ",\"losses_step2\":" + lossesJson(second));
+            dump.finish("\"parameters\":" + std::to_string(totalParameters) +
+                        ",\"trainable_parameters\":" + std::to_string(trainable) +
+                        ",\"losses_step1\":" + lossesJson(first) + ",\"losses_step2\":" + lossesJson(second));
             std::printf("{\"dumped\":\"%s\",\"parameters\":%lld,\"trainable_parameters\":%lld}\n", args.dumpDir.c_str(),
                         static_cast<long long>(totalParameters), static_cast<long long>(trainable));
             return 0;
@@ -348,19 +350,20 @@ int main(int argc, char** argv)
         std::string overrides;
         for (const auto& o : args.overrides)
             overrides += (overrides.empty() ? "\"" : ",\"") + o + "\"";
-        std::printf("{\"impl\":\"cpp\",\"threads\":%d,\"batch\":%lld,\"width\":%lld,\"stage\":\"%s\",\"precision\":\"%s\","
-                    "\"image\":[%lld,%lld],\"bev\":[%lld,%lld],\"parameters\":%lld,\"trainable_parameters\":%lld,"
-                    "\"warmup\":%d,\"steps\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"min_ms\":%.3f,\"cpu_ms\":%.3f,"
-                    "\"forward_ms\":%.3f,\"backward_ms\":%.3f,\"optimizer_ms\":%.3f,\"samples_per_s\":%.2f,"
-                    "\"last_loss\":%.6f,\"load_before\":%.2f,\"load_after\":%.2f,\"overrides\":[%s]}\n",
-                    args.threads, static_cast<long long>(batchSize), config.getInt("policy.transfuser.width"),
-                    args.stage.c_str(), config.getString("training.optimization.precision").c_str(),
-                    static_cast<long long>(spec.imageWidth), static_cast<long long>(spec.imageHeight),
-                    static_cast<long long>(spec.bevWidth), static_cast<long long>(spec.bevHeight),
-                    static_cast<long long>(totalParameters), static_cast<long long>(trainable), args.warmup, args.steps,
-                    medianMs, mean(stepMs), *std::min_element(stepMs.begin(), stepMs.end()), median(cpuMs), median(forwardMs),
-                    median(backwardMs), median(optimizerMs), static_cast<double>(batchSize) * 1000.0 / medianMs, lastLoss,
-                    loadBefore, loadAverage(), overrides.c_str());
+        std::printf(
+            "{\"impl\":\"cpp\",\"threads\":%d,\"batch\":%lld,\"width\":%lld,\"stage\":\"%s\",\"precision\":\"%s\","
+            "\"image\":[%lld,%lld],\"bev\":[%lld,%lld],\"parameters\":%lld,\"trainable_parameters\":%lld,"
+            "\"warmup\":%d,\"steps\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"min_ms\":%.3f,\"cpu_ms\":%.3f,"
+            "\"forward_ms\":%.3f,\"backward_ms\":%.3f,\"optimizer_ms\":%.3f,\"samples_per_s\":%.2f,"
+            "\"last_loss\":%.6f,\"load_before\":%.2f,\"load_after\":%.2f,\"overrides\":[%s]}\n",
+            args.threads, static_cast<long long>(batchSize), config.getInt("policy.transfuser.width"),
+            args.stage.c_str(), config.getString("training.optimization.precision").c_str(),
+            static_cast<long long>(spec.imageWidth), static_cast<long long>(spec.imageHeight),
+            static_cast<long long>(spec.bevWidth), static_cast<long long>(spec.bevHeight),
+            static_cast<long long>(totalParameters), static_cast<long long>(trainable), args.warmup, args.steps,
+            medianMs, mean(stepMs), *std::min_element(stepMs.begin(), stepMs.end()), median(cpuMs), median(forwardMs),
+            median(backwardMs), median(optimizerMs), static_cast<double>(batchSize) * 1000.0 / medianMs, lastLoss,
+            loadBefore, loadAverage(), overrides.c_str());
         return 0;
     } catch (const InputError& e) {
         std::fprintf(stderr, "bench_transfuser_step: %s\n", e.what());

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tests/bench/run_transfuser_step_bench.py [--build build] [--reps 2] [--warmup 1]
         [--steps 3] [--widths 16,32] [--threads 2,1] [--batch 16] [--option-threads N] [--budget-s 540]
-        [--blas DIR] [--skip-compare] [--skip-options] [--json FILE]
+        [--blas DIR] [--omp-wait-policy passive|unset] [--skip-compare] [--skip-options] [--json FILE]
 
 1. Parity: the C++ bench dumps its initial weights, a batch and the losses of two steps (dropout 0); the twin
    loads the weights by name and must get the same parameter names, shapes, counts and losses.
@@ -15,6 +15,8 @@
 3. Speed options on the C++ side (LEAD's variants), ms/step and the ratio to the baseline; the batch-96 row
    is compared per sample (ms per 16 samples).
 
+Both sides run with OMP_WAIT_POLICY=PASSIVE unless --omp-wait-policy unset: on a 2-core machine shared with
+other work, libgomp's default spin-waiting makes 2-thread steps several times slower than 1-thread steps.
 --budget-s keeps the whole run under about that many seconds on a loaded machine by dropping repetitions
 after the first. --blas DIR runs both sides with another BLAS (e.g. OpenBLAS unpacked from its .deb).
 
@@ -142,17 +144,25 @@ def main():
                         help="after the first repetition, skip further ones past 45%% (comparison) and 75%% (options) of this")
     parser.add_argument("--blas", metavar="DIR",
                         help="folder with another libblas.so.3 (e.g. OpenBLAS) put first on LD_LIBRARY_PATH for both sides")
+    parser.add_argument("--omp-wait-policy", choices=["passive", "unset"], default="passive",
+                        help="OMP_WAIT_POLICY of both sides (default passive: on a shared machine libgomp's default "
+                             "spin-waiting makes 2-thread steps several times slower, for C++ and PyTorch alike)")
     parser.add_argument("--json", help="also write every measurement to this file")
     args = parser.parse_args()
     started = time.perf_counter()
     folder, env = snapshot(args.build)
+    if args.omp_wait_policy == "passive":
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    else:
+        env.pop("OMP_WAIT_POLICY", None)
     if args.blas:
         env["LD_LIBRARY_PATH"] = os.path.abspath(args.blas) + ":" + env["LD_LIBRARY_PATH"]
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
     record = {"args": vars(args), "runs": []}
     try:
         print(f"# TransFuser-lite training step, C++ vs PyTorch twin; load average at start "
-              f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs" + (f"; BLAS from {args.blas}" if args.blas else "") + "\n")
+              f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; OMP_WAIT_POLICY {env.get('OMP_WAIT_POLICY', 'unset')}"
+              + (f"; BLAS from {args.blas}" if args.blas else "") + "\n")
         print("## Parity (batch 4, dropout 0): parameter names/shapes/counts and losses of two steps")
         rows = parity(folder, env)
         record["parity"] = rows
@@ -227,20 +237,22 @@ def main():
                     record["runs"].append(data)
                     print(f"  rep {rep + 1} {label:30s} {data['median_ms']:9.1f} ms/step (load {data['load_before']:.1f})",
                           flush=True)
-            print(f"\n## Speed options, C++ only, width {width}, {threads} threads, ms/step (median of {args.reps} "
-                  f"processes x {args.steps} steps); ratio = per-sample time / the same stage's baseline")
+            print(f"\n## Speed options, C++ only, width {width}, {threads} threads (median of the processes' medians, "
+                  f"{args.steps} steps each); ratio = per-sample time / the same stage's baseline, by wall and by CPU time")
             base = {}
             rows = []
             for label, stage, batch, overrides in OPTION_ROWS:
                 if not results[label]:
                     continue
                 ms = statistics.median(d["median_ms"] for d in results[label])
-                per16 = ms * 16 / batch
-                base.setdefault(stage, per16)
+                cpu = statistics.median(d["cpu_ms"] for d in results[label])
+                per16, cpu16 = ms * 16 / batch, cpu * 16 / batch
+                base.setdefault(stage, (per16, cpu16))
                 rows.append([label, stage, batch, results[label][0]["trainable_parameters"], f"{ms:.1f}", f"{per16:.1f}",
-                             f"{per16 / base[stage]:.3f}", f"{batch * 1e3 / ms:.2f}"])
-            table(["option", "stage", "batch", "trainable", "ms/step", "ms per 16 samples", "ratio vs baseline",
-                   "samples/s"], rows)
+                             f"{per16 / base[stage][0]:.3f}", f"{cpu16:.0f}", f"{cpu16 / base[stage][1]:.3f}",
+                             f"{batch * 1e3 / ms:.2f}"])
+            table(["option", "stage", "batch", "trainable", "ms/step", "ms per 16 samples", "ratio (wall)",
+                   "cpu ms per 16", "ratio (cpu)", "samples/s"], rows)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         if args.json:
