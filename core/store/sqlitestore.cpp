@@ -22,19 +22,6 @@ using store_internal::SqliteError;
 
 namespace {
 
-constexpr char kSqliteHeader[] = "SQLite format 3"; // followed by a NUL byte
-
-// True when the file starts with SQLite's header (or is empty, which SQLite treats as a new database).
-bool looksLikeSqlite(const std::filesystem::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() == 0)
-        return true;
-    return in.gcount() == 16 && std::equal(header, header + 16, kSqliteHeader);
-}
-
 bool contains(const std::vector<std::string>& names, const std::string& name)
 {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -51,8 +38,9 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
         throw InputError(path + ": no such results database");
     if (exists && fs::is_directory(path, error))
         throw InputError(path + ": is a directory, not a results database");
-    if (exists && !looksLikeSqlite(path))
-        throw InputError(path + ": not an SQLite file, so not a Pitwall or Optuna results database");
+    // A file that is not SQLite is found by SQLite itself (SQLITE_NOTADB below), never by opening it here: closing
+    // any descriptor of the file drops every POSIX lock this process holds on it, so another connection of this
+    // process would lose its shared lock and a second process could delete the WAL under it (lost commits).
 
     try {
         m_db = std::make_unique<Connection>(path, mode == OpenMode::ReadOnly ? ConnectionMode::ReadOnly
@@ -82,7 +70,7 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
         }
     } catch (const SqliteError& sqliteError) {
         if (sqliteError.primaryCode() == SQLITE_NOTADB)
-            throw InputError(path + ": not an SQLite database, so not a Pitwall or Optuna results database");
+            throw InputError(path + ": not an SQLite file, so not a Pitwall or Optuna results database");
         if (sqliteError.primaryCode() == SQLITE_CANTOPEN)
             throw InputError(path + ": cannot open the results database (" + sqliteError.what() + ")");
         throw;
