@@ -2,59 +2,118 @@
 
 #include "ui/studiesview.h"
 #include "ui/trialsview.h"
+#include "ui/views/benchmarksview.h"
+#include "ui/views/compareview.h"
+#include "ui/views/configform.h"
+#include "ui/views/configureview.h"
+#include "ui/views/devicepanel.h"
+#include "ui/views/livemodel.h"
+#include "ui/views/liveview.h"
+#include "ui/views/studyview.h"
+#include "ui/views/trialspage.h"
 
-#include <QAction>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QKeySequence>
 #include <QLabel>
-#include <QMenuBar>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
 
 namespace pitwall::ui {
 
 namespace {
 constexpr int kPollIntervalMs = 500;
-constexpr int kMaxRecentFiles = 8;
+const char* const kViewNames[] = {"studies", "configure", "live", "study", "compare", "benchmarks"};
 } // namespace
+
+std::optional<View> parseView(const QString& name)
+{
+    for (int i = 0; i < 6; ++i)
+        if (name.compare(QLatin1String(kViewNames[i]), Qt::CaseInsensitive) == 0)
+            return static_cast<View>(i);
+    return std::nullopt;
+}
+
+QString viewName(View view)
+{
+    return QString::fromLatin1(kViewNames[static_cast<int>(view)]);
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setWindowTitle(tr("Pitwall"));
     resize(1200, 760);
 
+    auto* side = new QWidget(this);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    m_studyFilter = new QLineEdit(side);
+    m_studyFilter->setObjectName("studyFilter");
+    m_studyFilter->setPlaceholderText(tr("Filter studies…"));
+    m_studyFilter->setClearButtonEnabled(true);
+    m_studies = new StudiesView(side);
+    sideLayout->addWidget(m_studyFilter);
+    sideLayout->addWidget(m_studies, 1);
+    connect(m_studyFilter, &QLineEdit::textChanged, m_studies, &StudiesView::setFilter);
+
+    m_liveModel = new LiveModel(this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName("views");
+    m_tabs->setDocumentMode(true);
+    m_trialsPage = new TrialsPage(m_tabs);
+    m_configure = new ConfigureView(m_tabs);
+    m_live = new LiveView(m_liveModel, m_tabs);
+    m_study = new StudyView(m_tabs);
+    m_compare = new CompareView(m_tabs);
+    m_benchmarks = new BenchmarksView(m_tabs);
+    m_tabs->addTab(m_trialsPage, tr("&Studies"));
+    m_tabs->addTab(m_configure, tr("&Configure"));
+    m_tabs->addTab(m_live, tr("&Live"));
+    m_tabs->addTab(m_study, tr("S&tudy"));
+    m_tabs->addTab(m_compare, tr("Co&mpare"));
+    m_tabs->addTab(m_benchmarks, tr("&Benchmarks"));
+
     auto* splitter = new QSplitter(this);
-    m_studies = new StudiesView(splitter);
-    m_trials = new TrialsView(splitter);
+    splitter->addWidget(side);
+    splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(1, 4);
+    splitter->setSizes({360, 840});
     setCentralWidget(splitter);
 
     m_status = new QLabel(tr("No database open"), this);
     statusBar()->addWidget(m_status, 1);
 
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
-    open->setShortcut(QKeySequence::Open);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addSeparator();
-    QAction* refresh = file->addAction(tr("&Refresh"));
-    refresh->setShortcut(QKeySequence::Refresh);
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-    rebuildRecentMenu();
-
     m_poller = new StorePoller;
     m_poller->moveToThread(&m_pollerThread);
     connect(&m_pollerThread, &QThread::finished, m_poller, &QObject::deleteLater);
     connect(m_poller, &StorePoller::snapshotReady, this, &MainWindow::showSnapshot, Qt::QueuedConnection);
-    connect(refresh, &QAction::triggered, m_poller, &StorePoller::refreshNow, Qt::QueuedConnection);
-    connect(m_studies, &StudiesView::studySelected, m_poller, &StorePoller::setFocusStudy, Qt::QueuedConnection);
+    connect(m_poller, &StorePoller::liveDelta, m_liveModel, &LiveModel::apply, Qt::QueuedConnection);
+    connect(m_poller, &StorePoller::trialDetailsReady, m_trialsPage, &TrialsPage::showDetails, Qt::QueuedConnection);
+    connect(m_poller, &StorePoller::compareReady, m_compare, &CompareView::showData, Qt::QueuedConnection);
+    connect(m_studies, &StudiesView::studySelected, this, [this](const QString& name) {
+        m_wantedStudy = name;
+        QMetaObject::invokeMethod(m_poller, "setFocusStudy", Qt::QueuedConnection, Q_ARG(QString, name));
+    });
+    connect(m_live, &LiveView::runRequested, m_poller, &StorePoller::setLiveRun, Qt::QueuedConnection);
+    connect(m_trialsPage, &TrialsPage::detailsRequested, m_poller, &StorePoller::setDetailsTrial, Qt::QueuedConnection);
+    connect(m_trialsPage, &TrialsPage::openRun, this, [this](qint64 runId) {
+        m_live->showRun(runId);
+        showView(View::Live);
+    });
+    connect(m_configure, &ConfigureView::launched, this, [this] {
+        // Watch it: the live view follows the newest running run, which the launched process creates.
+        focusStudy(QString::fromStdString(m_configure->form()->config().getString("experiment.name")));
+        m_live->showRun(0);
+        showView(View::Live);
+    });
+    connect(m_compare, &CompareView::compareRequested, m_poller, &StorePoller::requestCompare, Qt::QueuedConnection);
     m_pollerThread.setObjectName("store-poller");
     m_pollerThread.start();
     QMetaObject::invokeMethod(m_poller, "start", Qt::QueuedConnection, Q_ARG(int, kPollIntervalMs));
+    buildMenus();
 }
 
 MainWindow::~MainWindow()
@@ -64,53 +123,103 @@ MainWindow::~MainWindow()
     m_pollerThread.wait();
 }
 
+TrialsView* MainWindow::trialsView() const
+{
+    return m_trialsPage->trials();
+}
+
+void MainWindow::focusStudy(const QString& name)
+{
+    m_wantedStudy = name;
+    if (!m_studies->selectStudy(name))
+        QMetaObject::invokeMethod(m_poller, "setFocusStudy", Qt::QueuedConnection, Q_ARG(QString, name));
+}
+
+void MainWindow::showView(View view)
+{
+    m_tabs->setCurrentIndex(static_cast<int>(view));
+}
+
+View MainWindow::currentView() const
+{
+    return static_cast<View>(m_tabs->currentIndex());
+}
+
+bool MainWindow::viewReady(View view) const
+{
+    if (view == View::Configure)
+        return m_configure->devices()->discoveryDone();
+    if (!m_haveSnapshot)
+        return false;
+    if (!m_snapshot.error.isEmpty())
+        return true; // the error is what there is to show
+    const bool focused =
+        m_snapshot.studies.empty() || (!m_snapshot.focusStudy.isEmpty() && m_snapshot.focusStudy == m_wantedStudy);
+    switch (view) {
+    case View::Studies:
+        return focused && (m_snapshot.studies.empty() || m_trialsPage->ready());
+    case View::Live:
+        return m_live->ready();
+    case View::Study:
+        return focused && (m_snapshot.studies.empty() || m_study->ready());
+    case View::Compare:
+        return focused && m_compare->ready();
+    case View::Benchmarks:
+        return m_benchmarks->ready();
+    case View::Configure:
+        break;
+    }
+    return true;
+}
+
 void MainWindow::openDatabase(const QString& location)
 {
     const QString path = QFileInfo(location).absoluteFilePath();
+    m_database = path;
+    m_haveSnapshot = false;
     setWindowTitle(tr("Pitwall — %1").arg(QFileInfo(path).fileName()));
     m_status->setText(tr("Opening %1…").arg(path));
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
+    QStringList recent = recentFiles();
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > kMaxRecentFiles)
+    while (recent.size() > 8)
         recent.removeLast();
-    settings.setValue("recentFiles", recent);
+    QSettings().setValue("recentFiles", recent);
     rebuildRecentMenu();
+    m_configure->setDatabase(path);
+    m_live->forgetRuns();
+    m_compare->forget();
     QMetaObject::invokeMethod(m_poller, "openDatabase", Qt::QueuedConnection, Q_ARG(QString, path));
-}
-
-QStringList MainWindow::recentFiles() { return QSettings().value("recentFiles").toStringList(); }
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = recentFiles();
-    for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] { openDatabase(path); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::chooseDatabase()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"), QString(),
-                                                      tr("Results databases (*.db *.sqlite *.sqlite3);;All files (*)"));
-    if (!path.isEmpty())
-        openDatabase(path);
 }
 
 void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
 {
     m_snapshot = snapshot;
+    m_haveSnapshot = true;
     if (!snapshot.error.isEmpty()) {
         m_status->setText(tr("%1: %2").arg(snapshot.location, snapshot.error));
+        m_studies->clear();
         Q_EMIT snapshotShown();
         return;
     }
+    const bool listed = std::any_of(snapshot.studies.begin(), snapshot.studies.end(), [this](const StudySummary& s) {
+        return QString::fromStdString(s.study.name) == m_wantedStudy;
+    });
+    if (!listed && snapshot.focusStudy.isEmpty() && !snapshot.studies.empty() && m_wantedStudy.isEmpty())
+        m_wantedStudy = QString::fromStdString(snapshot.studies.front().study.name); // a first focus
     m_studies->showSnapshot(snapshot);
-    if (!snapshot.focusStudy.isEmpty())
-        m_trials->showTrials(snapshot.focusTrials);
-    m_status->setText(tr("%1 — %n stud(ies)", nullptr, static_cast<int>(snapshot.studies.size())).arg(snapshot.location));
+    if (!m_wantedStudy.isEmpty() && m_studies->selectedStudy() != m_wantedStudy)
+        m_studies->selectStudy(m_wantedStudy);
+    if (!m_wantedStudy.isEmpty() && snapshot.focusStudy != m_wantedStudy && listed)
+        QMetaObject::invokeMethod(m_poller, "setFocusStudy", Qt::QueuedConnection, Q_ARG(QString, m_wantedStudy));
+    m_trialsPage->showSnapshot(snapshot);
+    m_live->showSnapshot(snapshot);
+    m_study->showSnapshot(snapshot);
+    m_compare->showSnapshot(snapshot);
+    m_benchmarks->showSnapshot(snapshot);
+    m_status->setText(
+        tr("%1 — %n stud(ies)", nullptr, static_cast<int>(snapshot.studies.size())).arg(snapshot.location) +
+        tr(", %n run(s)", nullptr, static_cast<int>(snapshot.runs.size())));
     Q_EMIT snapshotShown();
 }
 

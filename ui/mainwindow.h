@@ -1,19 +1,36 @@
 #pragma once
-// The workbench window: the studies side bar and the trials of the selected study, fed by a StorePoller
-// in its own thread. Closing the window stops the poller (requestInterruption/quit/wait) and nothing else:
-// work started elsewhere keeps running and is picked up again from the store when the window reopens.
+// The workbench window: the studies side bar (with a filter) and six views — Studies (trials of the study in
+// focus with trial details), Configure, Live, Study, Compare, Benchmarks — fed by a StorePoller in its own
+// thread. Ctrl+1..6 switch views, Ctrl+O opens a database, F5 refreshes, Ctrl+E exports a table (CSV) or chart
+// (PNG) of the current view. Closing the window stops the poller (requestInterruption/quit/wait) and nothing
+// else: work launched from it runs detached and is picked up again from the store when the window reopens.
 
 #include "ui/storepoller.h"
 
 #include <QMainWindow>
 #include <QThread>
 
+#include <optional>
+
 class QLabel;
+class QLineEdit;
+class QTabWidget;
 
 namespace pitwall::ui {
 
+class BenchmarksView;
+class CompareView;
+class ConfigureView;
+class LiveModel;
+class LiveView;
 class StudiesView;
+class StudyView;
+class TrialsPage;
 class TrialsView;
+
+enum class View { Studies, Configure, Live, Study, Compare, Benchmarks };
+std::optional<View> parseView(const QString& name); // "studies", "configure", "live", "study", "compare", "benchmarks"
+QString viewName(View view);
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -23,10 +40,25 @@ public:
 
     // Opens a results database (any SQLite file written by Pitwall or Optuna) and remembers it.
     void openDatabase(const QString& location);
+    QString database() const { return m_database; }
+    // Puts a study in focus (now, or once it is listed). Without a call the first study listed is focused.
+    void focusStudy(const QString& name);
+    void showView(View view);
+    View currentView() const;
+    // True when the view shows the data it will show for the current database (for screenshots and tests).
+    bool viewReady(View view) const;
+
     // The latest snapshot shown (for tests and the screenshot mode).
     const StoreSnapshot& snapshot() const { return m_snapshot; }
     StudiesView* studiesView() const { return m_studies; }
-    TrialsView* trialsView() const { return m_trials; }
+    TrialsView* trialsView() const;
+    TrialsPage* trialsPage() const { return m_trialsPage; }
+    ConfigureView* configureView() const { return m_configure; }
+    LiveModel* liveModel() const { return m_liveModel; }
+    LiveView* liveView() const { return m_live; }
+    StudyView* studyView() const { return m_study; }
+    CompareView* compareView() const { return m_compare; }
+    BenchmarksView* benchmarksView() const { return m_benchmarks; }
 
     static QStringList recentFiles();
 
@@ -37,14 +69,27 @@ private:
     void showSnapshot(const StoreSnapshot& snapshot);
     void chooseDatabase();
     void rebuildRecentMenu();
+    void exportCurrent();
+    void buildMenus();
 
     QThread m_pollerThread;
     StorePoller* m_poller = nullptr;
     StudiesView* m_studies = nullptr;
-    TrialsView* m_trials = nullptr;
+    QLineEdit* m_studyFilter = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    TrialsPage* m_trialsPage = nullptr;
+    ConfigureView* m_configure = nullptr;
+    LiveModel* m_liveModel = nullptr;
+    LiveView* m_live = nullptr;
+    StudyView* m_study = nullptr;
+    CompareView* m_compare = nullptr;
+    BenchmarksView* m_benchmarks = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     StoreSnapshot m_snapshot;
+    QString m_database;
+    QString m_wantedStudy;
+    bool m_haveSnapshot = false;
 };
 
 } // namespace pitwall::ui

@@ -2,11 +2,31 @@
 
 #include "core/store/store.h"
 
+#include <QThread>
 #include <QTimer>
+
+#include <algorithm>
+#include <set>
 
 namespace pitwall::ui {
 
-StorePoller::StorePoller(QObject* parent) : QObject(parent) { qRegisterMetaType<StoreSnapshot>(); }
+namespace {
+constexpr std::size_t kPageRows = 50000;
+constexpr qint64 kMaxLiveRowsPerRead = 400000; // then the rest on the next turn of the event loop
+
+bool sameRunState(const RunRecord& a, const RunRecord& b)
+{
+    return a.status == b.status && a.endTime == b.endTime && a.exitCode == b.exitCode && a.message == b.message;
+}
+} // namespace
+
+StorePoller::StorePoller(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<StoreSnapshot>();
+    qRegisterMetaType<LiveDelta>();
+    qRegisterMetaType<TrialDetails>();
+    qRegisterMetaType<CompareData>();
+}
 
 StorePoller::~StorePoller() = default;
 
@@ -15,6 +35,13 @@ void StorePoller::openDatabase(const QString& location)
     m_location = location;
     m_store.reset();
     m_lastCounter = -1;
+    m_liveRun = 0;
+    m_detailsTrial = 0;
+    m_compareRuns.clear();
+    m_compareLive = false;
+    LiveDelta reset;
+    reset.reset = true;
+    Q_EMIT liveDelta(reset);
     poll(true);
 }
 
@@ -22,6 +49,43 @@ void StorePoller::setFocusStudy(const QString& name)
 {
     m_focus = name;
     poll(true);
+}
+
+void StorePoller::setLiveRun(qint64 runId)
+{
+    if (runId == m_liveRun)
+        return;
+    m_liveRun = runId;
+    m_liveCursor = 0;
+    m_liveEventId = 0;
+    m_liveRecord.reset();
+    m_liveBuilder.clear();
+    QString error;
+    if (!ensureStore(error) || runId == 0) {
+        LiveDelta reset;
+        reset.reset = true;
+        Q_EMIT liveDelta(reset);
+        return;
+    }
+    readLive(true);
+}
+
+void StorePoller::setDetailsTrial(qint64 trialId)
+{
+    m_detailsTrial = trialId;
+    QString error;
+    if (ensureStore(error))
+        readDetails();
+}
+
+void StorePoller::requestCompare(const QList<qint64>& runIds, const QString& metric, quint64 requestId)
+{
+    m_compareRuns = runIds;
+    m_compareMetric = metric;
+    m_compareRequest = requestId;
+    QString error;
+    if (ensureStore(error))
+        readCompare();
 }
 
 void StorePoller::start(int intervalMs)
@@ -39,32 +103,164 @@ void StorePoller::stop()
         m_timer->stop();
 }
 
-void StorePoller::refreshNow() { poll(true); }
+void StorePoller::refreshNow()
+{
+    poll(true);
+}
+
+bool StorePoller::ensureStore(QString& error)
+{
+    if (m_location.isEmpty())
+        return false;
+    try {
+        if (!m_store)
+            m_store = openStore(m_location.toStdString(), OpenMode::ReadOnly);
+        return true;
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+        return false;
+    }
+}
 
 void StorePoller::poll(bool force)
 {
-    if (m_location.isEmpty())
+    if (m_location.isEmpty() || QThread::currentThread()->isInterruptionRequested())
         return;
     StoreSnapshot snapshot;
     snapshot.location = m_location;
     snapshot.focusStudy = m_focus;
     try {
-        if (!m_store)
-            m_store = openStore(m_location.toStdString(), OpenMode::ReadOnly);
+        if (!ensureStore(snapshot.error)) {
+            Q_EMIT snapshotReady(snapshot);
+            return;
+        }
         const qint64 counter = m_store->changeCounter();
-        if (!force && counter == m_lastCounter)
+        const bool changed = counter != m_lastCounter;
+        if (!force && !changed && !m_livePending)
             return;
         m_lastCounter = counter;
-        snapshot.changeCounter = counter;
-        snapshot.studies = m_store->listStudies();
-        if (!m_focus.isEmpty())
-            if (auto study = m_store->findStudy(m_focus.toStdString()))
-                snapshot.focusTrials = m_store->trials(study->id);
+        if (force || changed) {
+            snapshot.changeCounter = counter;
+            snapshot.studies = m_store->listStudies();
+            if (!m_focus.isEmpty())
+                if (auto study = m_store->findStudy(m_focus.toStdString()))
+                    snapshot.focusTrials = m_store->trials(study->id);
+            snapshot.runs = m_store->runs();
+            for (RunRecord& run : snapshot.runs)
+                std::string().swap(run.configYaml);
+            snapshot.benchmarks = m_store->benchmarks();
+            Q_EMIT snapshotReady(snapshot);
+        }
+        if (m_liveRun != 0)
+            readLive(false);
+        if (m_detailsTrial != 0 && (force || changed))
+            readDetails();
+        if (m_compareLive && changed)
+            readCompare();
     } catch (const std::exception& e) {
         m_store.reset();
         snapshot.error = QString::fromStdString(e.what());
+        Q_EMIT snapshotReady(snapshot);
     }
-    Q_EMIT snapshotReady(snapshot);
+}
+
+void StorePoller::readLive(bool reset)
+{
+    LiveDelta delta;
+    delta.runId = m_liveRun;
+    delta.reset = reset;
+    try {
+        auto record = m_store->run(m_liveRun);
+        if (record && (!m_liveRecord || reset || !sameRunState(*record, *m_liveRecord))) {
+            m_liveRecord = record;
+            delta.run = record;
+        }
+        qint64 read = 0;
+        m_livePending = false;
+        while (true) {
+            const auto rows = m_store->metricsSince(m_liveRun, m_liveCursor, kPageRows);
+            if (rows.empty())
+                break;
+            m_liveCursor = rows.back().cursor;
+            m_liveBuilder.add(rows, delta);
+            read += static_cast<qint64>(rows.size());
+            if (rows.size() < kPageRows)
+                break;
+            if (read >= kMaxLiveRowsPerRead) {
+                m_livePending = true;
+                break;
+            }
+        }
+        delta.events = m_store->eventsSince(m_liveRun, m_liveEventId);
+        if (!delta.events.empty())
+            m_liveEventId = delta.events.back().id;
+    } catch (const std::exception&) {
+        m_livePending = false;
+    }
+    delta.caughtUp = !m_livePending;
+    if (delta.reset || delta.run || delta.rows > 0 || !delta.events.empty())
+        Q_EMIT liveDelta(delta);
+    if (m_livePending)
+        QTimer::singleShot(0, this, [this] { poll(false); });
+}
+
+void StorePoller::readDetails()
+{
+    TrialDetails details;
+    details.trialId = m_detailsTrial;
+    try {
+        details.runs = m_store->runs(m_detailsTrial);
+        for (const RunRecord& run : details.runs) {
+            auto events = m_store->eventsSince(run.id, 0);
+            details.eventsTail.insert(details.eventsTail.end(), events.begin(), events.end());
+        }
+        std::stable_sort(details.eventsTail.begin(), details.eventsTail.end(),
+                         [](const EventRecord& a, const EventRecord& b) { return a.time < b.time; });
+        if (details.eventsTail.size() > static_cast<std::size_t>(kEventsTail))
+            details.eventsTail.erase(details.eventsTail.begin(), details.eventsTail.end() - kEventsTail);
+    } catch (const std::exception&) {
+    }
+    Q_EMIT trialDetailsReady(details);
+}
+
+void StorePoller::readCompare()
+{
+    CompareData data;
+    data.requestId = m_compareRequest;
+    data.runIds = m_compareRuns;
+    data.metric = m_compareMetric;
+    std::set<QString> keys;
+    m_compareLive = false;
+    try {
+        for (qint64 runId : m_compareRuns) {
+            const auto record = m_store->run(runId);
+            data.configs << (record ? QString::fromStdString(record->configYaml) : QString());
+            if (record && record->status == RunStatus::Running)
+                m_compareLive = true;
+            LiveSeriesBuilder builder;
+            QList<QPointF> series;
+            qint64 cursor = 0;
+            while (true) {
+                const auto rows = m_store->metricsSince(runId, cursor, kPageRows);
+                if (rows.empty())
+                    break;
+                cursor = rows.back().cursor;
+                LiveDelta page;
+                builder.add(rows, page);
+                for (SeriesChunk& chunk : page.chunks) {
+                    keys.insert(chunk.key);
+                    if (chunk.key == m_compareMetric)
+                        series.append(chunk.points);
+                }
+                if (rows.size() < kPageRows)
+                    break;
+            }
+            data.series.push_back(std::move(series));
+        }
+    } catch (const std::exception&) {
+    }
+    data.metricKeys = QStringList(keys.begin(), keys.end());
+    Q_EMIT compareReady(data);
 }
 
 } // namespace pitwall::ui

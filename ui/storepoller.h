@@ -1,13 +1,24 @@
 #pragma once
 // Reads the results store off the GUI thread. Lives in its own QThread; polls the store's cheap change
-// counter and, only when it moved (or when asked), reads the study list and the trials of the study in
-// focus, and delivers them as a snapshot through a queued signal. The GUI thread never waits on the store.
+// counter and, only when it moved (or when asked), reads what the views show and delivers it through queued
+// signals. The GUI thread never waits on the store: it asks through the slots (queued) and gets answers
+// through the signals.
+//
+// - snapshotReady: the study list, the trials of the study in focus, every run (config text left out) and
+//   the benchmark records.
+// - liveDelta: the live run's metric rows read with metricsSince(run, cursor), so only new rows travel,
+//   already turned into chart points (LiveSeriesBuilder), plus new events and run-record changes.
+// - trialDetailsReady: the runs (with config) and the last events of one trial, for failure reports.
+// - compareReady: configs and one metric's series of several runs, for the compare view.
 
 #include "core/store/records.h"
+#include "ui/liveseries.h"
 
+#include <QList>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -22,11 +33,28 @@ namespace pitwall::ui {
 
 struct StoreSnapshot {
     QString location;
-    QString error;                       // non-empty when the store could not be read
+    QString error; // non-empty when the store could not be read
     std::vector<StudySummary> studies;
     QString focusStudy;
     std::vector<TrialRecord> focusTrials;
+    std::vector<RunRecord> runs; // every run, oldest first; configYaml left empty
+    std::vector<BenchmarkRecord> benchmarks;
     qint64 changeCounter = 0;
+};
+
+struct TrialDetails {
+    qint64 trialId = 0;
+    std::vector<RunRecord> runs;         // with configYaml
+    std::vector<EventRecord> eventsTail; // the last events of its runs, oldest first
+};
+
+struct CompareData {
+    quint64 requestId = 0;
+    QList<qint64> runIds;
+    QStringList configs; // the runs' resolved configs (YAML), by runIds
+    QString metric;
+    std::vector<QList<QPointF>> series; // by runIds: (global step, value) of `metric`
+    QStringList metricKeys;             // every key the runs logged, sorted
 };
 
 class StorePoller : public QObject {
@@ -35,27 +63,56 @@ public:
     explicit StorePoller(QObject* parent = nullptr);
     ~StorePoller() override;
 
+    static constexpr int kEventsTail = 40;
+
 public Q_SLOTS:
     // All slots run in the poller's thread (call through queued connections).
     void openDatabase(const QString& location);
     void setFocusStudy(const QString& name);
+    // The run whose metrics stream as liveDelta; 0 stops streaming. Restarts from the first row.
+    void setLiveRun(qint64 runId);
+    void setDetailsTrial(qint64 trialId);
+    void requestCompare(const QList<qint64>& runIds, const QString& metric, quint64 requestId);
     void start(int intervalMs);
     void stop();
     void refreshNow();
 
 Q_SIGNALS:
     void snapshotReady(const pitwall::ui::StoreSnapshot& snapshot);
+    void liveDelta(const pitwall::ui::LiveDelta& delta);
+    void trialDetailsReady(const pitwall::ui::TrialDetails& details);
+    void compareReady(const pitwall::ui::CompareData& data);
 
 private:
     void poll(bool force);
+    bool ensureStore(QString& error);
+    void readLive(bool reset);
+    void readDetails();
+    void readCompare();
 
     std::unique_ptr<Store> m_store;
     QString m_location;
     QString m_focus;
     qint64 m_lastCounter = -1;
     QTimer* m_timer = nullptr;
+
+    qint64 m_liveRun = 0;
+    qint64 m_liveCursor = 0;
+    qint64 m_liveEventId = 0;
+    bool m_livePending = false; // rows left to read after a capped read
+    std::optional<RunRecord> m_liveRecord;
+    LiveSeriesBuilder m_liveBuilder;
+
+    qint64 m_detailsTrial = 0;
+
+    QList<qint64> m_compareRuns;
+    QString m_compareMetric;
+    quint64 m_compareRequest = 0;
+    bool m_compareLive = false; // some compared run is still running: re-read on change
 };
 
 } // namespace pitwall::ui
 
 Q_DECLARE_METATYPE(pitwall::ui::StoreSnapshot)
+Q_DECLARE_METATYPE(pitwall::ui::TrialDetails)
+Q_DECLARE_METATYPE(pitwall::ui::CompareData)

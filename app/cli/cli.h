@@ -68,6 +68,10 @@ void addPluginCommands(Cli& cli);
 void addStudyCommands(Cli& cli);
 void addTrainCommands(Cli& cli); // needs the engine
 void addBenchCommands(Cli& cli); // needs the engine
+void addLoaderBenchCommands(Cli& cli); // needs the engine
+void addEvalCommands(Cli& cli);  // needs the engine
 void addDataCommands(Cli& cli);  // needs the engine
+void addHpoCommands(Cli& cli);   // needs the engine (hpo, worker)
+void addBenchPartitionsCommands(Cli& cli); // needs the engine
 
 } // namespace pitwall::cli

@@ -3,6 +3,7 @@
 #include "app/cli/configargs.h"
 #include "app/cli/progress.h"
 
+#include "core/engine/drive/runeval.h"
 #include "core/engine/train/variants.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -35,6 +36,30 @@ std::vector<std::int64_t> parseSeeds(const std::string& text)
         seeds.push_back(*seed);
     }
     return seeds;
+}
+
+// Drives every seed's run of a variant (the file's `driving` section) and records each result with its run.
+MeanStd drivingScores(const engine::VariantsFile& file, const std::string& db, const engine::ExperimentResult& run,
+                      ProgressLine& line)
+{
+    drive::DrivingEvalOptions options;
+    options.routes = file.driving.routes;
+    options.routeSeconds = file.driving.routeSeconds;
+    options.seed = static_cast<std::uint64_t>(file.driving.seed);
+    std::vector<double> scores;
+    for (const engine::SeedResult& s : run.seeds) {
+        drive::DriveCallbacks callbacks;
+        callbacks.progress = [&](const drive::DriveProgress& p) {
+            line.update("   driving seed " + std::to_string(s.seed) + " route " + std::to_string(p.route + 1) + "/" +
+                            std::to_string(p.routes),
+                        p.timeS, p.timeLimitS, "");
+        };
+        const drive::DrivingReport report = drive::evaluateRun(db, s.train.runId, options, {}, callbacks);
+        drive::recordRunEvaluation(*openStore(db), s.train.runId, report, options);
+        scores.push_back(report.drivingScore.mean);
+    }
+    line.finish();
+    return meanStd(scores);
 }
 
 int benchVariants(const Args& args)
@@ -84,6 +109,8 @@ int benchVariants(const Args& args)
         const engine::ExperimentResult run = engine::runExperiment(configs[i], options);
         line.finish();
         results.push_back(engine::summariseVariant(variants, name, run));
+        if (variants.driving.enabled)
+            results.back().drivingScore = drivingScores(variants, db, run, line);
     }
     const Table table = engine::variantsTable(variants, results);
 
@@ -118,10 +145,16 @@ int benchVariants(const Args& args)
                                        {"quality_mean", r.quality.mean},
                                        {"quality_std", r.quality.std},
                                        {"seeds", r.quality.count}});
+        if (variants.driving.enabled)
+            for (std::size_t i = 0; i < results.size(); ++i) {
+                out["variants"][i]["driving_score_mean"] = results[i].drivingScore.mean;
+                out["variants"][i]["driving_score_std"] = results[i].drivingScore.std;
+            }
         std::cout << out.dump(2) << "\n";
     } else {
         std::cout << "\n" << (args.flag("markdown") ? table.toMarkdown() : table.toText());
-        std::cout << "\n" << variants.qualityLabel << ": mean ± sample std over " << variants.seeds.size()
+        std::cout << "\n" << variants.qualityLabel << (variants.driving.enabled ? " and Driving Score" : "")
+                  << ": mean ± sample std over " << variants.seeds.size()
                   << " training seed(s); times and FPS are means. Studies: '" << variants.name << "/<variant>' in " << db
                   << "\n";
     }
@@ -137,7 +170,9 @@ void addBenchCommands(Cli& cli)
              "FILE lists a base config and variants (see configs/transfuser/speed.yaml). Each variant trains both\n"
              "stages for every seed as its own study '<name>/<variant>'; the table gives per-stage wall time,\n"
              "compute FPS (samples / step time after the batch arrived), full FPS (samples / epoch wall time) and the\n"
-             "quality metric as mean ± sample std over seeds. Overrides apply to every variant.",
+             "quality metric as mean ± sample std over seeds. Overrides apply to every variant. With a 'driving'\n"
+             "section, every seed's run is also driven in closed loop ('pitwall eval driving') and the table gets\n"
+             "a Driving Score column (mean ± sample std over seeds).",
              {dbOption(), jsonOption(),
               {"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
               {"only", "NAMES", "comma-separated variant names to run"},

@@ -18,7 +18,11 @@ int main(int argc, char** argv)
 #ifdef PITWALL_HAVE_ENGINE
     pitwall::cli::addTrainCommands(cli);
     pitwall::cli::addBenchCommands(cli);
+    pitwall::cli::addLoaderBenchCommands(cli);
+    pitwall::cli::addEvalCommands(cli);
     pitwall::cli::addDataCommands(cli);
+    pitwall::cli::addHpoCommands(cli);
+    pitwall::cli::addBenchPartitionsCommands(cli);
 #endif
     return cli.run(argc, argv);
 }

@@ -1,15 +1,21 @@
 // pitwall-gui: the workbench window.
 #include "ui/mainwindow.h"
-#include "ui/studiesview.h"
 
 #include "core/util/paths.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QTimer>
 
 #include <cstdio>
+
+namespace {
+constexpr int kScreenshotTimeoutMs = 60000;
+constexpr int kReadyChecksBeforeGrab = 3; // ready on consecutive checks, so the last redraw has been painted
+constexpr int kCheckIntervalMs = 100;
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -19,46 +25,66 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(PITWALL_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Pitwall workbench: studies, trials and live training charts from a results database.");
+    parser.setApplicationDescription("Pitwall workbench: studies, configuration, live training charts, study analysis, "
+                                     "comparisons and benchmarks from a results database.");
     parser.addHelpOption();
     parser.addVersionOption();
     QCommandLineOption dbOption("db", "Results database to open (default: $PITWALL_DB, else pitwall.db).", "FILE");
-    QCommandLineOption screenshotOption("screenshot", "Render the window to a PNG file once the data is shown, then exit.", "FILE");
-    QCommandLineOption studyOption("study", "Study to select at start.", "NAME");
+    QCommandLineOption screenshotOption(
+        "screenshot", "Render the window to a PNG file once the view's data is shown, then exit.", "FILE");
+    QCommandLineOption studyOption("study", "Study to put in focus at start (default: the first one).", "NAME");
+    QCommandLineOption viewOption("view", "View to show: studies, configure, live, study, compare or benchmarks.",
+                                  "VIEW", "studies");
     parser.addOption(dbOption);
     parser.addOption(screenshotOption);
     parser.addOption(studyOption);
+    parser.addOption(viewOption);
     parser.process(app);
 
-    const QString db = parser.isSet(dbOption) ? parser.value(dbOption)
-                                              : QString::fromStdString(pitwall::defaultDatabasePath());
+    const auto view = pitwall::ui::parseView(parser.value(viewOption));
+    if (!view) {
+        std::fprintf(stderr, "pitwall-gui: unknown view '%s' (studies, configure, live, study, compare, benchmarks)\n",
+                     qPrintable(parser.value(viewOption)));
+        return 2;
+    }
+    const QString db =
+        parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(pitwall::defaultDatabasePath());
+    const bool screenshot = parser.isSet(screenshotOption);
+    if (screenshot && !QFileInfo::exists(db)) {
+        std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(db));
+        return 2;
+    }
+
     pitwall::ui::MainWindow window;
+    if (!parser.value(studyOption).isEmpty())
+        window.focusStudy(parser.value(studyOption));
+    window.showView(*view);
     window.show();
     if (QFileInfo::exists(db))
         window.openDatabase(db);
 
-    const QString study = parser.value(studyOption);
-    if (!study.isEmpty()) {
-        QObject::connect(&window, &pitwall::ui::MainWindow::snapshotShown, &window, [&] {
-            if (window.snapshot().focusStudy.isEmpty())
-                Q_EMIT window.studiesView()->studySelected(study);
-        });
-    }
-    if (parser.isSet(screenshotOption)) {
+    if (screenshot) {
         const QString file = parser.value(screenshotOption);
-        QObject::connect(&window, &pitwall::ui::MainWindow::snapshotShown, &app, [&] {
-            if (!study.isEmpty() && window.snapshot().focusStudy != study)
-                return; // wait for the study's trials
-            QTimer::singleShot(50, &app, [&] {
-                const bool ok = window.grab().save(file, "PNG");
-                std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "cannot write %s\n", qPrintable(file));
-                app.exit(ok ? 0 : 1);
-            });
+        auto* timer = new QTimer(&app);
+        auto* waited = new QElapsedTimer;
+        waited->start();
+        int readyChecks = 0;
+        QObject::connect(timer, &QTimer::timeout, &app, [&, timer, waited] {
+            readyChecks = window.viewReady(*view) ? readyChecks + 1 : 0;
+            const bool timedOut = waited->elapsed() > kScreenshotTimeoutMs;
+            if (readyChecks < kReadyChecksBeforeGrab && !timedOut)
+                return;
+            timer->stop();
+            const bool ok = window.grab().save(file, "PNG");
+            if (timedOut)
+                std::fprintf(stderr,
+                             "pitwall-gui: the %s view's data did not arrive within %d s; wrote what was shown\n",
+                             qPrintable(pitwall::ui::viewName(*view)), kScreenshotTimeoutMs / 1000);
+            std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "cannot write %s\n", qPrintable(file));
+            delete waited;
+            app.exit(ok && !timedOut ? 0 : 1);
         });
-        if (!QFileInfo::exists(db)) {
-            std::fprintf(stderr, "no database at %s\n", qPrintable(db));
-            return 2;
-        }
+        timer->start(kCheckIntervalMs);
     }
     return app.exec();
 }

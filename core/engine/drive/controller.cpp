@@ -25,8 +25,7 @@ void PidController::reset()
 }
 
 VehicleController::VehicleController(const ControllerOptions& options)
-    : m_options(options),
-      m_speedPid(options.speedKp, options.speedKi, options.speedKd, options.speedIntegralLimit),
+    : m_options(options), m_speedPid(options.speedKp, options.speedKi, options.speedKd, options.speedIntegralLimit),
       m_steerPid(options.steerKp, options.steerKi, options.steerKd, options.steerIntegralLimit)
 {
 }
@@ -91,7 +90,8 @@ double VehicleController::steer(const synth::EgoState& ego, double dt)
         const Vec2 a = m_path[i - 1], b = m_path[i];
         const Vec2 ab = b - a;
         const double length = ab.norm();
-        const double t = length > 1e-9 ? synth::clampValue((ego.pose.position - a).dot(ab) / (length * length), 0, 1) : 0;
+        const double t =
+            length > 1e-9 ? synth::clampValue((ego.pose.position - a).dot(ab) / (length * length), 0, 1) : 0;
         const double distance = (a + ab * t - ego.pose.position).norm();
         if (distance < best) {
             best = distance;

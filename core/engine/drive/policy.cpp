@@ -27,7 +27,8 @@ public:
         synth::World future = world;
         synth::ExpertState state = m_state;
         const synth::Pose2 origin = world.ego().pose;
-        const int stepsPerWaypoint = std::max(1, static_cast<int>(std::lround(synth::kWaypointIntervalS / kRolloutStepS)));
+        const int stepsPerWaypoint =
+            std::max(1, static_cast<int>(std::lround(synth::kWaypointIntervalS / kRolloutStepS)));
         const double dt = synth::kWaypointIntervalS / stepsPerWaypoint;
         for (int k = 0; k < synth::kWaypointCount; ++k) {
             for (int j = 0; j < stepsPerWaypoint; ++j)
@@ -61,7 +62,10 @@ std::unique_ptr<DrivingPolicy> makeExpertPolicy(double planIntervalS)
     return std::make_unique<ExpertDrivingPolicy>(std::max(planIntervalS, 0.01));
 }
 
-std::unique_ptr<DrivingPolicy> makeIdlePolicy() { return std::make_unique<IdlePolicy>(); }
+std::unique_ptr<DrivingPolicy> makeIdlePolicy()
+{
+    return std::make_unique<IdlePolicy>();
+}
 
 synth::DrivingCommand routeCommand(const synth::World& world)
 {

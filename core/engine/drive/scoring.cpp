@@ -206,22 +206,25 @@ void RouteMonitor::update(const TickObservation& tick, double dt)
         finish(RouteStatus::Completed);
         return;
     }
-    if (tick.d < tick.corridorRightD - m_options.corridorMarginM || tick.d > tick.corridorLeftD + m_options.corridorMarginM) {
-        add(InfractionType::RouteDeviation, tick, -1, tick.d > tick.corridorLeftD ? "over the centre line" : "off the road");
+    if (tick.d < tick.corridorRightD - m_options.corridorMarginM ||
+        tick.d > tick.corridorLeftD + m_options.corridorMarginM) {
+        add(InfractionType::RouteDeviation, tick, -1,
+            tick.d > tick.corridorLeftD ? "over the centre line" : "off the road");
         finish(RouteStatus::Deviated);
         return;
     }
     m_standingS = tick.speedMps < m_options.blockedSpeedMps ? m_standingS + dt : 0.0;
     if (m_standingS >= m_options.blockedAfterS - 1e-9) {
-        add(InfractionType::AgentBlocked, tick, -1, "no progress for " + std::to_string(static_cast<int>(m_standingS)) + " s");
+        add(InfractionType::AgentBlocked, tick, -1,
+            "no progress for " + std::to_string(static_cast<int>(m_standingS)) + " s");
         finish(RouteStatus::Blocked);
     }
 }
 
 int RouteResult::count(InfractionType type) const
 {
-    return static_cast<int>(std::count_if(infractions.begin(), infractions.end(),
-                                          [type](const Infraction& i) { return i.type == type; }));
+    return static_cast<int>(
+        std::count_if(infractions.begin(), infractions.end(), [type](const Infraction& i) { return i.type == type; }));
 }
 
 RouteResult routeResult(const RouteMonitor& monitor, int index, std::uint64_t worldSeed, double timeS)

@@ -6,7 +6,9 @@
 // Each infraction multiplies the penalty once per event: collision with a pedestrian ×0.5, with a vehicle
 // (driving or parked) ×0.6, with a static object (cones, barrels, barriers, scenery) ×0.65, running a red
 // light ×0.7. A collision counts once per object and a red light once per light, however long the contact
-// or the crossing lasts. Route deviation (the ego's centre leaves the forward carriageway by more than a
+// or the crossing lasts; as in CARLA, a collision counts whoever caused it (the synthetic world has no
+// physics: the ego drives through what it hits). A red light is run when the front bumper crosses the stop
+// line while the light is red (not yellow). Route deviation (the ego's centre leaves the forward carriageway by more than a
 // margin: off the road or over the centre line) and agent blocked (slower than 0.1 m/s for 60 s) END the
 // route and carry no multiplier; running out of time ends it too (RC is what was reached). Not modelled:
 // stop signs, scenario timeouts, yielding to emergency vehicles, and MIN_SPEED (Bench2Drive disables it too).
@@ -36,8 +38,9 @@ enum class InfractionType : std::uint8_t {
 };
 constexpr int kInfractionTypeCount = 6;
 constexpr std::array<InfractionType, kInfractionTypeCount> kInfractionTypes = {
-    InfractionType::CollisionPedestrian, InfractionType::CollisionVehicle, InfractionType::CollisionStatic,
-    InfractionType::RedLight,            InfractionType::RouteDeviation,   InfractionType::AgentBlocked};
+    InfractionType::CollisionPedestrian, InfractionType::CollisionVehicle,
+    InfractionType::CollisionStatic,     InfractionType::RedLight,
+    InfractionType::RouteDeviation,      InfractionType::AgentBlocked};
 
 // CARLA's keys: collisions_pedestrian, collisions_vehicle, collisions_layout, red_light, route_dev,
 // vehicle_blocked.
@@ -48,11 +51,11 @@ bool endsRoute(InfractionType type);
 
 struct Infraction {
     InfractionType type = InfractionType::CollisionVehicle;
-    double timeS = 0;        // simulated time of the event
-    synth::Vec2 position;    // ego position (world frame)
+    double timeS = 0;         // simulated time of the event
+    synth::Vec2 position;     // ego position (world frame)
     double routeStationM = 0; // ego station along the road
-    int objectId = -1;       // actor or light id; scenery items are -(index + 1); -1 for none
-    std::string detail;      // "car", "pedestrian", "cone", "light 7", ...
+    int objectId = -1;        // actor or light id; scenery items are -(index + 1); -1 for none
+    std::string detail;       // "car", "pedestrian", "cone", "light 7", ...
 };
 
 // Product of the multipliers of `infractions` (1.0 when there are none).
@@ -66,8 +69,8 @@ struct TickObservation {
     double timeS = 0;
     synth::Vec2 position; // ego centre, world frame
     double speedMps = 0;
-    double s = 0, d = 0;  // Frenet position of the ego centre
-    double frontS = 0;    // station of the front bumper
+    double s = 0, d = 0;                          // Frenet position of the ego centre
+    double frontS = 0;                            // station of the front bumper
     double corridorRightD = 0, corridorLeftD = 0; // lateral edges of the forward carriageway
     struct Contact {
         int id = -1;
@@ -88,9 +91,9 @@ struct TickObservation {
 TickObservation observe(const synth::World& world, double contactMarginM = 0.0);
 
 struct MonitorOptions {
-    double corridorMarginM = 1.0;  // how far the ego's centre may leave the forward carriageway
-    double blockedSpeedMps = 0.1;  // slower than this counts as standing...
-    double blockedAfterS = 60.0;   // ...and this long in a row ends the route as blocked
+    double corridorMarginM = 1.0; // how far the ego's centre may leave the forward carriageway
+    double blockedSpeedMps = 0.1; // slower than this counts as standing...
+    double blockedAfterS = 60.0;  // ...and this long in a row ends the route as blocked
 };
 
 // Watches one route tick by tick: progress, odometer, infractions, and whether the route has ended.

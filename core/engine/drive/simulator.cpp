@@ -80,8 +80,8 @@ RouteResult driveRoute(DrivingPolicy& policy, const RouteSpec& route, const Driv
     const double startTimeS = world.time();
     auto report = [&] {
         if (callbacks.progress)
-            callbacks.progress({route.index, options.routes, world.time() - startTimeS, timeLimitS,
-                                monitor.completionPercent()});
+            callbacks.progress(
+                {route.index, options.routes, world.time() - startTimeS, timeLimitS, monitor.completionPercent()});
     };
     for (long tick = 0; tick < ticks && !monitor.ended(); ++tick) {
         if (callbacks.cancel && callbacks.cancel->load()) {

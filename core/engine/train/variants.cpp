@@ -60,11 +60,11 @@ VariantsFile readVariantsFile(const std::string& path)
     }
     if (!root.IsMap())
         throw InputError(SourceLocation{path}, "a variants file is a mapping with 'name', 'seeds' and 'variants'");
-    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "variants"};
+    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "driving", "variants"};
     for (const auto& item : root)
         if (std::find(known.begin(), known.end(), item.first.Scalar()) == known.end())
             throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
-                                                       "' (known: name, base, seeds, quality, variants)");
+                                                       "' (known: name, base, seeds, quality, driving, variants)");
     VariantsFile file;
     file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
     file.base = relativeTo(path, stringList(path, root["base"], "base"));
@@ -89,6 +89,24 @@ VariantsFile readVariantsFile(const std::string& path)
                 throw InputError(at(path, q["better"]), "'better' must be lower or higher, got '" + better + "'");
             file.qualityHigherIsBetter = better == "higher";
         }
+    }
+    if (const YAML::Node d = root["driving"]) {
+        if (!d.IsMap())
+            throw InputError(at(path, d), "'driving' is a mapping {routes, route_seconds, seed}");
+        for (const auto& item : d)
+            if (item.first.Scalar() != "routes" && item.first.Scalar() != "route_seconds" && item.first.Scalar() != "seed")
+                throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
+                                                           "' in 'driving' (known: routes, route_seconds, seed)");
+        file.driving.enabled = true;
+        try {
+            file.driving.routes = d["routes"] ? d["routes"].as<int>() : file.driving.routes;
+            file.driving.routeSeconds = d["route_seconds"] ? d["route_seconds"].as<double>() : file.driving.routeSeconds;
+            file.driving.seed = d["seed"] ? d["seed"].as<std::int64_t>() : file.driving.seed;
+        } catch (const YAML::Exception&) {
+            throw InputError(at(path, d), "'driving' takes an integer 'routes' and 'seed' and a number 'route_seconds'");
+        }
+        if (file.driving.routes < 1 || file.driving.routeSeconds < 2 || file.driving.routeSeconds > 3600 || file.driving.seed < 0)
+            throw InputError(at(path, d), "'driving' needs routes >= 1, route_seconds in 2..3600 and seed >= 0");
     }
     const YAML::Node variants = root["variants"];
     if (!variants || !variants.IsSequence() || variants.size() == 0)
@@ -158,12 +176,19 @@ VariantResult summariseVariant(const VariantsFile& file, const std::string& name
 
 Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results)
 {
-    Table table({"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS", "Full FPS",
-                 file.qualityLabel + (file.qualityHigherIsBetter ? " ↑" : " ↓")});
-    for (const VariantResult& r : results)
-        table.addRow({r.name, formatFixed(r.pretrainSeconds.mean, 1), formatFixed(r.posttrainSeconds.mean, 1),
-                      formatFixed(r.totalSeconds.mean, 1), formatFixed(r.computeFps.mean, 1),
-                      formatFixed(r.fullFps.mean, 1), r.quality.toString(3)});
+    std::vector<std::string> header{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS", "Full FPS",
+                                    file.qualityLabel + (file.qualityHigherIsBetter ? " ↑" : " ↓")};
+    if (file.driving.enabled)
+        header.push_back("Driving Score ↑");
+    Table table(header);
+    for (const VariantResult& r : results) {
+        std::vector<std::string> row{r.name, formatFixed(r.pretrainSeconds.mean, 1), formatFixed(r.posttrainSeconds.mean, 1),
+                                     formatFixed(r.totalSeconds.mean, 1), formatFixed(r.computeFps.mean, 1),
+                                     formatFixed(r.fullFps.mean, 1), r.quality.toString(3)};
+        if (file.driving.enabled)
+            row.push_back(r.drivingScore.toString(1));
+        table.addRow(row);
+    }
     return table;
 }
 

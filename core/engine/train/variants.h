@@ -7,6 +7,7 @@
 //   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
 //   seeds: [0, 1, 2]
 //   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
+//   driving: {routes: 3, route_seconds: 30}   # optional: closed-loop driving score of every seed's run
 //   variants:
 //     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
 // Plain values only: no torch in this header.
@@ -33,6 +34,14 @@ struct VariantsFile {
     std::string qualityLabel = "Waypoint L1 (m)";
     bool qualityHigherIsBetter = false;
     std::vector<VariantSpec> variants;
+    // The `driving` section: when present, each seed's run is driven after training (drive/runeval.h) and the
+    // table gets a Driving Score column (mean ± sample std over seeds).
+    struct Driving {
+        bool enabled = false;
+        int routes = 3;
+        double routeSeconds = 30;
+        std::int64_t seed = 0;
+    } driving;
 };
 
 // Reads and checks a variants file, and resolves every variant's configuration (so a bad variant fails
@@ -46,9 +55,11 @@ struct VariantResult {
     std::string study;
     std::vector<SeedResult> seeds;
     MeanStd pretrainSeconds, posttrainSeconds, totalSeconds, computeFps, fullFps, quality;
+    MeanStd drivingScore; // filled by the caller when file.driving.enabled
 };
 
-// The LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality.
+// The LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality
+// [| Driving Score].
 Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results);
 VariantResult summariseVariant(const VariantsFile& file, const std::string& name, const ExperimentResult& run);
 

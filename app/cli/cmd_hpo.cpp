@@ -1,0 +1,329 @@
+// pitwall hpo | pitwall worker: a hyperparameter search over logical devices, one worker process each.
+#include "app/cli/cli.h"
+#include "app/cli/configargs.h"
+#include "app/cli/progress.h"
+
+#include "core/engine/train/experiment.h"
+#include "core/hpo/study.h"
+#include "core/sched/commandrunner.h"
+#include "core/sched/searchsetup.h"
+#include "core/sched/trialloop.h"
+#include "core/sched/workerpool.h"
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+#include "core/util/timefmt.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace pitwall::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kDefaultHeartbeatSeconds = 5.0;
+constexpr double kDefaultGraceSeconds = 60.0;
+
+std::atomic<bool> g_cancel{false};
+std::atomic<bool> g_interrupted{false};
+
+// SIGTERM (from the pool) and a first SIGINT cancel the running trial; a second SIGINT (Ctrl-C twice on a worker
+// run by hand) exits at once. A terminal's Ctrl-C reaches the pool's workers too, and the pool then sends
+// SIGTERM: that must not count as a second Ctrl-C.
+void onSignal(int signalNumber)
+{
+    if (signalNumber == SIGINT && g_interrupted.exchange(true))
+        std::_Exit(130);
+    g_cancel = true;
+}
+
+double parsePositive(const Args& args, const std::string& name, double fallback)
+{
+    const auto text = args.value(name);
+    if (!text)
+        return fallback;
+    const auto value = parseDouble(*text);
+    if (!value || !(*value > 0))
+        throw InputError("--" + name + " '" + *text + "' is not a positive number");
+    return *value;
+}
+
+std::optional<int> parseCount(const Args& args, const std::string& name, int minimum)
+{
+    const auto text = args.value(name);
+    if (!text)
+        return std::nullopt;
+    const auto value = parseInteger(*text);
+    if (!value || *value < minimum)
+        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
+    return static_cast<int>(*value);
+}
+
+std::string absolute(const std::string& path)
+{
+    return fs::absolute(path).lexically_normal().string();
+}
+
+// Config files from --config and positionals; overrides from positionals.
+void configArgs(const Args& args, HpoSettings& settings)
+{
+    std::vector<std::string> files, overrides;
+    splitConfigArgs(args, files, overrides);
+    for (const std::string& file : args.values("config"))
+        settings.configs.push_back(absolute(file));
+    for (const std::string& file : files)
+        settings.configs.push_back(absolute(file));
+    settings.overrides = overrides;
+}
+
+// ---- the built-in trainer as a trial runner ------------------------------------------------------------
+
+class TrainerRunner : public TrialRunner {
+public:
+    TrainerRunner(const SearchSetup& setup, std::string storeLocation, LogicalDevice device)
+        : m_setup(setup), m_storeLocation(std::move(storeLocation)), m_device(std::move(device)),
+          m_metric(objectiveMetric(setup.settings.objective.empty() ? "val/loss" : setup.settings.objective))
+    {
+    }
+
+    TrialOutcome run(TrialContext& context) override
+    {
+        const AskedTrial& asked = *context.asked;
+        const ResolvedConfig config = m_setup.trialConfig(asked.overrides);
+        engine::TrainRequest request;
+        request.config = &config;
+        request.storeLocation = m_storeLocation;
+        request.trialId = asked.trial.id;
+        request.seed = config.value("experiment.seeds").asIntList().front();
+        request.device = m_device;
+        request.dataDir = engine::ensureDataset(config);
+        request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / context.studyName /
+                                 ("trial_" + std::to_string(asked.trial.number)))
+                                    .string();
+        std::atomic<bool> stop{false};
+        bool pruned = false;
+        std::int64_t epoch = 0; // over all stages: the pruner's step
+        request.cancel = &stop;
+        request.progress = [&](const engine::TrainProgress& p) {
+            if (context.cancel && context.cancel->load())
+                stop = true;
+            if (!p.epochDone || stop)
+                return;
+            // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
+            const auto it = p.validation.find(m_metric);
+            if (it != p.validation.end() && context.report(epoch, it->second)) {
+                pruned = true;
+                stop = true;
+            }
+            context.epochsDone(++epoch);
+        };
+        const engine::TrainResult result = engine::train(request);
+
+        TrialOutcome outcome;
+        Json metrics = Json::object();
+        for (const auto& [key, value] : result.finalMetrics)
+            metrics["val/" + key] = value;
+        outcome.userAttrs["metrics"] = metrics;
+        for (const engine::StageResult& s : result.stages) {
+            outcome.userAttrs["stage_seconds/" + s.stage] = s.seconds;
+            outcome.userAttrs["compute_fps/" + s.stage] = s.computeFps;
+            outcome.userAttrs["full_fps/" + s.stage] = s.fullFps;
+        }
+        outcome.userAttrs["run_id"] = result.runId;
+        outcome.userAttrs["checkpoint_dir"] = absolute(request.checkpointDir);
+        if (pruned) {
+            outcome.state = TrialState::Pruned;
+        } else if (result.cancelled) {
+            outcome.failReason = "cancelled";
+            outcome.interrupted = true;
+        } else if (const auto it = result.finalMetrics.find(m_metric); it != result.finalMetrics.end()) {
+            outcome.state = TrialState::Complete;
+            outcome.value = it->second;
+        } else {
+            std::vector<std::string> known;
+            for (const auto& [key, value] : result.finalMetrics)
+                known.push_back("val/" + key);
+            outcome.failReason = "the objective '" + m_setup.settings.objective + "' is not a validation metric of " +
+                                 "this model (it has " + join(known, ", ") + ")";
+        }
+        return outcome;
+    }
+
+private:
+    const SearchSetup& m_setup;
+    std::string m_storeLocation;
+    LogicalDevice m_device;
+    std::string m_metric;
+};
+
+// ---- pitwall worker --------------------------------------------------------------------------------------
+
+int workerCommand(const Args& args)
+{
+    if (args.flag("stop-with-parent")) {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() == 1)
+            return 130; // the pool died before the line above
+    }
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const std::string db = args.database();
+    const std::string studyName = args.value("study", "");
+    if (studyName.empty())
+        throw InputError("--study is required: the study to work on");
+    // The study's stored settings, overridden by what the command line gives.
+    HpoSettings settings;
+    {
+        const auto store = openStore(db, OpenMode::ReadOnly);
+        if (auto stored = readHpoSettings(store->requireStudy(studyName)))
+            settings = *stored;
+    }
+    HpoSettings given;
+    configArgs(args, given);
+    if (!given.configs.empty() || args.value("command")) {
+        settings.configs = given.configs;
+        settings.overrides = given.overrides;
+        settings.command = args.value("command", "");
+    }
+    if (auto space = args.value("space"))
+        settings.spacePath = absolute(*space);
+    if (auto epochs = parseCount(args, "epochs", 0))
+        settings.epochs = *epochs;
+    settings.objective = args.value("objective", settings.objective);
+    settings.model = args.value("model", settings.model);
+    settings.logDir = args.value("log-dir", settings.logDir);
+    if (settings.targetTrials < 1)
+        settings.targetTrials = 1; // the loop reads the live target from the study; this only passes the checks
+    const SearchSetup setup = prepareSearch(settings, schemaWithWarnings());
+
+    LogicalDevice device;
+    device.id = args.value("device", "cpu:0.0");
+    device.cpuSet = processCores();
+    device.threads = parseCount(args, "threads", 1).value_or(static_cast<int>(device.cpuSet.size()));
+    std::unique_ptr<TrialRunner> runner;
+    if (setup.builtin()) {
+        runner = std::make_unique<TrainerRunner>(setup, db, device);
+    } else {
+        CommandRunnerOptions options;
+        options.words = setup.commandWords;
+        options.storeLocation = db;
+        options.device = device.id;
+        options.threads = device.threads;
+        options.epochs = settings.epochs;
+        if (setup.base)
+            options.writeConfig = [&setup](const AskedTrial& asked, const std::string& dir) {
+                const std::string path = (fs::path(dir) / "config.yaml").string();
+                std::ofstream(path) << setup.trialConfig(asked.overrides).toYaml();
+                return path;
+            };
+        runner = std::make_unique<CommandRunner>(options);
+    }
+    WorkerLoopOptions loop;
+    loop.storeLocation = db;
+    loop.studyName = studyName;
+    loop.space = &*setup.space;
+    loop.trialsLeft = parseCount(args, "trials-left", 1);
+    loop.workerId = args.value("worker-id", hostName() + ":" + std::to_string(::getpid()));
+    loop.device = device.id;
+    loop.workerLog = args.value("worker-log", "");
+    loop.logDir = settings.logDir.empty() ? "hpo-logs" : settings.logDir;
+    loop.heartbeatIntervalSeconds = parsePositive(args, "heartbeat-interval", kDefaultHeartbeatSeconds);
+    loop.cancel = &g_cancel;
+    loop.message = [&](const std::string& text) {
+        std::cerr << formatTimestamp(nowSeconds()).substr(11, 8) << " [" << device.id << "] " << text << std::endl;
+    };
+    const WorkerLoopResult result = runWorkerLoop(loop, *runner);
+    loop.message("stopping: " + result.stopReason + " (" + std::to_string(result.trialsRun) +
+                 " trial(s): " + std::to_string(result.complete) + " complete, " + std::to_string(result.pruned) +
+                 " pruned, " + std::to_string(result.failed) + " failed)");
+    return result.cancelled ? 130 : kExitOk;
+}
+
+} // namespace
+
+// pitwall hpo itself: cmd_hpo_search.cpp.
+int hpoCommand(const Args& args);
+
+void addHpoCommands(Cli& cli)
+{
+    cli.add(
+        {"hpo",
+         "hyperparameter search: one worker per logical device, trials from a YAML search space",
+         "[CONFIG...] [dotted.key=value...] --space SPACE.yaml --trials N [--epochs E] [--partition SPX|DPX|QPX|CPX]\n"
+         "       [--sampler tpe|random|grid] [--pruner median|sha|hyperband|none] [--study NAME] [--command \"...\"]\n"
+         "       [--objective KEY] [--direction minimize|maximize] [--db FILE] [--json]\n"
+         "       pitwall hpo --resume STUDY [--trials N] [--partition MODE] [--db FILE]",
+         "Creates a study, then starts one 'pitwall worker' per logical device of the partition mode (CPU: the\n"
+         "cores split into 1/2/4/8 sets), each bound to its cores and thread count. Workers ask the study for\n"
+         "a trial, run it and tell the result until the study has N trials; the samplers and pruners read the\n"
+         "shared results database, so Optuna can watch or continue the study.\n\n"
+         "A trial is either the built-in trainer on the config with the trial's values as overrides (--epochs\n"
+         "sets every enabled stage; the objective is a validation metric, 'val/loss' by default, reported after\n"
+         "every epoch that has it, for pruning), or an external --command run without a shell, with {name}\n"
+         "replaced by the trial's values ({trial}, {trial_dir}, {device}, {threads}, {epochs}, {config} too);\n"
+         "it prints JSON lines {\"step\": S, \"value\": V} and finally {\"objective\": V} on stdout.\n\n"
+         "A trial whose worker crashes, is killed or runs out of memory fails with the reason (trial attr\n"
+         "fail_reason) and the search goes on. Ctrl-C (or pitwall hpo being killed) stops the workers: running\n"
+         "trials end as FAIL 'cancelled' and do not count; 'pitwall hpo --resume STUDY' continues any interrupted\n"
+         "search (trials whose worker vanished are failed once their heartbeat is older than the grace period)\n"
+         "and runs the remaining trials. Not yet: AutoSpeed's train_hpo/val_hpo split and --final-epochs.",
+         {dbOption(),
+          jsonOption(),
+          {"config", "CFG", "config file (repeatable; files may also be given as arguments)", true},
+          {"space", "FILE", "search space YAML (AutoSpeed's format)"},
+          {"trials", "N", "trials the study should have (failed trials count, cancelled ones do not)"},
+          {"epochs", "E", "epochs per enabled stage of every trial (built-in), or {epochs} for the command"},
+          {"partition", "MODE", "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's)"},
+          {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"},
+          {"sampler", "NAME", "tpe (default), random or grid"},
+          {"seed", "S", "sampler seed"},
+          {"pruner", "NAME", "median (default), sha, hyperband or none"},
+          {"pruner-startup-trials", "N", "median: no pruning before this many finished trials (default 5)"},
+          {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
+          {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
+          {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
+          {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default val/loss)"},
+          {"direction", "DIR", "minimize (default) or maximize"},
+          {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
+          {"resume", "STUDY", "continue a search that pitwall hpo started"},
+          {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study>/hpo)"},
+          {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
+          {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"}},
+         hpoCommand});
+    cli.add({"worker",
+             "run trials of a study: ask, run, tell, until the study has its trials",
+             "--study NAME [--db FILE] [CONFIG...|--config CFG...] [overrides] [--command \"...\"] [--space FILE]\n"
+             "       [--trials-left N] [--epochs E] [--device ID --threads T]",
+             "What 'pitwall hpo' starts once per logical device; also for joining a study from another machine\n"
+             "or a cluster job (same database). Settings missing from the command line come from the study\n"
+             "(stored by pitwall hpo). Stops when the study has its target, after --trials-left trials, or on\n"
+             "SIGINT/SIGTERM (the running trial ends as FAIL 'cancelled'; exit status 130).",
+             {dbOption(),
+              {"study", "NAME", "the study"},
+              {"config", "CFG", "config file (repeatable)", true},
+              {"command", "TEXT", "external command template"},
+              {"space", "FILE", "search space YAML"},
+              {"trials-left", "N", "run at most N trials"},
+              {"epochs", "E", "epochs per enabled stage"},
+              {"objective", "KEY", "validation metric (built-in trainer)"},
+              {"model", "NAME", "model plugin whose keys bare space names mean"},
+              {"device", "ID", "logical device id (recorded with the trial)"},
+              {"threads", "T", "intra-op threads"},
+              {"log-dir", "DIR", "trial folders and logs"},
+              {"heartbeat-interval", "S", "seconds between heartbeats (default 5)"},
+              {"worker-id", "ID", "identity given by the pool"},
+              {"worker-log", "FILE", "this worker's log, recorded with its trials"},
+              {"stop-with-parent", "", "cancel and exit when the parent process dies"}},
+             workerCommand});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,42 @@
+#pragma once
+// The settings of a search run by `pitwall hpo`, kept with the study (system attribute "pitwall:hpo") so that
+// workers find the target and `pitwall hpo --resume STUDY` continues with the same configs, space, command and
+// objective. Paths are stored absolute.
+
+#include "core/store/store.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+inline constexpr const char* kHpoSettingsAttr = "pitwall:hpo";
+
+struct HpoSettings {
+    int targetTrials = 0;               // trials that count against the target (see StudyCounts::counted)
+    std::string spacePath;              // the search space YAML
+    std::vector<std::string> configs;   // config files, in order (may be empty with a command)
+    std::vector<std::string> overrides; // "dotted.key=value" after the files
+    std::string command;                // external command template; empty: the built-in trainer
+    std::optional<int> epochs;          // --epochs: every enabled stage trains this many epochs
+    std::string objective;              // built-in: a validation metric ("val/loss"); a command: "objective"
+    std::string backend = "cpu";        // device backend the pool used
+    std::string partition = "SPX";      // partition mode
+    std::string model;                  // owner whose keys bare space names mean ("" = experiment.model)
+    std::string logDir;                 // worker and trial logs
+
+    Json toJson() const;
+    // Missing fields take the defaults; InputError for a malformed value.
+    static HpoSettings fromJson(const Json& json);
+};
+
+// The settings stored with a study, if it has any.
+std::optional<HpoSettings> readHpoSettings(const StudyRecord& study);
+void writeHpoSettings(Store& store, std::int64_t studyId, const HpoSettings& settings);
+
+// The target of a study right now (0 when it has no settings): workers re-read it before every trial, so
+// raising it with `pitwall hpo --resume NAME --trials N` reaches running workers.
+int studyTarget(Store& store, const std::string& studyName);
+
+} // namespace pitwall

@@ -1,0 +1,94 @@
+#include "core/sched/searchsetup.h"
+
+#include "core/sched/commandline.h"
+#include "core/sched/commandrunner.h"
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <cmath>
+
+namespace pitwall {
+
+std::vector<std::string> epochOverrides(const ResolvedConfig& config, int epochs)
+{
+    std::vector<std::string> out;
+    for (const char* key : {"training.stages.pretrain.epochs", "training.stages.posttrain.epochs"})
+        if (config.contains(key) && config.getInt(key) > 0)
+            out.push_back(std::string(key) + "=" + std::to_string(epochs));
+    return out;
+}
+
+ResolvedConfig SearchSetup::trialConfig(const std::vector<std::string>& trialOverrides) const
+{
+    std::vector<std::string> all = baseOverrides;
+    all.insert(all.end(), trialOverrides.begin(), trialOverrides.end());
+    return resolveConfig(schema, settings.configs, all);
+}
+
+SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchema)
+{
+    SearchSetup setup;
+    setup.settings = settings;
+    if (settings.spacePath.empty())
+        throw InputError("give the search space (--space SPACE.yaml)");
+    if (settings.targetTrials < 1)
+        throw InputError("the number of trials must be at least 1 (--trials N)");
+    if (settings.configs.empty() && settings.command.empty())
+        throw InputError("give a config (--config CFG, for the built-in trainer) or an external --command");
+    const std::string spaceText = readTextFile(settings.spacePath);
+    const bool freeNames = settings.configs.empty();
+    setup.schema = freeNames ? freeSpaceSchema(spaceText, settings.spacePath) : configSchema;
+    setup.baseOverrides = settings.overrides;
+    if (!freeNames) {
+        ResolvedConfig base = resolveConfig(setup.schema, settings.configs, settings.overrides);
+        if (settings.epochs) {
+            const auto more = epochOverrides(base, *settings.epochs);
+            if (more.empty() && setup.builtin())
+                throw InputError("--epochs: the config trains no stage (every training.stages.*.epochs is 0)");
+            setup.baseOverrides.insert(setup.baseOverrides.end(), more.begin(), more.end());
+            base = resolveConfig(setup.schema, settings.configs, setup.baseOverrides);
+        }
+        setup.base = std::move(base);
+        const std::string model = settings.model.empty() ? setup.base->getString("experiment.model") : settings.model;
+        setup.modelSections = ownerSections(setup.schema, model);
+        if (setup.modelSections.empty() && !settings.model.empty())
+            throw InputError("--model '" + settings.model +
+                             "' declares no config keys (known: " + join(setup.schema.owners(), ", ") + ")");
+    }
+    setup.space = SearchSpace::parse(spaceText, settings.spacePath, setup.schema, setup.modelSections);
+    if (!setup.builtin()) {
+        setup.commandWords = splitCommandLine(settings.command);
+        checkCommandPlaceholders(setup.commandWords,
+                                 knownPlaceholders(*setup.space, setup.base.has_value(), settings.epochs.has_value()));
+        if (setup.commandWords.front().find('{') == std::string::npos)
+            findExecutable(setup.commandWords.front()); // a missing program is found before any trial runs
+    }
+    return setup;
+}
+
+std::optional<long long> gridPoints(const SearchSpace& space)
+{
+    double points = 1.0;
+    for (const SpaceParam& p : space.params()) {
+        if (!p.searched())
+            continue;
+        const Distribution d = p.distribution();
+        if (d.kind == Distribution::Kind::Categorical)
+            points *= static_cast<double>(d.choices.size());
+        else if (d.kind == Distribution::Kind::Int)
+            points *= std::floor((d.high - d.low) / d.step.value_or(1.0) + 1e-9) + 1.0;
+        else if (d.step && !d.log)
+            points *= std::floor((d.high - d.low) / *d.step + 1e-9) + 1.0;
+        else
+            return std::nullopt;
+    }
+    return static_cast<long long>(points);
+}
+
+std::string objectiveMetric(const std::string& objective)
+{
+    return startsWith(objective, "val/") ? objective.substr(4) : objective;
+}
+
+} // namespace pitwall

@@ -1,0 +1,189 @@
+// Chart refresh cost of the workbench (goal: < 16 ms per refresh, one frame at 60 Hz).
+//
+// 1. Live view, a run with 1,000,000 loss points (plus per-head losses and the other live metrics at the
+//    trainer's usual density): LTTB to 2 points per pixel and a bulk replace of the series, for one chart and
+//    for the whole view (six charts), then the same with painting (grab) included.
+// 2. Study view with 10,000 trials (4 parameters, 5 intermediate values each, runs on 16 logical devices):
+//    a full redraw (history, intermediate values, parallel coordinates, importance, timeline), then with
+//    painting included.
+//
+// Prints milliseconds per refresh (median and worst of N). Runs offscreen; not part of CTest:
+//   build/bench/bench_chart_refresh [repetitions]
+#include "ui/chartview.h"
+#include "ui/lttb.h"
+#include "ui/views/livemodel.h"
+#include "ui/views/liveview.h"
+#include "ui/views/studyview.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QLineSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+using namespace pitwall;
+
+namespace {
+
+struct Timing {
+    double median = 0, worst = 0;
+};
+
+Timing measure(int repetitions, const std::function<void()>& work)
+{
+    work(); // warm-up: series created, caches filled
+    std::vector<double> ms;
+    for (int i = 0; i < repetitions; ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        work();
+        ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
+    std::sort(ms.begin(), ms.end());
+    return {ms[ms.size() / 2], ms.back()};
+}
+
+void report(const char* what, const Timing& t)
+{
+    std::printf("%-64s %8.2f ms median %8.2f ms worst %s\n", what, t.median, t.worst,
+                t.median < 16.0 ? "(< 16 ms)" : "(over 16 ms)");
+}
+
+ui::LiveDelta millionPointRun()
+{
+    constexpr int kPoints = 1000000;
+    ui::LiveDelta delta;
+    delta.runId = 1;
+    delta.reset = true;
+    ui::SeriesChunk loss{"loss", {}};
+    loss.points.reserve(kPoints);
+    for (int i = 1; i <= kPoints; ++i)
+        loss.points.append(
+            QPointF(i, 2.0 * std::exp(-i / 2e5) + 0.3 + 0.05 * std::sin(i * 0.01) + ((i * 7919LL) % 101) * 1e-3));
+    delta.chunks.push_back(loss);
+    // Per-head losses and the other step metrics every 10th step (log_scalars_every_n_steps), epoch metrics rarely.
+    for (const char* key : {"loss/depth", "loss/semantic", "loss/bev_semantic", "loss/center_heatmap", "lr",
+                            "data_wait_ms", "compute_fps"}) {
+        ui::SeriesChunk chunk{key, {}};
+        for (int i = 10; i <= kPoints; i += 10)
+            chunk.points.append(QPointF(i, 0.5 + 0.1 * std::sin(i * 0.001)));
+        delta.chunks.push_back(chunk);
+    }
+    for (const char* key : {"full_fps", "cpu_percent", "peak_memory_bytes", "epoch"}) {
+        ui::SeriesChunk chunk{key, {}};
+        for (int i = 1; i <= 100; ++i)
+            chunk.points.append(QPointF(i * 10000.0, i));
+        delta.chunks.push_back(chunk);
+    }
+    delta.stages = {{"pretrain", 0}, {"posttrain", 700000}};
+    delta.rows = kPoints;
+    return delta;
+}
+
+std::vector<TrialRecord> manyTrials(int count, std::vector<RunRecord>& runs)
+{
+    Distribution lr{Distribution::Kind::Float, 1e-5, 1e-2, true, std::nullopt, {}};
+    Distribution box{Distribution::Kind::Float, 5, 10, false, std::nullopt, {}};
+    Distribution warmup{Distribution::Kind::Int, 0, 4, false, 1.0, {}};
+    Distribution optimizer{Distribution::Kind::Categorical, 0, 1, false, std::nullopt, {"sgd", "adamw"}};
+    std::vector<TrialRecord> trials;
+    std::vector<double> deviceFree(16, 1.7e9);
+    for (int i = 0; i < count; ++i) {
+        TrialRecord t;
+        t.id = i + 1;
+        t.number = i;
+        const double x = std::fmod(i * 0.618033988749895, 1.0);
+        const double y = std::fmod(i * 0.414213562373095, 1.0);
+        t.params = {{"lr", std::pow(10.0, -5 + 3 * x), lr},
+                    {"box", 5 + 5 * y, box},
+                    {"warmup_epochs", static_cast<double>(i % 5), warmup},
+                    {"optimizer", static_cast<double>(i % 2), optimizer}};
+        const double value = 0.3 * std::pow(-5 + 3 * x + 3, 2) + 0.5 + 0.1 * (i % 2) + 0.01 * y;
+        t.state = i % 7 == 6 ? TrialState::Pruned : i % 97 == 13 ? TrialState::Fail : TrialState::Complete;
+        if (t.state != TrialState::Fail)
+            t.values = {value};
+        for (int step = 0; step < (t.state == TrialState::Pruned ? 2 : 5); ++step)
+            t.intermediateValues[step] = value + 1.0 / (step + 1);
+        const int device = i % 16;
+        RunRecord r;
+        r.id = i + 1;
+        r.trialId = t.id;
+        r.logicalDevice = "cpu:" + std::to_string(device / 8) + "." + std::to_string(device % 8);
+        r.startTime = deviceFree[static_cast<std::size_t>(device)];
+        r.endTime = r.startTime + 20 + i % 11;
+        r.status = RunStatus::Succeeded;
+        deviceFree[static_cast<std::size_t>(device)] = *r.endTime + 1;
+        t.startTime = r.startTime;
+        t.completeTime = r.endTime;
+        trials.push_back(std::move(t));
+        runs.push_back(std::move(r));
+    }
+    return trials;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const int repetitions = argc > 1 ? std::max(3, std::atoi(argv[1])) : 20;
+    std::printf("chart refresh, %d repetitions each (after one warm-up)\n\n", repetitions);
+
+    // --- live view, 1,000,000 points ------------------------------------------------------------------
+    ui::LiveModel model;
+    model.apply(millionPointRun());
+    ui::LiveView live(&model);
+    live.resize(1200, 760);
+    live.show();
+    QApplication::processEvents();
+    live.redraw(); // creates the series
+    ui::ChartView* lossChart = live.charts().front();
+    const qsizetype target = std::max(64, 2 * lossChart->plotWidth());
+    std::printf("live run: %lld loss points, %d series, plot %d px wide -> LTTB to %lld points\n",
+                static_cast<long long>(model.series("loss").size()), static_cast<int>(model.keys().size()),
+                lossChart->plotWidth(), static_cast<long long>(target));
+    const QList<QPointF>& loss = model.series("loss");
+    report("LTTB of 1,000,000 points", measure(repetitions, [&] { (void)ui::lttb(loss, target); }));
+    auto* series = qobject_cast<QLineSeries*>(lossChart->find("loss"));
+    report("loss chart: LTTB + replace (total loss, 1M points)", measure(repetitions, [&] {
+               lossChart->setPoints(series, ui::lttb(loss, target));
+               lossChart->fitAxes();
+           }));
+    report("loss chart: LTTB + replace + paint", measure(repetitions, [&] {
+               lossChart->setPoints(series, ui::lttb(loss, target));
+               lossChart->fitAxes();
+               (void)lossChart->grab();
+           }));
+    report("live view: redraw of all six charts (model data -> series)", measure(repetitions, [&] { live.redraw(); }));
+    report("live view: redraw of all six charts + paint", measure(repetitions, [&] {
+               live.redraw();
+               (void)live.grab();
+           }));
+
+    // --- study view, 10,000 trials --------------------------------------------------------------------
+    std::vector<RunRecord> runs;
+    const std::vector<TrialRecord> trials = manyTrials(10000, runs);
+    ui::StudyView study;
+    study.resize(1200, 760);
+    study.show();
+    QApplication::processEvents();
+    std::printf("\nstudy: %zu trials, %zu runs on 16 logical devices\n", trials.size(), runs.size());
+    report("study view: redraw (history, curves, parallel, importance, timeline)",
+           measure(repetitions, [&] { study.showStudy("bench", StudyDirection::Minimize, trials, runs); }));
+    report("study view: redraw + paint", measure(repetitions, [&] {
+               study.showStudy("bench", StudyDirection::Minimize, trials, runs);
+               (void)study.grab();
+           }));
+    study.setTopK(100);
+    report("study view, top 100: redraw + paint", measure(repetitions, [&] {
+               study.showStudy("bench", StudyDirection::Minimize, trials, runs);
+               (void)study.grab();
+           }));
+    return 0;
+}

@@ -1,0 +1,65 @@
+"""A trial command for the scheduler tests: behaves as --mode says, speaking Pitwall's JSON-lines protocol.
+
+ok        two intermediate values, a text line, then {"objective": (x - 0.3)^2 + ...}
+exit137   one intermediate value, a message on stderr, exit status 137 (what an out-of-memory kill looks like)
+kill9     one intermediate value, then SIGKILL to itself
+badjson   a truncated JSON line and no objective, exit status 0
+wait      one intermediate value, then waits until the file --gate exists, then the objective
+affinity  the CPU set and OMP_NUM_THREADS it runs with, as the objective line's extra fields
+prunable  trial 0 reports low values and completes; later trials report high values and then wait (up to
+          60 s) for the pruner to stop them with SIGTERM, which they record in --gate's folder
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--mode", required=True)
+parser.add_argument("--x", type=float, default=0.5)
+parser.add_argument("--gate", default="")
+args = parser.parse_args()
+
+
+def say(obj):
+    print(json.dumps(obj), flush=True)
+
+
+value = (args.x - 0.3) ** 2
+if args.mode == "prunable":
+    trial = int(os.environ["PITWALL_TRIAL"])
+    if trial > 0:
+        def stopped(signum, frame):
+            open(os.path.join(os.path.dirname(args.gate), "sigterm_%d" % trial), "w").close()
+            sys.exit(143)
+        signal.signal(signal.SIGTERM, stopped)
+    say({"step": 0, "value": 1.0 if trial == 0 else 10.0})
+    if trial > 0:
+        time.sleep(60)
+    say({"objective": 1.0 if trial == 0 else 10.0})
+    sys.exit(0)
+say({"step": 0, "value": value + 1.0, "loss": value + 1.0})
+if args.mode == "ok":
+    print("plain text goes to the log", flush=True)
+    say({"step": 1, "value": value + 0.5})
+    say({"objective": value, "x": args.x})
+elif args.mode == "exit137":
+    print("simulated out of memory: cannot allocate 4 GiB", file=sys.stderr, flush=True)
+    sys.exit(137)
+elif args.mode == "kill9":
+    print("about to kill myself", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+elif args.mode == "badjson":
+    print('{"objective": 0.3', flush=True)
+elif args.mode == "wait":
+    deadline = time.time() + 120
+    while not os.path.exists(args.gate) and time.time() < deadline:
+        time.sleep(0.05)
+    say({"objective": value})
+elif args.mode == "affinity":
+    say({"objective": value, "cpus": sorted(os.sched_getaffinity(0)),
+         "omp": os.environ.get("OMP_NUM_THREADS", ""), "trial_env": os.environ.get("PITWALL_TRIAL", "")})
+else:
+    sys.exit("unknown mode " + args.mode)

@@ -1,0 +1,185 @@
+// JPEG decode at DCT scale and the fused kernel: the scale chosen is the smallest that still covers the output,
+// damaged files fail with a reason instead of crashing, and decode + window resize stays close to a reference
+// resize of the original pixels.
+#include "core/engine/data/jpeg.h"
+#include "core/engine/data/kernels.h"
+#include "core/engine/data/sample.h"
+
+#include "datatestutil.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace pitwall::engine::data;
+Q_DECLARE_METATYPE(ScaleChoice)
+
+namespace {
+
+// Reference: each output pixel is the mean of the source pixels its footprint covers (area resize, in double).
+std::vector<double> areaResize(const std::vector<std::uint8_t>& rgb, int width, int height, int outW, int outH)
+{
+    std::vector<double> out(static_cast<std::size_t>(outW) * outH * 3);
+    for (int v = 0; v < outH; ++v)
+        for (int u = 0; u < outW; ++u) {
+            const int x0 = u * width / outW, x1 = std::max(x0 + 1, (u + 1) * width / outW);
+            const int y0 = v * height / outH, y1 = std::max(y0 + 1, (v + 1) * height / outH);
+            for (int c = 0; c < 3; ++c) {
+                double sum = 0;
+                for (int y = y0; y < y1; ++y)
+                    for (int x = x0; x < x1; ++x)
+                        sum += rgb[(static_cast<std::size_t>(y) * width + x) * 3 + c];
+                out[(static_cast<std::size_t>(c) * outH + v) * outW + u] = sum / ((x1 - x0) * (y1 - y0));
+            }
+        }
+    return out;
+}
+
+} // namespace
+
+class TestDataJpeg : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void dctScaleChoice_data();
+    void dctScaleChoice();
+    void decodesAtScale();
+    void damagedBytesFail();
+    void kernelIsExactBilinear();
+    void decodedAndResizedCloseToReference();
+};
+
+void TestDataJpeg::dctScaleChoice_data()
+{
+    QTest::addColumn<double>("needW");
+    QTest::addColumn<double>("needH");
+    QTest::addColumn<ScaleChoice>("choice");
+    QTest::addColumn<int>("num");
+    QTest::addColumn<int>("denom");
+    // A 1600x900 source.
+    QTest::newRow("bench output, any eighth") << 1024.0 << 372.0 << ScaleChoice::AnyEighth << 3 << 4;
+    QTest::newRow("bench output, fast eighths") << 1024.0 << 372.0 << ScaleChoice::FastEighths << 1 << 1;
+    QTest::newRow("exactly half") << 800.0 << 450.0 << ScaleChoice::AnyEighth << 1 << 2;
+    QTest::newRow("just over half") << 801.0 << 450.0 << ScaleChoice::AnyEighth << 5 << 8;
+    QTest::newRow("just over half, fast") << 801.0 << 450.0 << ScaleChoice::FastEighths << 1 << 1;
+    QTest::newRow("height decides") << 100.0 << 450.0 << ScaleChoice::FastEighths << 1 << 2;
+    QTest::newRow("thumbnail") << 200.0 << 100.0 << ScaleChoice::AnyEighth << 1 << 8;
+    QTest::newRow("StreamPETR 704x256") << 704.0 << 256.0 << ScaleChoice::AnyEighth << 1 << 2;
+    QTest::newRow("larger than the source") << 2000.0 << 1000.0 << ScaleChoice::AnyEighth << 1 << 1;
+    QTest::newRow("full only") << 200.0 << 100.0 << ScaleChoice::FullOnly << 1 << 1;
+}
+
+void TestDataJpeg::dctScaleChoice()
+{
+    QFETCH(double, needW);
+    QFETCH(double, needH);
+    QFETCH(ScaleChoice, choice);
+    QFETCH(int, num);
+    QFETCH(int, denom);
+    const DctScale s = chooseDctScale(1600, 900, needW, needH, choice);
+    QCOMPARE(s.num * denom, num * s.denom);
+    // Whatever was chosen must cover the output (else the resize would up-sample a down-sampled image).
+    QVERIFY((s == DctScale{1, 1} || (scaledSize(1600, s) >= needW && scaledSize(900, s) >= needH)));
+}
+
+void TestDataJpeg::decodesAtScale()
+{
+    const auto rgb = datatest::testImage(333, 201, 1);
+    const auto jpeg = encodeJpeg(rgb.data(), 333, 201, 90);
+    JpegDecoder decoder;
+    std::vector<std::uint8_t> pixels;
+    int w = 0, h = 0;
+    std::string error;
+    QVERIFY(decoder.decode(jpeg.data(), jpeg.size(), {1, 2}, pixels, w, h, error));
+    QCOMPARE(w, 167); // ceil(333 / 2)
+    QCOMPARE(h, 101);
+    QVERIFY(decoder.decode(jpeg.data(), jpeg.size(), {3, 8}, pixels, w, h, error));
+    QCOMPARE(w, 125); // ceil(333 * 3 / 8)
+    QCOMPARE(h, 76);
+}
+
+void TestDataJpeg::damagedBytesFail()
+{
+    const auto rgb = datatest::testImage(64, 48, 2);
+    const auto jpeg = encodeJpeg(rgb.data(), 64, 48, 90);
+    JpegDecoder decoder;
+    std::vector<std::uint8_t> pixels;
+    int w = 0, h = 0;
+    std::string error;
+    const std::vector<std::uint8_t> truncated(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() / 2));
+    QVERIFY(!decoder.decode(truncated.data(), truncated.size(), {1, 1}, pixels, w, h, error));
+    QVERIFY(!error.empty());
+    const std::vector<std::uint8_t> garbage(500, 0x5a);
+    error.clear();
+    QVERIFY(!decoder.decode(garbage.data(), garbage.size(), {1, 1}, pixels, w, h, error));
+    QVERIFY(error.find("JPEG") != std::string::npos);
+    QVERIFY(!decoder.decode(nullptr, 0, {1, 1}, pixels, w, h, error));
+    // The decoder still works after failures.
+    QVERIFY(decoder.decode(jpeg.data(), jpeg.size(), {1, 1}, pixels, w, h, error));
+}
+
+void TestDataJpeg::kernelIsExactBilinear()
+{
+    // The fused kernel with no colour change against bilinear interpolation written out in double.
+    const int sw = 97, sh = 61, ow = 50, oh = 23;
+    const auto rgb = datatest::testImage(sw, sh, 4);
+    const Window window{10.3, 5.7, 70.2, 40.9};
+    const Normalization unit{{0, 0, 0}, {1, 1, 1}};
+    std::vector<float> out(3 * ow * oh);
+    KernelScratch scratch;
+    for (bool flip : {false, true}) {
+        renderWindow({rgb.data(), sw, sh, sw * 3}, window, flip, ColorJitter{}, unit, out.data(), ow, oh, scratch);
+        double worst = 0;
+        for (int v = 0; v < oh; ++v)
+            for (int d = 0; d < ow; ++d) {
+                const int u = flip ? ow - 1 - d : d;
+                const double x = window.x + (u + 0.5) * window.width / ow - 0.5;
+                const double y = window.y + (v + 0.5) * window.height / oh - 0.5;
+                const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+                const double fx = x - x0, fy = y - y0;
+                for (int c = 0; c < 3; ++c) {
+                    const auto at = [&](int xx, int yy) { return rgb[(static_cast<std::size_t>(yy) * sw + xx) * 3 + c]; };
+                    const double want = (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x0 + 1, y0)) +
+                                        fy * ((1 - fx) * at(x0, y0 + 1) + fx * at(x0 + 1, y0 + 1));
+                    worst = std::max(worst, std::abs(want - out[(static_cast<std::size_t>(c) * oh + v) * ow + d]));
+                }
+            }
+        QVERIFY2(worst < 1e-3, qPrintable(QString("largest difference %1").arg(worst)));
+    }
+    // A window reaching outside the image is black there.
+    renderWindow({rgb.data(), sw, sh, sw * 3}, Window{-50, 0, 100, 61}, false, ColorJitter{}, unit, out.data(), ow, oh,
+                 scratch);
+    QCOMPARE(out[0], 0.0f);
+    QVERIFY(out[ow - 1] > 0.0f);
+}
+
+void TestDataJpeg::decodedAndResizedCloseToReference()
+{
+    // A 1600x900 image shown whole at 400x225: the decoder runs at 1/4 scale, the kernel is then nearly 1:1.
+    QTemporaryDir dir;
+    const auto rgb = datatest::testImage(1600, 900, 5);
+    const std::string path = dir.filePath("big.jpg").toStdString();
+    datatest::writeBytes(path, encodeJpeg(rgb.data(), 1600, 900, 95));
+    SampleOptions o;
+    o.outputWidth = 400;
+    o.outputHeight = 225;
+    o.augment.enabled = false;
+    o.normalization = Normalization{{0, 0, 0}, {1, 1, 1}};
+    std::vector<float> out(3 * 400 * 225);
+    SampleRenderer renderer(o);
+    const SampleResult result = renderer.render({path, {}, BoxUnits::Pixels}, {0, 0, 0, 0}, out.data());
+    QVERIFY(result.ok);
+    QCOMPARE(result.scale.num * 4, result.scale.denom); // 1/4
+    const std::vector<double> want = areaResize(rgb, 1600, 900, 400, 225);
+    double sum = 0, worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const double e = std::abs(want[i] - out[i]);
+        sum += e;
+        worst = std::max(worst, e);
+    }
+    const double mean = sum / static_cast<double>(want.size());
+    QVERIFY2(mean < 1.5 && worst < 12, qPrintable(QString("mean %1, worst %2 (0..255)").arg(mean).arg(worst)));
+}
+
+QTEST_GUILESS_MAIN(TestDataJpeg)
+#include "tst_data_jpeg.moc"

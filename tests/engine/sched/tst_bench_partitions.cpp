@@ -1,0 +1,86 @@
+// `pitwall bench partitions`: one trainer per logical device at once, summed FPS per node, -1 for a failed
+// run, unavailable modes with why, a PNG plot and benchmark records. If this fails, the partition table or
+// plot misreports throughput, or a failed run poisons the table instead of showing as -1.
+#include "../../cli/clitestutil.h"
+
+#include "core/devices/devices.h"
+#include "core/engine/synth/internal/imageio.h"
+#include "core/store/store.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace pitwall;
+
+class TestBenchPartitions : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void measuresModesAndBatchSizes();
+};
+
+void TestBenchPartitions::measuresModesAndBatchSizes()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("b.db"), plot = dir.filePath("p.png");
+    // 100 frames leave 90 for training: batch 8 and 16 train, batch 512 cannot (a failed run: -1).
+    const CliResult r =
+        runCli({"bench", "partitions", "--modes", "SPX,DPX,CPX", "--batch-sizes", "8,16,512", "--epochs", "1",
+                "data.synthetic.frames=100", "--db", db, "--plot", plot, "--out", dir.filePath("out"), "--json"},
+               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject out = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const auto backend = makeCpuBackend();
+    QSet<QString> measured, unavailable;
+    for (const ModeAvailability& a : backend->modes()) {
+        const QString mode = partitionModeName(a.mode);
+        if (mode == "QPX")
+            continue;
+        (a.available ? measured : unavailable).insert(mode);
+    }
+    for (const auto& value : out["unavailable"].toArray()) {
+        const QJsonObject u = value.toObject();
+        QVERIFY(unavailable.contains(u["mode"].toString()));
+        QVERIFY(!u["why"].toString().isEmpty());
+    }
+    QCOMPARE(out["unavailable"].toArray().size(), unavailable.size());
+    const QJsonArray rows = out["rows"].toArray();
+    QCOMPARE(rows.size(), measured.size() * 3);
+    for (const auto& value : rows) {
+        const QJsonObject row = value.toObject();
+        const QString mode = row["mode"].toString();
+        const int devices = partitionsPerDevice(*parsePartitionMode(mode.toStdString()));
+        QCOMPARE(row["devices"].toArray().size(), devices); // one trainer per logical device
+        if (row["batch_size"].toInt() == 512) {
+            QCOMPARE(row["full_fps"].toDouble(), -1.0);
+            QCOMPARE(row["compute_fps"].toDouble(), -1.0);
+            QVERIFY(row["devices"].toArray()[0].toObject()["error"].toString().contains("exit status 2"));
+            continue;
+        }
+        double sum = 0;
+        for (const auto& d : row["devices"].toArray()) {
+            QVERIFY(d.toObject()["full_fps"].toDouble() > 0);
+            sum += d.toObject()["full_fps"].toDouble();
+        }
+        QCOMPARE(row["full_fps"].toDouble(), sum); // the node's FPS is the sum over its logical devices
+        QVERIFY(row["compute_fps"].toDouble() > 0);
+    }
+    std::vector<std::uint8_t> bytes;
+    QVERIFY(synth::internal::readFile(plot.toStdString(), bytes));
+    synth::internal::DecodedPng png;
+    std::string error;
+    QVERIFY2(synth::internal::decodePng(bytes, png, error), error.c_str());
+    QCOMPARE(png.channels, 3);
+    QVERIFY(png.width > png.height);
+    std::size_t coloured = 0; // pixels that are neither grey nor white: the series lines and legend
+    for (std::size_t i = 0; i + 2 < png.bytes8.size(); i += 3)
+        coloured += png.bytes8[i] != png.bytes8[i + 1] || png.bytes8[i + 1] != png.bytes8[i + 2];
+    QVERIFY(coloured > 500);
+    auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
+    QCOMPARE(store->benchmarks("partitions").size(), static_cast<std::size_t>(rows.size()));
+}
+
+QTEST_GUILESS_MAIN(TestBenchPartitions)
+#include "tst_bench_partitions.moc"

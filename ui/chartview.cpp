@@ -1,0 +1,270 @@
+#include "ui/chartview.h"
+
+#include "ui/exporting.h"
+#include "ui/theme.h"
+
+#include <QGraphicsLayout>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
+#include <QXYSeries>
+
+#include <cmath>
+#include <limits>
+
+namespace pitwall::ui {
+
+ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
+{
+    setObjectName(title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')));
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
+    auto* x = new QValueAxis;
+    x->setLabelFormat(QStringLiteral("%.4g"));
+    chart->addAxis(x, Qt::AlignBottom);
+    m_x = x;
+    auto* y = new QValueAxis;
+    y->setLabelFormat(QStringLiteral("%.4g"));
+    chart->addAxis(y, Qt::AlignLeft);
+    m_y = y;
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(200, 150);
+    applyTheme();
+    addPngExportMenu(this);
+}
+
+void ChartView::attach(QXYSeries* series)
+{
+    chart()->addSeries(series);
+    series->attachAxis(m_x);
+    series->attachAxis(m_y);
+}
+
+QLineSeries* ChartView::line(const QString& key, const QString& label)
+{
+    if (auto* existing = qobject_cast<QLineSeries*>(m_series.value(key)))
+        return existing;
+    auto* series = new QLineSeries;
+    series->setName(label.isEmpty() ? key : label);
+    QPen pen(seriesColor(m_nextColor++, palette()));
+    pen.setWidthF(1.5);
+    series->setPen(pen);
+    m_series.insert(key, series);
+    attach(series);
+    updateLegend();
+    return series;
+}
+
+void ChartView::addSeries(const QString& key, QXYSeries* series)
+{
+    m_series.insert(key, series);
+    attach(series);
+    updateLegend();
+}
+
+void ChartView::updateLegend()
+{
+    // Many series (per-head losses): a compact legend beside the plot instead of under it.
+    QLegend* legend = chart()->legend();
+    const bool many = m_series.size() > 4;
+    legend->setAlignment(many ? Qt::AlignRight : Qt::AlignBottom);
+    QFont font = this->font();
+    if (many)
+        font.setPointSizeF(font.pointSizeF() * 0.8);
+    legend->setFont(font);
+}
+
+void ChartView::removeAll()
+{
+    chart()->removeAllSeries();
+    m_series.clear();
+    m_bounds.clear();
+    m_nextColor = 0;
+}
+
+void ChartView::setPoints(QXYSeries* series, const QList<QPointF>& points)
+{
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    Bounds b{inf, -inf, inf, -inf, inf};
+    for (const QPointF& p : points) {
+        if (!std::isfinite(p.y()) || !std::isfinite(p.x()))
+            continue;
+        b.x0 = std::min(b.x0, p.x());
+        b.x1 = std::max(b.x1, p.x());
+        b.y0 = std::min(b.y0, p.y());
+        b.y1 = std::max(b.y1, p.y());
+        if (p.y() > 0)
+            b.positiveY0 = std::min(b.positiveY0, p.y());
+    }
+    m_bounds.insert(series, b);
+    series->replace(points);
+}
+
+namespace {
+// A step of 1, 2 or 5 times a power of ten that splits `span` into about `ticks` intervals.
+double niceStep(double span, int ticks)
+{
+    const double raw = span / ticks;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (raw <= m * magnitude)
+            return m * magnitude;
+    return 10 * magnitude;
+}
+
+void setLinearRange(QAbstractAxis* axis, double lo, double hi)
+{
+    auto* value = qobject_cast<QValueAxis*>(axis);
+    if (!value)
+        return;
+    const double step = niceStep(hi - lo, 5);
+    const double niceLo = std::floor(lo / step) * step;
+    const double niceHi = std::ceil(hi / step) * step;
+    const int ticks = static_cast<int>(std::lround((niceHi - niceLo) / step)) + 1;
+    if (value->min() != niceLo || value->max() != niceHi)
+        value->setRange(niceLo, niceHi);
+    if (value->tickCount() != ticks)
+        value->setTickCount(std::clamp(ticks, 2, 12));
+}
+} // namespace
+
+void ChartView::setLogY(bool log)
+{
+    if (log == m_logY)
+        return;
+    m_logY = log;
+    QAbstractAxis* old = m_y;
+    if (log) {
+        auto* axis = new QLogValueAxis;
+        axis->setBase(10);
+        axis->setLabelFormat(QStringLiteral("%.4g"));
+        axis->setMinorTickCount(8);
+        m_y = axis;
+    } else {
+        auto* axis = new QValueAxis;
+        axis->setLabelFormat(QStringLiteral("%.4g"));
+        m_y = axis;
+    }
+    chart()->addAxis(m_y, Qt::AlignLeft);
+    for (QXYSeries* series : std::as_const(m_series)) {
+        series->detachAxis(old);
+        series->attachAxis(m_y);
+    }
+    chart()->removeAxis(old);
+    delete old;
+    m_y->setTitleText(m_yTitle);
+    applyTheme();
+}
+
+void ChartView::setAxisTitles(const QString& x, const QString& y)
+{
+    m_x->setTitleText(x);
+    m_yTitle = y;
+    m_y->setTitleText(y);
+}
+
+void ChartView::fitAxes()
+{
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+    for (QXYSeries* series : std::as_const(m_series)) {
+        auto b = m_bounds.constFind(series);
+        if (!series->isVisible() || b == m_bounds.constEnd())
+            continue;
+        x0 = std::min(x0, b->x0);
+        x1 = std::max(x1, b->x1);
+        y0 = std::min(y0, m_logY ? b->positiveY0 : b->y0);
+        y1 = std::max(y1, b->y1);
+    }
+    for (const StageMark& mark : m_marks)
+        if (std::isfinite(x0)) {
+            x0 = std::min(x0, mark.x);
+            x1 = std::max(x1, mark.x);
+        }
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(y1)) {
+        x0 = 0, x1 = 1, y0 = m_logY ? 1 : 0, y1 = m_logY ? 10 : 1;
+    }
+    if (x1 <= x0)
+        x1 = x0 + 1;
+    setLinearRange(m_x, x0, x1);
+    if (m_logY) {
+        if (y1 <= y0)
+            y1 = y0 * 10;
+        // Whole decades, so the range (and the layout) changes only when the data crosses one.
+        const double lo = std::pow(10.0, std::floor(std::log10(y0)));
+        const double hi = std::pow(10.0, std::ceil(std::log10(y1)));
+        auto* log = qobject_cast<QLogValueAxis*>(m_y);
+        if (log && (log->min() != lo || log->max() != hi))
+            log->setRange(lo, hi);
+    } else {
+        // A margin, so that markers and lines at the extremes are not cut by the plot's edge.
+        const double pad = y1 > y0 ? (y1 - y0) * 0.03 : std::max(std::abs(y0) * 0.05, 1e-9);
+        setLinearRange(m_y, y0 - pad, y1 + pad);
+    }
+}
+
+void ChartView::setMarks(const std::vector<StageMark>& marks)
+{
+    m_marks = marks;
+    viewport()->update();
+}
+
+int ChartView::plotWidth() const
+{
+    return std::max(1, static_cast<int>(chart()->plotArea().width()));
+}
+
+void ChartView::drawForeground(QPainter* painter, const QRectF& rect)
+{
+    QChartView::drawForeground(painter, rect);
+    if (m_marks.empty() || m_series.isEmpty())
+        return;
+    const QRectF plot = chart()->plotArea();
+    QXYSeries* reference = *m_series.constBegin();
+    painter->save();
+    QPen pen(palette().color(QPalette::Text));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.0);
+    painter->setPen(pen);
+    for (const StageMark& mark : m_marks) {
+        const QPointF at = chart()->mapToPosition(QPointF(mark.x, 1.0), reference);
+        if (at.x() < plot.left() - 0.5 || at.x() > plot.right() + 0.5)
+            continue;
+        painter->drawLine(QPointF(at.x(), plot.top()), QPointF(at.x(), plot.bottom()));
+        painter->drawText(QPointF(at.x() + 3, plot.top() + painter->fontMetrics().ascent() + 1), mark.name);
+    }
+    painter->restore();
+}
+
+void ChartView::changeEvent(QEvent* event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyTheme();
+}
+
+void ChartView::applyTheme()
+{
+    const QPalette pal = palette();
+    QChart* c = chart();
+    c->setBackgroundBrush(pal.color(QPalette::Base));
+    c->setPlotAreaBackgroundVisible(false);
+    c->setTitleBrush(pal.color(QPalette::Text));
+    c->legend()->setLabelColor(pal.color(QPalette::Text));
+    for (QAbstractAxis* axis : {m_x, m_y}) {
+        axis->setLabelsColor(pal.color(QPalette::Text));
+        axis->setTitleBrush(pal.color(QPalette::Text));
+        axis->setGridLineColor(pal.color(QPalette::Mid));
+        axis->setMinorGridLineColor(pal.color(QPalette::Midlight));
+        axis->setLinePenColor(pal.color(QPalette::Mid));
+    }
+    setBackgroundBrush(pal.color(QPalette::Base));
+}
+
+} // namespace pitwall::ui

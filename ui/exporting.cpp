@@ -1,0 +1,106 @@
+#include "ui/exporting.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QFile>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QTableView>
+#include <QTreeView>
+
+namespace pitwall::ui {
+
+namespace {
+QString csvCell(QString text)
+{
+    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')) ||
+        text.contains(QLatin1Char('\r'))) {
+        text.replace(QLatin1String("\""), QLatin1String("\"\""));
+        return QLatin1Char('"') + text + QLatin1Char('"');
+    }
+    return text;
+}
+
+QString proposedName(const QWidget* widget, const char* suffix)
+{
+    QString name = widget->objectName();
+    if (name.isEmpty())
+        name = QStringLiteral("export");
+    return name + QLatin1String(suffix);
+}
+} // namespace
+
+QString tableToCsv(const QAbstractItemModel& model)
+{
+    QString out;
+    QStringList header;
+    for (int c = 0; c < model.columnCount(); ++c)
+        header << csvCell(model.headerData(c, Qt::Horizontal).toString());
+    out += header.join(QLatin1Char(',')) + QLatin1String("\r\n");
+    for (int r = 0; r < model.rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < model.columnCount(); ++c)
+            cells << csvCell(model.index(r, c).data(Qt::DisplayRole).toString());
+        out += cells.join(QLatin1Char(',')) + QLatin1String("\r\n");
+    }
+    return out;
+}
+
+QString writeCsv(const QAbstractItemModel& model, const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    file.write(tableToCsv(model).toUtf8());
+    return file.error() == QFile::NoError ? QString() : file.errorString();
+}
+
+QString writePng(QWidget& widget, const QString& path)
+{
+    const QPixmap pixmap = widget.grab();
+    if (pixmap.isNull())
+        return QObject::tr("nothing to render");
+    return pixmap.save(path, "PNG") ? QString() : QObject::tr("cannot write %1").arg(path);
+}
+
+void exportInteractively(QWidget* target)
+{
+    auto* view = qobject_cast<QAbstractItemView*>(target);
+    QString error;
+    if (view && view->model()) {
+        const QString path = QFileDialog::getSaveFileName(target, QObject::tr("Export table as CSV"),
+                                                          proposedName(target, ".csv"), QObject::tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        error = writeCsv(*view->model(), path);
+    } else {
+        const QString path = QFileDialog::getSaveFileName(target, QObject::tr("Save as PNG"),
+                                                          proposedName(target, ".png"), QObject::tr("PNG (*.png)"));
+        if (path.isEmpty())
+            return;
+        error = writePng(*target, path);
+    }
+    if (!error.isEmpty())
+        QMessageBox::warning(target, QObject::tr("Export"), error);
+}
+
+void addCsvExportMenu(QAbstractItemView* view)
+{
+    view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* action = new QAction(QObject::tr("Export as CSV…"), view);
+    QObject::connect(action, &QAction::triggered, view, [view] { exportInteractively(view); });
+    view->addAction(action);
+    view->setProperty("pitwallExport", true);
+}
+
+void addPngExportMenu(QWidget* widget)
+{
+    widget->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* action = new QAction(QObject::tr("Save as PNG…"), widget);
+    QObject::connect(action, &QAction::triggered, widget, [widget] { exportInteractively(widget); });
+    widget->addAction(action);
+    widget->setProperty("pitwallExport", true);
+}
+
+} // namespace pitwall::ui

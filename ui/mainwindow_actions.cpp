@@ -1,0 +1,110 @@
+// MainWindow's menus, shortcuts, recent files and export.
+#include "ui/mainwindow.h"
+
+#include "ui/exporting.h"
+#include "ui/studiesview.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QKeySequence>
+#include <QMenuBar>
+#include <QSettings>
+#include <QTabWidget>
+
+namespace pitwall::ui {
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    QAction* exportAction = file->addAction(tr("&Export table or chart…"), this, &MainWindow::exportCurrent);
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* refresh = view->addAction(tr("&Refresh"));
+    refresh->setShortcut(QKeySequence(Qt::Key_F5));
+    connect(refresh, &QAction::triggered, m_poller, &StorePoller::refreshNow, Qt::QueuedConnection);
+    view->addSeparator();
+    const QStringList names = {tr("&Studies"), tr("&Configure"), tr("&Live"),
+                               tr("S&tudy"),   tr("Co&mpare"),   tr("&Benchmarks")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* action = view->addAction(names[i], this, [this, i] { showView(static_cast<View>(i)); });
+        action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    QAction* filter = view->addAction(tr("&Filter studies"), this, [this] {
+        m_studyFilter->setFocus();
+        m_studyFilter->selectAll();
+    });
+    filter->setShortcut(QKeySequence::Find);
+    rebuildRecentMenu();
+}
+
+QStringList MainWindow::recentFiles()
+{
+    return QSettings().value("recentFiles").toStringList();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = recentFiles();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] {
+            m_wantedStudy.clear();
+            openDatabase(path);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseDatabase()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"), QString(),
+                                                      tr("Results databases (*.db *.sqlite *.sqlite3);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    m_wantedStudy.clear();
+    openDatabase(path);
+}
+
+void MainWindow::exportCurrent()
+{
+    // The tables and charts of the current view (and the side bar); the focused one first.
+    QList<QWidget*> targets;
+    QWidget* focused = QApplication::focusWidget();
+    for (QWidget* root : {m_tabs->currentWidget(), static_cast<QWidget*>(m_studies)})
+        for (QWidget* w : root->findChildren<QWidget*>() << root)
+            if (w->property("pitwallExport").toBool() && w->isVisible() && !targets.contains(w))
+                targets << w;
+    for (QWidget* w : targets)
+        if (focused && (w == focused || w->isAncestorOf(focused))) {
+            exportInteractively(w);
+            return;
+        }
+    if (targets.isEmpty())
+        return;
+    if (targets.size() == 1) {
+        exportInteractively(targets.first());
+        return;
+    }
+    QStringList names;
+    for (QWidget* w : targets)
+        names << (qobject_cast<QAbstractItemView*>(w) ? tr("%1 (table → CSV)") : tr("%1 (chart → PNG)"))
+                     .arg(w->objectName());
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Export"), tr("What to export:"), names, 0, false, &ok);
+    if (ok)
+        exportInteractively(targets.value(names.indexOf(choice)));
+}
+
+} // namespace pitwall::ui

@@ -1,0 +1,91 @@
+#pragma once
+// The compare view: pick two or more trials of the study in focus and see their configs side by side (from
+// the runs' resolved config_yaml; parameters and recorded config changes for trials without runs, such as
+// Optuna's) with a "differences only" switch, the curves of one chosen metric overlaid (LTTB down-sampled),
+// and a metrics table with deltas against the first trial and mean ± std per group of seeds (trials whose
+// parameters and config changes are the same apart from the seed).
+// Data: trials and runs from the poller's snapshot; configs and series through a compare request.
+
+#include "core/store/records.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QTableWidget;
+class QTabWidget;
+
+namespace pitwall::ui {
+
+class ChartView;
+struct CompareData;
+struct StoreSnapshot;
+
+// A YAML document as (dotted key, flow text of the value) in document order.
+std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml);
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+
+    void showSnapshot(const StoreSnapshot& snapshot);
+    void showData(const CompareData& data);
+    // Another database: forget the trials, runs and answers.
+    void forget();
+    // Checks exactly these trials (by number) and asks for their data.
+    void setChecked(const QList<int>& trialNumbers);
+    QList<int> checked() const;
+    bool ready() const;
+
+    QTableWidget* configTable() const { return m_config; }
+    QTableWidget* metricsTable() const { return m_metrics; }
+    QCheckBox* differencesOnly() const { return m_diffOnly; }
+    ChartView* curves() const { return m_curves; }
+    QComboBox* metricChooser() const { return m_metric; }
+    // Keys of the config rows now visible.
+    QStringList visibleConfigKeys() const;
+
+Q_SIGNALS:
+    // The window forwards this to StorePoller::requestCompare.
+    void compareRequested(const QList<qint64>& runIds, const QString& metric, quint64 requestId);
+
+private:
+    // Asks for the checked trials' runs; unless forced, only when they changed.
+    void request(bool force = false);
+    void fillConfig();
+    void fillMetrics();
+    void drawCurves();
+    void applyDiffFilter();
+    const TrialRecord* trial(int number) const;
+
+    QString m_study;
+    std::vector<TrialRecord> m_trials;
+    std::map<std::int64_t, std::int64_t> m_lastRunOfTrial; // trial id -> latest run id
+    QList<int> m_checked;
+    QList<qint64> m_requestRuns;
+    quint64 m_requestId = 0;
+    quint64 m_answered = 0;
+    std::map<qint64, QString> m_configs;       // run id -> YAML
+    std::map<qint64, QList<QPointF>> m_series; // run id -> metric points
+    bool m_haveSnapshot = false;
+    std::uint64_t m_signature = 0;
+
+    QListWidget* m_picker = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QTableWidget* m_config = nullptr;
+    QCheckBox* m_diffOnly = nullptr;
+    QComboBox* m_metric = nullptr;
+    ChartView* m_curves = nullptr;
+    QTableWidget* m_metrics = nullptr;
+    QLabel* m_hint = nullptr;
+};
+
+} // namespace pitwall::ui

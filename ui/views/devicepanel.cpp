@@ -1,0 +1,260 @@
+#include "ui/views/devicepanel.h"
+
+#include "core/devices/gpubackends.h"
+#include "core/util/strings.h"
+#include "ui/exporting.h"
+#include "ui/views/configform.h"
+
+#include <QApplication>
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QRadioButton>
+#include <QThread>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <functional>
+
+namespace pitwall::ui {
+
+namespace {
+
+const char* const kBackendKey = "device.backend";
+const char* const kModeKey = "device.partition_mode";
+
+// GPU discovery runs once per process; panels that ask while it runs are told when it ends. GUI thread only.
+struct Discovery {
+    bool running = false;
+    bool done = false;
+    std::vector<std::shared_ptr<DeviceBackend>> backends;
+    QStringList problems;
+    std::vector<std::function<void()>> waiting;
+};
+
+Discovery& discovery()
+{
+    static Discovery d;
+    return d;
+}
+
+QString coreList(const std::vector<int>& cores)
+{
+    if (cores.empty())
+        return QStringLiteral("–");
+    // Contiguous sets (the usual case) read as a range.
+    bool contiguous = true;
+    for (std::size_t i = 1; i < cores.size(); ++i)
+        contiguous = contiguous && cores[i] == cores[i - 1] + 1;
+    if (contiguous && cores.size() > 1)
+        return QStringLiteral("%1-%2").arg(cores.front()).arg(cores.back());
+    QStringList parts;
+    for (int c : cores)
+        parts << QString::number(c);
+    return parts.join(QLatin1Char(','));
+}
+
+} // namespace
+
+DevicePanel::DevicePanel(ConfigForm* form, QWidget* parent) : QWidget(parent), m_form(form)
+{
+    setObjectName("devicePanel");
+    m_backends.push_back(std::shared_ptr<DeviceBackend>(makeCpuBackend()));
+
+    m_backend = new QComboBox(this);
+    m_backend->setObjectName("deviceBackend");
+    if (const KeySpec* spec = form->schema().find(kBackendKey))
+        for (const std::string& choice : spec->choices)
+            m_backend->addItem(QString::fromStdString(choice), QString::fromStdString(choice));
+    connect(m_backend, &QComboBox::activated, this,
+            [this](int i) { m_form->setText(kBackendKey, m_backend->itemData(i).toString()); });
+
+    auto* modeRow = new QVBoxLayout;
+    modeRow->setSpacing(2);
+    m_modes = new QButtonGroup(this);
+    for (PartitionMode mode : allPartitionModes()) {
+        auto* button = new QRadioButton(QString::fromLatin1(partitionModeName(mode)), this);
+        button->setObjectName(QStringLiteral("mode:") + QString::fromLatin1(partitionModeName(mode)));
+        m_modes->addButton(button, static_cast<int>(mode));
+        modeRow->addWidget(button);
+        m_modeButtons.push_back(button);
+    }
+    connect(m_modes, &QButtonGroup::idClicked, this, [this](int id) {
+        m_form->setText(kModeKey, QString::fromLatin1(partitionModeName(static_cast<PartitionMode>(id))));
+    });
+
+    m_physical = new QLabel(this);
+    m_physical->setWordWrap(true);
+    m_reason = new QLabel(this);
+    m_reason->setObjectName("modeReason");
+    m_reason->setWordWrap(true);
+    m_notes = new QLabel(this);
+    m_notes->setWordWrap(true);
+    m_devices = new QTreeWidget(this);
+    m_devices->setObjectName("logicalDevices");
+    m_devices->setRootIsDecorated(false);
+    m_devices->setHeaderLabels({tr("Logical device"), tr("CPU set"), tr("Threads"), tr("Memory"), tr("Environment")});
+    m_devices->header()->setStretchLastSection(true);
+    addCsvExportMenu(m_devices);
+
+    auto* form_ = new QFormLayout;
+    form_->addRow(tr("Backend"), m_backend);
+    form_->addRow(tr("Partition mode"), modeRow);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form_);
+    layout->addWidget(m_physical);
+    layout->addWidget(m_reason);
+    layout->addWidget(m_devices, 1);
+    layout->addWidget(m_notes);
+
+    connect(form, &ConfigForm::changed, this, &DevicePanel::showBackend);
+    showBackend();
+    startDiscovery();
+}
+
+DevicePanel::~DevicePanel() = default;
+
+void DevicePanel::startDiscovery()
+{
+    Discovery& d = discovery();
+    QPointer<DevicePanel> self(this);
+    auto adopt = [self] {
+        if (!self)
+            return;
+        for (const auto& backend : discovery().backends)
+            self->m_backends.push_back(backend);
+        self->m_discoveryProblems = discovery().problems;
+        self->m_discoveryDone = true;
+        self->showBackend();
+    };
+    if (d.done) {
+        adopt();
+        return;
+    }
+    d.waiting.push_back(adopt);
+    if (d.running)
+        return;
+    d.running = true;
+    QThread* thread = QThread::create([] {
+        auto found = std::make_shared<GpuDiscovery>(discoverGpuBackends());
+        QMetaObject::invokeMethod(
+            qApp,
+            [found] {
+                Discovery& d = discovery();
+                for (auto& backend : found->backends)
+                    d.backends.push_back(std::shared_ptr<DeviceBackend>(std::move(backend)));
+                for (const std::string& problem : found->problems)
+                    d.problems << QString::fromStdString(problem);
+                d.done = true;
+                d.running = false;
+                auto waiting = std::move(d.waiting);
+                d.waiting.clear();
+                for (auto& callback : waiting)
+                    callback();
+            },
+            Qt::QueuedConnection);
+    });
+    thread->setObjectName("gpu-discovery");
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    thread->start();
+}
+
+const DeviceBackend* DevicePanel::currentBackend() const
+{
+    const std::string choice = m_form->config().getString(kBackendKey);
+    if (choice == "auto")
+        return m_backends.size() > 1 ? m_backends[1].get() : m_backends[0].get();
+    for (const auto& backend : m_backends)
+        if (backend->name() == choice)
+            return backend.get();
+    return nullptr;
+}
+
+QString DevicePanel::unavailableReason() const
+{
+    return m_reason->text();
+}
+
+void DevicePanel::showBackend()
+{
+    const QString choice = QString::fromStdString(m_form->config().getString(kBackendKey));
+    for (int i = 0; i < m_backend->count(); ++i) {
+        const QString name = m_backend->itemData(i).toString();
+        bool found = name == QLatin1String("auto") || name == QLatin1String("cpu");
+        for (const auto& backend : m_backends)
+            found = found || QString::fromStdString(backend->name()) == name;
+        m_backend->setItemText(i, found || !m_discoveryDone ? name : tr("%1 (not found)").arg(name));
+    }
+    m_backend->setCurrentIndex(m_backend->findData(choice));
+
+    const auto mode = parsePartitionMode(m_form->config().getString(kModeKey)).value_or(PartitionMode::SPX);
+    if (QAbstractButton* button = m_modes->button(static_cast<int>(mode)))
+        button->setChecked(true);
+
+    m_devices->clear();
+    const DeviceBackend* backend = currentBackend();
+    if (!backend) {
+        m_physical->setText(m_discoveryDone ? tr("No %1 devices on this machine.").arg(choice)
+                                            : tr("Looking for %1 devices…").arg(choice));
+        m_reason->setText(m_discoveryProblems.join(QLatin1Char('\n')));
+        m_notes->clear();
+        return;
+    }
+    QStringList physical;
+    for (const PhysicalDevice& d : backend->physicalDevices())
+        physical << tr("%1:%2 %3 — %4 core(s), %5")
+                        .arg(QString::fromStdString(d.backend))
+                        .arg(d.index)
+                        .arg(QString::fromStdString(d.name))
+                        .arg(d.cores)
+                        .arg(QString::fromStdString(formatBytes(static_cast<double>(d.memoryBytes))));
+    m_physical->setText(tr("Backend %1%2: %3")
+                            .arg(QString::fromStdString(backend->name()),
+                                 choice == QLatin1String("auto") ? tr(" (auto)") : QString(),
+                                 physical.join(QLatin1String("; "))));
+    QString reason;
+    for (const ModeAvailability& m : backend->modes()) {
+        QAbstractButton* button = m_modes->button(static_cast<int>(m.mode));
+        if (!button)
+            continue;
+        const QString name = QString::fromLatin1(partitionModeName(m.mode));
+        button->setText(m.available
+                            ? tr("%1 — %2 logical device(s) per device").arg(name).arg(partitionsPerDevice(m.mode))
+                            : tr("%1 — unavailable: %2").arg(name, QString::fromStdString(m.why)));
+        button->setToolTip(m.available ? tr("%1 logical device(s) per device").arg(partitionsPerDevice(m.mode))
+                                       : QString::fromStdString(m.why));
+        if (m.mode == mode && !m.available)
+            reason = tr("%1 is unavailable here: %2").arg(name, QString::fromStdString(m.why));
+    }
+    m_reason->setText(reason);
+    m_reason->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("color: #d04040;"));
+    if (reason.isEmpty()) {
+        try {
+            for (const LogicalDevice& d : backend->logicalDevices(mode)) {
+                QStringList env;
+                for (const auto& [k, v] : d.environment)
+                    env << QString::fromStdString(k + "=" + v);
+                auto* item = new QTreeWidgetItem(m_devices);
+                item->setText(0, QString::fromStdString(d.id));
+                item->setText(1, coreList(d.cpuSet));
+                item->setText(2, QString::number(d.threads));
+                item->setText(3, QString::fromStdString(formatBytes(static_cast<double>(d.memoryBytes))));
+                item->setText(4, env.join(QLatin1Char(' ')));
+            }
+        } catch (const std::exception& e) {
+            m_reason->setText(QString::fromStdString(e.what()));
+        }
+    }
+    for (int c = 0; c < 4; ++c)
+        m_devices->resizeColumnToContents(c);
+    QStringList notes;
+    for (const std::string& note : backend->notes())
+        notes << QString::fromStdString(note);
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+}
+
+} // namespace pitwall::ui

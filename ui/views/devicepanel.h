@@ -1,0 +1,53 @@
+#pragma once
+// The device panel of the configure view: the compute backend (device.backend), the partition mode
+// (device.partition_mode, SPX/DPX/QPX/CPX) with the logical devices the mode yields on this machine, and why
+// a mode is unavailable. The CPU backend is read at once; GPU backends are discovered in a background thread
+// (nvidia-smi / amd-smi may take seconds) and appear when found. GUI thread only.
+
+#include "core/devices/devices.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QRadioButton;
+class QTreeWidget;
+
+namespace pitwall::ui {
+
+class ConfigForm;
+
+class DevicePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DevicePanel(ConfigForm* form, QWidget* parent = nullptr);
+    ~DevicePanel() override;
+
+    QTreeWidget* logicalDevices() const { return m_devices; }
+    QString unavailableReason() const;
+    // True once GPU discovery has finished (whether or not it found anything).
+    bool discoveryDone() const { return m_discoveryDone; }
+
+private:
+    void startDiscovery();
+    void showBackend();
+    const DeviceBackend* currentBackend() const;
+
+    ConfigForm* m_form;
+    std::vector<std::shared_ptr<DeviceBackend>> m_backends; // cpu first, then GPU backends found
+    QStringList m_discoveryProblems;
+    bool m_discoveryDone = false;
+    QComboBox* m_backend = nullptr;
+    QButtonGroup* m_modes = nullptr;
+    std::vector<QRadioButton*> m_modeButtons;
+    QLabel* m_physical = nullptr;
+    QLabel* m_reason = nullptr;
+    QLabel* m_notes = nullptr;
+    QTreeWidget* m_devices = nullptr;
+};
+
+} // namespace pitwall::ui

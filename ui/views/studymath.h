@@ -1,0 +1,65 @@
+#pragma once
+// Numbers the study and compare views show, computed from trial records. Pure functions; any thread.
+
+#include "core/store/records.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace pitwall::ui {
+
+// The first objective of a finished trial: complete trials, and pruned ones that carry a value.
+std::optional<double> objectiveOf(const TrialRecord& trial);
+bool better(double a, double b, StudyDirection direction);
+
+// Best value so far after each trial (by number) among complete trials; nullopt before the first.
+std::vector<std::optional<double>> bestSoFar(const std::vector<TrialRecord>& trials, StudyDirection direction);
+
+// Numbers of the k best complete trials (all complete trials when k <= 0), best first.
+std::vector<int> topTrials(const std::vector<TrialRecord>& trials, int k, StudyDirection direction);
+
+// A parameter on a numeric axis: its internal value (categorical: the index into choices).
+struct ParamAxis {
+    QString name;
+    bool categorical = false;
+    bool log = false;
+    QStringList categories; // categorical: the choices' texts
+    double low = 0, high = 1;
+};
+// The parameters of the trials, sorted by name, with the range the trials span.
+std::vector<ParamAxis> paramAxes(const std::vector<TrialRecord>& trials);
+std::optional<double> paramValue(const TrialRecord& trial, const QString& name);
+
+// Every trial's parameter values on the axes, read once: values[trial index][axis] (NaN when missing).
+struct ParamTable {
+    std::vector<ParamAxis> axes;
+    std::vector<std::vector<double>> values;
+};
+ParamTable paramTable(const std::vector<TrialRecord>& trials);
+
+// Importance over complete trials, a first-order ("fANOVA-lite") estimate without trees: the share of the
+// objective's variance explained by the parameter alone — the group means of its categories, or of quantile
+// bins of a numeric parameter (log scale for log parameters; n/5 bins, 2 to 10) — bias-corrected (ε², so
+// that noise scores about 0), then normalised to sum to 1. All 0 with fewer than 3 trials or no variance.
+// Interactions between parameters are not attributed. In paramAxes order.
+std::vector<std::pair<QString, double>> parameterImportance(const std::vector<TrialRecord>& trials);
+std::vector<std::pair<QString, double>> parameterImportance(const std::vector<TrialRecord>& trials,
+                                                            const ParamTable& table);
+
+// A hash of what the views show of the trials (numbers, states, values, intermediate values, times,
+// parameters' count): equal signatures mean nothing to redraw. Cheap: one pass, no allocation.
+std::uint64_t trialsSignature(const std::vector<TrialRecord>& trials);
+std::uint64_t runsSignature(const std::vector<RunRecord>& runs);
+
+// Mean and sample standard deviation.
+struct Spread {
+    double mean = 0, std = 0;
+    int count = 0;
+};
+Spread spreadOf(const std::vector<double>& values);
+
+} // namespace pitwall::ui

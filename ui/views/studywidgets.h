@@ -1,0 +1,57 @@
+#pragma once
+// Small painted widgets of the study view: the timeline of trials per logical device and the parameter
+// importance bars. They take colours from the palette and export to PNG from their context menu.
+
+#include <QHash>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+namespace pitwall::ui {
+
+class TrialTimeline : public QWidget {
+    Q_OBJECT
+public:
+    struct Bar {
+        QString lane;     // logical device, e.g. "cpu:0.1"
+        double start = 0; // Unix seconds
+        double end = 0;   // Unix seconds (now for running trials)
+        int trial = 0;
+        QString state; // COMPLETE, PRUNED, FAIL, RUNNING, WAITING
+    };
+    explicit TrialTimeline(QWidget* parent = nullptr);
+    void setBars(std::vector<Bar> bars);
+    const std::vector<Bar>& bars() const { return m_bars; }
+    QStringList lanes() const { return m_lanes; }
+    QSize sizeHint() const override { return {480, 160}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    std::vector<Bar> m_bars;
+    QStringList m_lanes;
+    QHash<QString, int> m_laneIndex;
+    double m_t0 = 0, m_t1 = 1;
+};
+
+class ImportanceBars : public QWidget {
+    Q_OBJECT
+public:
+    explicit ImportanceBars(QWidget* parent = nullptr);
+    // (name, importance in [0, 1]), drawn largest first.
+    void setValues(std::vector<std::pair<QString, double>> values, const QString& method);
+    const std::vector<std::pair<QString, double>>& values() const { return m_values; }
+    QSize sizeHint() const override { return {320, 160}; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    std::vector<std::pair<QString, double>> m_values;
+    QString m_method;
+};
+
+} // namespace pitwall::ui
