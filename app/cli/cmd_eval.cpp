@@ -219,6 +219,8 @@ int evalDriving(const Args& args)
 
 } // namespace
 
+void addEvalDetectionCommand(Cli& cli); // cmd_eval_detection.cpp
+
 void addEvalCommands(Cli& cli)
 {
     cli.add({"eval driving",
@@ -245,6 +247,7 @@ void addEvalCommands(Cli& cli)
               {"plan-hz", "HZ", "how often a model plans, 1..20 (default 10)"},
               {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"}},
              evalDriving});
+    addEvalDetectionCommand(cli);
 }
 
 } // namespace pitwall::cli

@@ -10,15 +10,38 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace {
 constexpr int kScreenshotTimeoutMs = 60000;
 constexpr int kReadyChecksBeforeGrab = 3; // ready on consecutive checks, so the last redraw has been painted
 constexpr int kCheckIntervalMs = 100;
+// Without a display Qt would abort while creating the application. --help, --version and --screenshot need no
+// screen, so they run on the offscreen platform; anything else gets a plain message instead of Qt's abort.
+bool prepareDisplay(int argc, char** argv)
+{
+    const auto set = [](const char* name) { return std::getenv(name) && *std::getenv(name); };
+    if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY"))
+        return true;
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--version") ||
+            !std::strcmp(a, "-v") || !std::strncmp(a, "--screenshot", 12)) {
+            ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+            return true;
+        }
+    }
+    std::fprintf(stderr, "pitwall-gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it on a desktop, "
+                         "render a view with --screenshot FILE, or use the command line: pitwall --help\n");
+    return false;
+}
 } // namespace
 
 int main(int argc, char** argv)
 {
+    if (!prepareDisplay(argc, argv))
+        return 2;
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Pitwall");
     QApplication::setApplicationName("pitwall-gui");
