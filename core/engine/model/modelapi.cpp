@@ -3,6 +3,7 @@
 #include "core/util/error.h"
 #include "core/util/paths.h"
 
+#include <deque>
 #include <mutex>
 
 namespace pitwall::engine {
@@ -50,27 +51,42 @@ torch::Tensor& MetricAccumulator::state(const std::string& key, const std::funct
     return it->second;
 }
 
-std::unique_ptr<Model> createModel(const ResolvedConfig& config, const DataSpec& spec)
+namespace {
+
+// The model plugin named by experiment.model. Model plugins stay loaded for the life of the process: a model's
+// code must outlive every model object.
+const PluginLibrary& modelLibrary(const ResolvedConfig& config)
 {
-    // Model plugins stay loaded for the life of the process: a model's code must outlive every model object.
     static std::mutex mutex;
-    static std::vector<PluginLibrary> loaded;
+    static std::deque<PluginLibrary> loaded; // deque: references stay valid as it grows
     std::lock_guard<std::mutex> lock(mutex);
     const std::string name = config.getString("experiment.model");
-    const PluginLibrary* library = nullptr;
     for (const PluginLibrary& l : loaded)
         if (name == l.info().name)
-            library = &l;
-    if (!library) {
-        const PluginScan scan = scanPlugins(pluginSearchPath());
-        loaded.push_back(requirePlugin(scan, name, PluginKind::Model));
-        library = &loaded.back();
-    }
-    auto create = reinterpret_cast<CreateModelFunction>(library->symbol(PITWALL_CREATE_MODEL_SYMBOL));
+            return l;
+    const PluginScan scan = scanPlugins(pluginSearchPath());
+    loaded.push_back(requirePlugin(scan, name, PluginKind::Model));
+    return loaded.back();
+}
+
+} // namespace
+
+std::unique_ptr<Model> createModel(const ResolvedConfig& config, const DataSpec& spec)
+{
+    const PluginLibrary& library = modelLibrary(config);
+    auto create = reinterpret_cast<CreateModelFunction>(library.symbol(PITWALL_CREATE_MODEL_SYMBOL));
     if (!create)
-        throw InputError(SourceLocation{library->file().string()},
-                         "model plugin '" + name + "' exports no '" PITWALL_CREATE_MODEL_SYMBOL "'");
+        throw InputError(SourceLocation{library.file().string()}, "model plugin '" + std::string(library.info().name) +
+                                                                      "' exports no '" PITWALL_CREATE_MODEL_SYMBOL "'");
     return std::unique_ptr<Model>(create(&config, &spec));
+}
+
+ModelPlan modelPlan(const ResolvedConfig& config)
+{
+    ModelPlan plan;
+    if (auto declare = reinterpret_cast<ModelPlanFunction>(modelLibrary(config).symbol(PITWALL_MODEL_PLAN_SYMBOL)))
+        declare(&config, &plan);
+    return plan;
 }
 
 } // namespace pitwall::engine

@@ -4,6 +4,7 @@
 // trainer finds through core/plugin's loader.
 
 #include "core/config/config.h"
+#include "core/engine/data/augment.h"
 #include "core/plugin/plugin.h"
 
 #include <torch/torch.h>
@@ -70,6 +71,29 @@ struct DataSpec {
     double bevPixelsPerMeter = 1.0;
 };
 
+// What the trainer knows about a stage when it asks a model for its own optimisation.
+struct StagePlan {
+    Stage stage = Stage::Pretrain;
+    int epochs = 0;
+    std::int64_t stepsPerEpoch = 1; // batches per epoch on this rank
+    std::int64_t batchSize = 1;     // per logical device
+    int worldSize = 1;              // logical devices the run spans
+};
+
+// A model's own optimiser and learning-rate schedule (e.g. AutoSpeed's SGD with linear warm-up and an EMA of
+// the weights), in place of the trainer's AdamW with cosine warm restarts. Per batch the trainer calls
+// setLearningRate, then forward and backward; every accumulate() batches of an epoch, and after its last batch,
+// it steps optimizer(), clears the gradients and calls afterOptimizerStep(). Used on the training thread only.
+class Optimization {
+public:
+    virtual ~Optimization() = default;
+    virtual torch::optim::Optimizer& optimizer() = 0;
+    virtual int accumulate() const { return 1; }
+    // Sets the learning rate of batch `batch` (0-based, counted over the stage) and returns it for the log.
+    virtual double setLearningRate(std::int64_t batch) = 0;
+    virtual void afterOptimizerStep() {}
+};
+
 class Model {
 public:
     virtual ~Model() = default;
@@ -91,7 +115,46 @@ public:
     virtual std::optional<PlanOutput> plan(const Batch& batch) { return std::nullopt; }
     // One-time notes for the user (e.g. "use_torch_compile does nothing on CPU").
     virtual std::vector<std::string> notices() const { return {}; }
+    // The model's own optimisation of trainableParameters() for a stage; nullptr (the default) keeps the
+    // trainer's AdamW (training.optimization.lr, weight_decay) with cosine warm restarts.
+    virtual std::unique_ptr<Optimization> makeOptimization(const StagePlan& plan) { return nullptr; }
 };
+
+// The batches a model trains on.
+enum class BatchKind {
+    DrivingFrames,   // synthetic-world frames: "rgb", "lidar", "semantic", ... (train/framebatch.h)
+    DetectionImages, // the data pipeline's images (core/engine/data): "image" [B,3,H,W] float, normalised, and
+                     // "boxes" [B,N,5] float (class, x0, y0, x1, y1) in input pixels, padding rows class -1
+};
+
+// What a model needs from the trainer before it is built. A plugin declares it by exporting
+// `pitwall_model_plan` (PITWALL_DECLARE_MODEL_PLAN); without one the trainer feeds driving frames and reads the
+// core keys (training.optimization.batch_size, training.stages.*.epochs).
+struct ModelPlan {
+    BatchKind batches = BatchKind::DrivingFrames;
+    // DetectionImages only:
+    int inputWidth = 0, inputHeight = 0; // network input in pixels; also the DataSpec's imageWidth / imageHeight
+    data::AugmentOptions augment;        // training augmentation (validation sees the plain, centred image)
+    int maxBoxes = 64;                   // rows of "boxes"; an image's boxes beyond it are dropped
+    // Both kinds; 0 or -1 keep the core keys:
+    std::int64_t batchSize = 0;           // per logical device; 0: training.optimization.batch_size split over devices
+    std::int64_t validationBatchSize = 0; // 0: the training batch size
+    int epochs = -1;                      // a single stage (pretrain) of this many epochs; -1: training.stages.*
+};
+
+extern "C" {
+using ModelPlanFunction = void (*)(const ResolvedConfig* config, ModelPlan* plan);
+}
+#define PITWALL_MODEL_PLAN_SYMBOL "pitwall_model_plan"
+
+// In a model plugin source:  PITWALL_DECLARE_MODEL_PLAN(myPlanFunction)  with void myPlanFunction(const
+// ResolvedConfig&, ModelPlan&), which fills the plan from the configuration.
+#define PITWALL_DECLARE_MODEL_PLAN(FUNCTION)                                                                           \
+    extern "C" __attribute__((visibility("default"))) void pitwall_model_plan(const pitwall::ResolvedConfig* config,   \
+                                                                              pitwall::engine::ModelPlan* plan)        \
+    {                                                                                                                  \
+        FUNCTION(*config, *plan);                                                                                      \
+    }
 
 extern "C" {
 using CreateModelFunction = Model* (*)(const ResolvedConfig* config, const DataSpec* spec);
@@ -108,5 +171,7 @@ using CreateModelFunction = Model* (*)(const ResolvedConfig* config, const DataS
 
 // Creates the model named by experiment.model from the plugins on the plugin path.
 std::unique_ptr<Model> createModel(const ResolvedConfig& config, const DataSpec& spec);
+// The plan of the model named by experiment.model (the default plan when its plugin declares none).
+ModelPlan modelPlan(const ResolvedConfig& config);
 
 } // namespace pitwall::engine

@@ -1,5 +1,7 @@
 #include "core/engine/train/experiment.h"
 
+#include "core/engine/data/dataset.h"
+#include "core/engine/model/modelapi.h"
 #include "core/engine/synth/dataset.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -180,7 +182,10 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     }
     result.dataDir = ensureDataset(config, options.dataProgress);
     // Opening the data before touching the store: a bad dataset leaves the store as it was.
-    synth::SynthDataset::open(result.dataDir);
+    if (modelPlan(config).batches == BatchKind::DetectionImages)
+        data::requireSamples(data::indexDataset(result.dataDir));
+    else
+        synth::SynthDataset::open(result.dataDir);
 
     auto store = openStore(options.storeLocation);
     result.study = config.getString("experiment.name");

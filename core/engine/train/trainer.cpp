@@ -1,5 +1,8 @@
 #include "core/engine/train/trainer.h"
 
+#include "core/engine/data/dataset.h"
+#include "core/engine/data/loader.h"
+#include "core/engine/data/sample.h"
 #include "core/engine/synth/dataset.h"
 #include "core/engine/train/checkpoint.h"
 #include "core/engine/train/dataparallel.h"
@@ -47,6 +50,137 @@ std::vector<std::int64_t> epochOrder(std::int64_t count, std::int64_t seed, Stag
     return order;
 }
 
+// The trainer's own optimisation (LEAD's recipe): AdamW (amsgrad) with cosine warm restarts, one cycle of
+// stepsPerEpoch batches first, stepped per batch.
+class DefaultOptimization final : public Optimization {
+public:
+    DefaultOptimization(const std::vector<torch::Tensor>& parameters, const ResolvedConfig& config,
+                        std::int64_t stepsPerEpoch)
+        : m_optimizer(parameters, torch::optim::AdamWOptions(config.getDouble("training.optimization.lr"))
+                                      .weight_decay(config.getDouble("training.optimization.weight_decay"))
+                                      .amsgrad(true)),
+          m_baseLr(config.getDouble("training.optimization.lr")), m_stepsPerEpoch(stepsPerEpoch)
+    {
+    }
+    torch::optim::Optimizer& optimizer() override { return m_optimizer; }
+    double setLearningRate(std::int64_t batch) override
+    {
+        const double lr = cosineWarmRestartsLr(batch, m_stepsPerEpoch, m_baseLr, kMinLr);
+        for (auto& group : m_optimizer.param_groups())
+            static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+        return lr;
+    }
+
+private:
+    torch::optim::AdamW m_optimizer;
+    double m_baseLr;
+    std::int64_t m_stepsPerEpoch;
+};
+
+// Image batches of detection models (BatchKind::DetectionImages): the dataset split into training and
+// validation, the data pipeline's loader for training, and in-order, un-augmented batches for validation.
+class DetectionData {
+public:
+    // The dataset's own splits when it has them (YOLO images/{train,val}, OpenLane cipo/{training,validation}),
+    // else the last validationFraction of its samples.
+    DetectionData(const std::string& dir, const ModelPlan& plan, double validationFraction) : m_plan(plan)
+    {
+        namespace fs = std::filesystem;
+        const fs::path root(dir);
+        std::error_code ec;
+        if (fs::is_directory(root / "images" / "train", ec) && fs::is_directory(root / "images" / "val", ec)) {
+            m_train = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "train"));
+            m_val = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "val"));
+        } else if (fs::is_directory(root / "cipo" / "training", ec) &&
+                   fs::is_directory(root / "cipo" / "validation", ec)) {
+            m_train = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "training"));
+            m_val = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "validation"));
+        } else {
+            const data::DatasetIndex all = data::indexDataset(dir);
+            const auto count = static_cast<std::int64_t>(all.samples.size());
+            const std::int64_t valCount =
+                std::max<std::int64_t>(1, static_cast<std::int64_t>(count * validationFraction));
+            if (count - valCount < 1)
+                throw InputError("the dataset " + dir + " has " + std::to_string(count) +
+                                 " usable sample(s): too few to split into training and validation");
+            m_train = std::make_shared<data::DatasetIndex>(all);
+            m_val = std::make_shared<data::DatasetIndex>(all);
+            m_train->samples.assign(all.samples.begin(), all.samples.end() - valCount);
+            m_val->samples.assign(all.samples.end() - valCount, all.samples.end());
+        }
+        data::SampleOptions sample;
+        sample.outputWidth = plan.inputWidth;
+        sample.outputHeight = plan.inputHeight;
+        sample.augment.enabled = false;
+        m_renderer = std::make_unique<data::SampleRenderer>(sample);
+    }
+
+    DataSpec spec() const
+    {
+        DataSpec spec;
+        spec.imageWidth = m_plan.inputWidth;
+        spec.imageHeight = m_plan.inputHeight;
+        if (!m_train->classNames.empty())
+            spec.boxClasses = static_cast<int>(m_train->classNames.size());
+        return spec;
+    }
+    std::int64_t trainSize() const { return static_cast<std::int64_t>(m_train->samples.size()); }
+    std::int64_t validationSize() const { return static_cast<std::int64_t>(m_val->samples.size()); }
+    const std::vector<data::DataProblem>& problems() const { return m_train->problems; }
+
+    std::int64_t stepsPerEpoch(const data::LoaderOptions& options) const
+    {
+        return data::EpochSampler(trainSize(), options.shard).samplesPerEpoch() / options.batchSize;
+    }
+
+    // The training stream of one rank for `epochs` epochs. The loader counts epochs from 0; a resumed stage
+    // (firstEpoch > 0) mixes firstEpoch into the shuffling and augmentation seed instead.
+    std::unique_ptr<data::BatchLoader> trainLoader(data::LoaderOptions options, int firstEpoch, int epochs) const
+    {
+        options.sample.outputWidth = m_plan.inputWidth;
+        options.sample.outputHeight = m_plan.inputHeight;
+        options.sample.augment = m_plan.augment;
+        options.epochs = epochs;
+        if (firstEpoch > 0)
+            options.shard.seed = data::mixWords({options.shard.seed, static_cast<std::uint64_t>(firstEpoch)});
+        if (options.usePreprocessed && options.cachePath.empty())
+            options.cachePath =
+                (std::filesystem::path(m_train->root) / ".pitwall-cache" /
+                 ("train-" + std::to_string(m_plan.inputWidth) + "x" + std::to_string(m_plan.inputHeight) + ".bin"))
+                    .string();
+        return data::makeBatchLoader(m_train, options);
+    }
+
+    Batch fromLoaded(const data::LoadedBatch& loaded) const
+    {
+        Batch batch;
+        batch.size = loaded.images.size(0);
+        batch.tensors["image"] = loaded.images;
+        batch.tensors["boxes"] = data::packBoxes(loaded, m_plan.maxBoxes);
+        return batch;
+    }
+
+    // Validation samples [first, first + count), centred and without augmentation, on the calling thread.
+    Batch validationBatch(std::int64_t first, std::int64_t count)
+    {
+        data::LoadedBatch loaded;
+        loaded.images = torch::empty({count, 3, m_plan.inputHeight, m_plan.inputWidth}, torch::kFloat);
+        const std::int64_t slot = 3 * m_plan.inputHeight * m_plan.inputWidth;
+        for (std::int64_t i = 0; i < count; ++i) {
+            const data::SampleKey key{0, 0, first + i, 0};
+            data::SampleResult r = m_renderer->render(m_val->samples[static_cast<std::size_t>(first + i)], key,
+                                                      loaded.images.data_ptr<float>() + i * slot);
+            loaded.boxes.push_back(std::move(r.boxes));
+        }
+        return fromLoaded(loaded);
+    }
+
+private:
+    ModelPlan m_plan;
+    std::shared_ptr<data::DatasetIndex> m_train, m_val;
+    std::unique_ptr<data::SampleRenderer> m_renderer;
+};
+
 // Everything one run needs while it trains.
 class Run {
 public:
@@ -57,6 +191,7 @@ public:
 
 private:
     StageResult trainStage(Stage stage, int epochs);
+    int stageEpochs(Stage stage) const;
     std::map<std::string, double> validate(double& lossOut);
     Batch loadBatch(const std::vector<std::int64_t>& indices) const;
     void metric(const std::string& stage, std::int64_t step, const std::string& key, double value);
@@ -64,13 +199,16 @@ private:
 
     const TrainRequest& m_request;
     const ResolvedConfig& m_config;
-    std::unique_ptr<synth::SynthDataset> m_dataset;
+    std::unique_ptr<synth::SynthDataset> m_dataset; // driving frames
+    std::unique_ptr<DetectionData> m_detection;     // detection images
+    ModelPlan m_plan;
     DataSpec m_spec;
     std::unique_ptr<Model> m_model;
     torch::Device m_device{torch::kCPU};
     Precision m_precision = Precision::Fp32;
     std::vector<std::int64_t> m_trainIndices, m_valIndices;
     std::int64_t m_batchSize = 1;
+    std::int64_t m_valBatchSize = 1;
     int m_loaderThreads = 1;
     int m_prefetch = 2;
     int m_logEvery = 10;
@@ -112,9 +250,13 @@ std::map<std::string, double> Run::validate(double& lossOut)
     MetricAccumulator metrics;
     double lossSum = 0;
     std::int64_t batches = 0;
-    for (std::size_t start = 0; start < m_valIndices.size(); start += static_cast<std::size_t>(m_batchSize)) {
-        const std::size_t end = std::min(m_valIndices.size(), start + static_cast<std::size_t>(m_batchSize));
-        const Batch batch = loadBatch({m_valIndices.begin() + start, m_valIndices.begin() + end}).to(m_device);
+    const std::int64_t count =
+        m_detection ? m_detection->validationSize() : static_cast<std::int64_t>(m_valIndices.size());
+    for (std::int64_t start = 0; start < count; start += m_valBatchSize) {
+        const std::int64_t end = std::min(count, start + m_valBatchSize);
+        const Batch batch = (m_detection ? m_detection->validationBatch(start, end - start)
+                                         : loadBatch({m_valIndices.begin() + start, m_valIndices.begin() + end}))
+                                .to(m_device);
         AutocastGuard autocast(m_precision, m_device);
         lossSum += m_model->computeLoss(batch).total.item<double>();
         m_model->evaluate(batch, metrics);
@@ -133,12 +275,23 @@ StageResult Run::trainStage(Stage stage, int epochs)
     result.epochs = epochs;
     m_model->setStage(stage);
     const auto parameters = m_model->trainableParameters();
-    torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(m_config.getDouble("training.optimization.lr"))
-                                                  .weight_decay(m_config.getDouble("training.optimization.weight_decay"))
-                                                  .amsgrad(true));
-    const double baseLr = m_config.getDouble("training.optimization.lr");
+    data::LoaderOptions loaderOptions;
+    if (m_detection) {
+        loaderOptions = data::loaderOptionsFromConfig(m_config, static_cast<std::uint64_t>(m_request.seed),
+                                                      m_request.rank, static_cast<int>(worldSize()));
+        loaderOptions.batchSize = static_cast<int>(m_batchSize);
+        if (loaderOptions.threads == 0)
+            loaderOptions.threads = m_loaderThreads;
+    }
     const std::int64_t stepsPerEpoch =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(m_trainIndices.size()) / m_globalBatch);
+        m_detection ? m_detection->stepsPerEpoch(loaderOptions)
+                    : std::max<std::int64_t>(1, static_cast<std::int64_t>(m_trainIndices.size()) / m_globalBatch);
+    std::unique_ptr<Optimization> optimization =
+        m_model->makeOptimization(StagePlan{stage, epochs, stepsPerEpoch, m_batchSize, static_cast<int>(worldSize())});
+    if (!optimization)
+        optimization = std::make_unique<DefaultOptimization>(parameters, m_config, stepsPerEpoch);
+    torch::optim::Optimizer& optimizer = optimization->optimizer();
+    const int accumulate = std::max(1, optimization->accumulate());
     const std::int64_t rankOffset = m_parallel ? m_parallel->rank() * m_batchSize : 0;
 
     int firstEpoch = 0;
@@ -170,22 +323,41 @@ StageResult Run::trainStage(Stage stage, int epochs)
     double lastLoss = meters.value("last_loss", 0.0);
     result.validation = meters.value("validation", std::map<std::string, double>{});
     int warmupLeft = firstEpoch == 0 ? kWarmupSteps : 0;
+    std::unique_ptr<data::BatchLoader> loader; // detection: one stream over the stage's remaining epochs
+    if (m_detection && firstEpoch < epochs)
+        loader = m_detection->trainLoader(loaderOptions, firstEpoch, epochs - firstEpoch);
 
     for (int epoch = firstEpoch; epoch < epochs; ++epoch) {
         if (m_request.cancel && m_request.cancel->load())
             break;
-        const auto order = epochOrder(static_cast<std::int64_t>(m_trainIndices.size()), m_request.seed, stage, epoch);
-        BatchPrefetcher prefetcher(stepsPerEpoch, m_loaderThreads, m_prefetch, [&](std::int64_t b) {
-            std::vector<std::int64_t> indices;
-            // Global batch b covers order[b*G, (b+1)*G); this rank takes its slice of it.
-            for (std::int64_t i = b * m_globalBatch + rankOffset; i < b * m_globalBatch + rankOffset + m_batchSize; ++i)
-                indices.push_back(m_trainIndices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
-            Batch batch = loadBatch(indices);
-            if (m_device.is_cuda()) // page-locked host memory makes the copy to the GPU asynchronous
-                for (auto& [key, tensor] : batch.tensors)
-                    tensor = tensor.pin_memory();
-            return batch;
-        });
+        std::function<bool(Batch&)> nextBatch;
+        std::unique_ptr<BatchPrefetcher> prefetcher;
+        if (m_detection) {
+            nextBatch = [&](Batch& batch) {
+                data::LoadedBatch loaded;
+                if (!loader->next(loaded))
+                    return false;
+                batch = m_detection->fromLoaded(loaded);
+                return true;
+            };
+        } else {
+            const auto order =
+                epochOrder(static_cast<std::int64_t>(m_trainIndices.size()), m_request.seed, stage, epoch);
+            prefetcher = std::make_unique<BatchPrefetcher>(
+                stepsPerEpoch, m_loaderThreads, m_prefetch, [&, order](std::int64_t b) {
+                    std::vector<std::int64_t> indices;
+                    // Global batch b covers order[b*G, (b+1)*G); this rank takes its slice of it.
+                    for (std::int64_t i = b * m_globalBatch + rankOffset;
+                         i < b * m_globalBatch + rankOffset + m_batchSize; ++i)
+                        indices.push_back(m_trainIndices[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
+                    Batch batch = loadBatch(indices);
+                    if (m_device.is_cuda()) // page-locked host memory makes the copy to the GPU asynchronous
+                        for (auto& [key, tensor] : batch.tensors)
+                            tensor = tensor.pin_memory();
+                    return batch;
+                });
+            nextBatch = [&](Batch& batch) { return prefetcher->next(batch); };
+        }
         CpuMeter cpu;
         const auto epochStart = Clock::now();
         double epochSamples = 0, epochStepSeconds = 0, epochLossSum = 0, epochWaitMs = 0;
@@ -195,15 +367,14 @@ StageResult Run::trainStage(Stage stage, int epochs)
             if (m_request.cancel && m_request.cancel->load())
                 break;
             const auto waitStart = Clock::now();
-            if (!prefetcher.next(cpuBatch))
+            if (!nextBatch(cpuBatch))
                 break;
             const double waitMs = secondsSince(waitStart) * 1000.0;
             const auto stepStart = Clock::now();
             const Batch batch = cpuBatch.to(m_device, m_device.is_cuda());
-            for (auto& group : optimizer.param_groups())
-                static_cast<torch::optim::AdamWOptions&>(group.options()).lr(
-                    cosineWarmRestartsLr(globalStep, stepsPerEpoch, baseLr, kMinLr));
-            optimizer.zero_grad();
+            const double lr = optimization->setLearningRate(globalStep);
+            if (step == 1)
+                optimizer.zero_grad();
             LossOutput loss;
             {
                 AutocastGuard autocast(m_precision, m_device);
@@ -212,7 +383,11 @@ StageResult Run::trainStage(Stage stage, int epochs)
             loss.total.backward();
             if (m_parallel)
                 m_parallel->averageGradients(parameters);
-            optimizer.step();
+            if (step % accumulate == 0 || step == stepsPerEpoch) {
+                optimizer.step();
+                optimizer.zero_grad();
+                optimization->afterOptimizerStep();
+            }
             synchronize(m_device);
             const double lossValue = loss.total.item<double>();
             const double stepSeconds = secondsSince(stepStart);
@@ -235,7 +410,7 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 metric(name, logStep, "loss", lossValue);
                 for (const auto& [head, value] : loss.heads)
                     metric(name, logStep, "loss/" + head, value.item<double>());
-                metric(name, logStep, "lr", cosineWarmRestartsLr(globalStep - 1, stepsPerEpoch, baseLr, kMinLr));
+                metric(name, logStep, "lr", lr);
                 metric(name, logStep, "data_wait_ms", waitMs);
                 metric(name, logStep, "step_ms", stepSeconds * 1000.0);
                 if (warmup)
@@ -312,29 +487,54 @@ StageResult Run::trainStage(Stage stage, int epochs)
     return result;
 }
 
+int Run::stageEpochs(Stage stage) const
+{
+    if (m_plan.epochs >= 0) // the model's own epochs key: a single stage
+        return stage == Stage::Pretrain ? m_plan.epochs : 0;
+    return static_cast<int>(m_config.getInt(stage == Stage::Pretrain ? "training.stages.pretrain.epochs"
+                                                                     : "training.stages.posttrain.epochs"));
+}
+
 TrainResult Run::execute()
 {
     // Everything that can be wrong with the input is checked before the store is touched.
-    m_dataset = std::make_unique<synth::SynthDataset>(synth::SynthDataset::open(m_request.dataDir));
-    m_spec = dataSpecFor(m_dataset->sensors());
+    m_plan = modelPlan(m_config);
+    if (m_plan.batches == BatchKind::DetectionImages) {
+        m_detection = std::make_unique<DetectionData>(m_request.dataDir, m_plan, kValidationFraction);
+        m_spec = m_detection->spec();
+    } else {
+        m_dataset = std::make_unique<synth::SynthDataset>(synth::SynthDataset::open(m_request.dataDir));
+        m_spec = dataSpecFor(m_dataset->sensors());
+    }
     m_device = deviceFor(m_config, m_request.device);
     m_precision = precisionFor(m_config, m_device);
-    m_globalBatch = m_config.getInt("training.optimization.batch_size");
     const int world = std::max(1, m_request.worldSize);
-    if (m_globalBatch < world)
-        throw InputError("training.optimization.batch_size=" + std::to_string(m_globalBatch) + " is smaller than the " +
-                         std::to_string(world) + " logical devices the run spans (one sample each at least)");
-    m_batchSize = m_globalBatch / world; // per rank, as LEAD: batch_size // device_count
+    if (m_plan.batchSize > 0) { // the model's own key: a batch per logical device
+        m_batchSize = m_plan.batchSize;
+    } else {
+        m_globalBatch = m_config.getInt("training.optimization.batch_size");
+        if (m_globalBatch < world)
+            throw InputError("training.optimization.batch_size=" + std::to_string(m_globalBatch) +
+                             " is smaller than the " + std::to_string(world) +
+                             " logical devices the run spans (one sample each at least)");
+        m_batchSize = m_globalBatch / world; // per rank, as LEAD: batch_size // device_count
+    }
     m_globalBatch = m_batchSize * world;
+    m_valBatchSize = m_plan.validationBatchSize > 0 ? m_plan.validationBatchSize : m_batchSize;
     m_leader = m_request.rank == 0;
-    const std::int64_t frames = m_dataset->size();
-    const std::int64_t valCount = std::max<std::int64_t>(1, static_cast<std::int64_t>(frames * kValidationFraction));
+    const std::int64_t frames =
+        m_detection ? m_detection->trainSize() + m_detection->validationSize() : m_dataset->size();
+    const std::int64_t valCount =
+        m_detection ? m_detection->validationSize()
+                    : std::max<std::int64_t>(1, static_cast<std::int64_t>(frames * kValidationFraction));
     if (frames - valCount < m_globalBatch)
-        throw InputError("the dataset " + m_request.dataDir + " has " + std::to_string(frames) + " frames: " +
-                         std::to_string(frames - valCount) + " for training after the validation split, fewer than one batch of " +
-                         std::to_string(m_globalBatch) + " (make more frames or lower training.optimization.batch_size)");
-    for (std::int64_t i = 0; i < frames; ++i)
-        (i >= frames - valCount ? m_valIndices : m_trainIndices).push_back(i);
+        throw InputError("the dataset " + m_request.dataDir + " has " + std::to_string(frames) +
+                         " frames: " + std::to_string(frames - valCount) +
+                         " for training after the validation split, fewer than one batch of " +
+                         std::to_string(m_globalBatch) + " (make more frames or lower the batch size)");
+    if (!m_detection)
+        for (std::int64_t i = 0; i < frames; ++i)
+            (i >= frames - valCount ? m_valIndices : m_trainIndices).push_back(i);
 
     const int threads = m_config.getInt("training.optimization.num_threads") > 0
                             ? static_cast<int>(m_config.getInt("training.optimization.num_threads"))
@@ -361,10 +561,8 @@ TrainResult Run::execute()
     }
     if (!m_leader) {
         m_result = TrainResult{};
-        const std::pair<Stage, const char*> stages[] = {{Stage::Pretrain, "training.stages.pretrain.epochs"},
-                                                        {Stage::Posttrain, "training.stages.posttrain.epochs"}};
-        for (const auto& [stage, key] : stages)
-            if (const int epochs = static_cast<int>(m_config.getInt(key)); epochs > 0)
+        for (const Stage stage : {Stage::Pretrain, Stage::Posttrain})
+            if (const int epochs = stageEpochs(stage); epochs > 0)
                 m_result.stages.push_back(trainStage(stage, epochs));
         return m_result;
     }
@@ -386,18 +584,20 @@ TrainResult Run::execute()
     m_writer = std::make_unique<MetricsWriter>(m_request.storeLocation);
     for (const std::string& note : m_result.notices)
         event(EventLevel::Info, note);
+    if (m_detection)
+        for (const data::DataProblem& problem : m_detection->problems())
+            event(EventLevel::Warning, "data: " + problem.file + ": " + problem.reason);
 
     const auto start = Clock::now();
     try {
-        const std::pair<Stage, const char*> stages[] = {{Stage::Pretrain, "training.stages.pretrain.epochs"},
-                                                        {Stage::Posttrain, "training.stages.posttrain.epochs"}};
-        for (const auto& [stage, key] : stages) {
-            const int epochs = static_cast<int>(m_config.getInt(key));
+        for (const Stage stage : {Stage::Pretrain, Stage::Posttrain}) {
+            const int epochs = stageEpochs(stage);
             if (epochs == 0)
                 continue;
             event(EventLevel::Info, std::string(stageName(stage)) + ": " + std::to_string(epochs) + " epoch(s), " +
-                                        std::to_string(m_trainIndices.size()) + " training frames, batch " +
-                                        std::to_string(m_batchSize));
+                                        std::to_string(m_detection ? m_detection->trainSize()
+                                                                   : static_cast<std::int64_t>(m_trainIndices.size())) +
+                                        " training frames, batch " + std::to_string(m_batchSize));
             m_result.stages.push_back(trainStage(stage, epochs));
             m_result.finalMetrics = m_result.stages.back().validation;
             if (m_request.cancel && m_request.cancel->load())

@@ -1,7 +1,9 @@
 #pragma once
 // The training engine: one run = one seed of one trial on one logical device. Stages (pretrain, then
 // post-train loading the pretrain weights), AdamW with cosine warm restarts stepped per iteration (LEAD's
-// recipe), live meters into the results store, a checkpoint per epoch and resume after interruption.
+// recipe) unless the model brings its own optimisation (Model::makeOptimization), live meters into the results
+// store, a checkpoint per epoch and resume after interruption. Models declare their batches (ModelPlan): synthetic
+// driving frames, or detection images from core/engine/data's loader.
 // Plain values only: callers need no torch headers.
 
 #include "core/config/config.h"
@@ -57,7 +59,8 @@ struct TrainRequest {
     std::optional<std::int64_t> trialId;   // the run belongs to this trial
     std::int64_t seed = 0;
     LogicalDevice device;                  // where to run (CPU threads, cores)
-    std::string dataDir;                   // a synthetic-world dataset folder
+    std::string dataDir;                   // a synthetic-world dataset folder; detection models: any folder
+                                           // core/engine/data reads (synthetic world, YOLO, OpenLane CIPO)
     std::string checkpointDir;             // per-run folder; resume looks here
     bool resume = false;                   // continue from the checkpoints in checkpointDir
     // Data parallel: this process is `rank` of `worldSize` (one per logical device); training.optimization.

@@ -1,0 +1,13 @@
+// The AutoSpeed-lite plugin's entry points: plugin info, the trainer's plan and the model factory.
+#include "autospeed.h"
+
+PITWALL_DECLARE_PLUGIN("autospeed", pitwall::PluginKind::Model,
+                       "AutoSpeed-lite: YOLO-style closest-in-path-object (CIPO) detector")
+
+PITWALL_DECLARE_MODEL_PLAN(pitwall::autospeed::declarePlan)
+
+extern "C" __attribute__((visibility("default"))) pitwall::engine::Model*
+pitwall_create_model(const pitwall::ResolvedConfig* config, const pitwall::engine::DataSpec* spec)
+{
+    return pitwall::autospeed::createAutoSpeedModel(*config, *spec);
+}
