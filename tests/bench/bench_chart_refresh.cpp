@@ -5,7 +5,12 @@
 //    for the whole view (six charts), then the same with painting (grab) included.
 // 2. Study view with 10,000 trials (4 parameters, 5 intermediate values each, runs on 16 logical devices):
 //    a full redraw (history, intermediate values, parallel coordinates, importance, timeline), then with
-//    painting included.
+//    painting included. These lines call showStudy, which computes everything on the calling thread (and
+//    copies the trials, as before), so they stay comparable with earlier runs.
+//    Then the view's real refresh path (setStudy: computed off the GUI thread, swapped in when ready):
+//    "GUI-thread time" sums what the GUI thread spends (hand-over, event processing that applies the frame,
+//    painting), the waits in between excluded; "until on screen" is the wall time from the call until the new
+//    data is painted, background computation included.
 //
 // Prints milliseconds per refresh (median and worst of N). Runs offscreen; not part of CTest:
 //   build/bench/bench_chart_refresh [repetitions]
@@ -13,6 +18,7 @@
 #include "ui/lttb.h"
 #include "ui/views/livemodel.h"
 #include "ui/views/liveview.h"
+#include "ui/views/studyframe.h"
 #include "ui/views/studyview.h"
 
 #include <QApplication>
@@ -23,6 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <thread>
 #include <vector>
 
 using namespace pitwall;
@@ -45,6 +52,48 @@ Timing measure(int repetitions, const std::function<void()>& work)
     }
     std::sort(ms.begin(), ms.end());
     return {ms[ms.size() / 2], ms.back()};
+}
+
+// One asynchronous refresh of the study view: GUI-thread time and time until the new data is on screen.
+struct AsyncTiming {
+    Timing gui, onScreen, handOver, apply, paint; // gui = handOver + apply + paint
+};
+
+AsyncTiming measureAsync(int repetitions, ui::StudyView& study, const std::function<void()>& start)
+{
+    std::vector<double> gui, wall, handOver, apply, paint;
+    for (int i = 0; i <= repetitions; ++i) { // the first is a warm-up
+        QElapsedTimer total;
+        total.start();
+        QElapsedTimer busy;
+        busy.start();
+        start();
+        const std::int64_t handOverNs = busy.nsecsElapsed();
+        std::int64_t applyNs = 0;
+        while (!study.ready()) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200)); // waiting: not GUI-thread work
+            busy.restart();
+            QCoreApplication::processEvents();
+            applyNs += busy.nsecsElapsed();
+        }
+        // The on-screen paint of the new frame (what the event loop would do next), then any events it left.
+        busy.restart();
+        study.repaint();
+        QCoreApplication::processEvents();
+        const std::int64_t paintNs = busy.nsecsElapsed();
+        if (i == 0)
+            continue;
+        gui.push_back(static_cast<double>(handOverNs + applyNs + paintNs) / 1e6);
+        wall.push_back(static_cast<double>(total.nsecsElapsed()) / 1e6);
+        handOver.push_back(static_cast<double>(handOverNs) / 1e6);
+        apply.push_back(static_cast<double>(applyNs) / 1e6);
+        paint.push_back(static_cast<double>(paintNs) / 1e6);
+    }
+    auto timing = [](std::vector<double>& ms) {
+        std::sort(ms.begin(), ms.end());
+        return Timing{ms[ms.size() / 2], ms.back()};
+    };
+    return {timing(gui), timing(wall), timing(handOver), timing(apply), timing(paint)};
 }
 
 void report(const char* what, const Timing& t)
@@ -185,5 +234,47 @@ int main(int argc, char** argv)
                study.showStudy("bench", StudyDirection::Minimize, trials, runs);
                (void)study.grab();
            }));
+    study.setTopK(0);
+    while (!study.ready())
+        QApplication::processEvents();
+
+    // The real refresh path: the trials handed over by move (copied before the clock starts; the copy is
+    // reported on its own, the view's showSnapshot still pays it), computed off the GUI thread.
+    std::printf("\nstudy view, asynchronous refresh (setStudy; frame computed off the GUI thread):\n");
+    report("copy of the 10,000 trials and runs (showSnapshot still pays it)", measure(repetitions, [&] {
+               std::vector<TrialRecord> t = trials;
+               std::vector<RunRecord> r = runs;
+           }));
+    {
+        ui::StudyInput input;
+        input.trials = std::make_shared<const std::vector<TrialRecord>>(trials);
+        input.runs = std::make_shared<const std::vector<RunRecord>>(runs);
+        input.historyPlot = study.history()->chart()->plotArea().size();
+        input.parallelStyle = study.parallel()->layerStyle();
+        report("background: frame computation (worker thread, not GUI)",
+               measure(repetitions, [&] { (void)ui::computeStudyFrame(input); }));
+    }
+    std::vector<std::vector<TrialRecord>> trialCopies(static_cast<std::size_t>(repetitions) + 1, trials);
+    std::vector<std::vector<RunRecord>> runCopies(static_cast<std::size_t>(repetitions) + 1, runs);
+    std::size_t next = 0;
+    auto refresh = [&] {
+        study.setStudy("bench", StudyDirection::Minimize, std::move(trialCopies[next]), std::move(runCopies[next]));
+        ++next;
+    };
+    AsyncTiming all = measureAsync(repetitions, study, refresh);
+    report("study view: GUI-thread time per refresh (hand-over, apply, paint)", all.gui);
+    report("  of which hand-over (setStudy)", all.handOver);
+    report("  of which applying the frame (event processing)", all.apply);
+    report("  of which the on-screen paint (repaint)", all.paint);
+    report("study view: time until the new data is on screen", all.onScreen);
+    trialCopies.assign(static_cast<std::size_t>(repetitions) + 1, trials);
+    runCopies.assign(static_cast<std::size_t>(repetitions) + 1, runs);
+    next = 0;
+    study.setTopK(100);
+    while (!study.ready())
+        QApplication::processEvents();
+    AsyncTiming top = measureAsync(repetitions, study, refresh);
+    report("study view, top 100: GUI-thread time per refresh", top.gui);
+    report("study view, top 100: time until the new data is on screen", top.onScreen);
     return 0;
 }

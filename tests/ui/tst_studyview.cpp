@@ -123,7 +123,8 @@ void TestStudyView::filtersTopK()
     view.resize(1000, 700);
     view.show();
     view.showStudy("autospeed-hpo", StudyDirection::Minimize, m_trials, {});
-    view.setTopK(5);
+    view.setTopK(5); // drawn when its frame, computed off the GUI thread, arrives
+    QTRY_VERIFY_WITH_TIMEOUT(view.ready(), 10000);
     const auto top = ui::topTrials(m_trials, 5, StudyDirection::Minimize);
     QCOMPARE(top.size(), std::size_t(5));
     QList<int> selected = view.parallel()->selected();

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -25,6 +26,45 @@ QColor mix(const QColor& a, const QColor& b, double t)
 QString tickText(double value)
 {
     return QString::number(value, 'g', 3);
+}
+
+QRectF plotRectOf(QSizeF size)
+{
+    return QRectF(kMarginLeft, kMarginTop, std::max(1.0, size.width() - kMarginLeft - kMarginRight),
+                  std::max(1.0, size.height() - kMarginTop - kMarginBottom));
+}
+
+double axisXIn(const QRectF& r, int axis, std::size_t count)
+{
+    return count < 2 ? r.center().x() : r.left() + r.width() * axis / (static_cast<double>(count) - 1);
+}
+
+double normalisedOn(const ParallelCoordinates::Axis& a, double value)
+{
+    if (std::isnan(value))
+        return value;
+    double lo = a.low, hi = a.high, v = value;
+    if (a.log && lo > 0 && v > 0) {
+        lo = std::log(lo), hi = std::log(hi), v = std::log(v);
+    }
+    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+}
+
+bool rowInBrushes(const std::vector<double>& row, const ParallelCoordinates::Brushes& brushes)
+{
+    for (std::size_t a = 0; a < brushes.size() && a < row.size(); ++a) {
+        if (!brushes[a])
+            continue;
+        const double v = row[a];
+        if (std::isnan(v) || v < brushes[a]->first || v > brushes[a]->second)
+            return false;
+    }
+    return true;
+}
+
+bool anyBrushIn(const ParallelCoordinates::Brushes& brushes)
+{
+    return std::any_of(brushes.begin(), brushes.end(), [](const auto& b) { return b.has_value(); });
 }
 } // namespace
 
@@ -48,8 +88,40 @@ void ParallelCoordinates::setData(std::vector<Axis> axes, std::vector<std::vecto
     m_lowIsGood = lowIsGood;
     if (!sameAxes)
         m_brushes.assign(m_axes.size(), std::nullopt);
+    m_layer = QImage();
     m_dirty = true;
     update();
+}
+
+void ParallelCoordinates::setData(std::vector<Axis> axes, std::vector<std::vector<double>> rows,
+                                  std::vector<int> labels, bool lowIsGood, QImage layer, const LayerStyle& style,
+                                  const Brushes& layerBrushes)
+{
+    setData(std::move(axes), std::move(rows), std::move(labels), lowIsGood);
+    m_layer = std::move(layer);
+    m_layerStyle = style;
+    m_layerBrushes = layerBrushes;
+}
+
+QStringList ParallelCoordinates::axisNames() const
+{
+    QStringList names;
+    for (const Axis& a : m_axes)
+        names << a.name;
+    return names;
+}
+
+ParallelCoordinates::LayerStyle ParallelCoordinates::layerStyle() const
+{
+    const QPalette pal = palette();
+    const qreal dpr = devicePixelRatioF();
+    return {size() * dpr,
+            dpr,
+            plotRect(),
+            pal.color(QPalette::Base).rgb(),
+            stateColor("BEST", pal).rgb(),
+            seriesColor(1, pal).rgb(),
+            pal.color(QPalette::Text).rgb()};
 }
 
 void ParallelCoordinates::setBrush(int axis, double low, double high)
@@ -87,14 +159,7 @@ std::optional<std::pair<double, double>> ParallelCoordinates::brush(int axis) co
 
 bool ParallelCoordinates::inBrushes(std::size_t row) const
 {
-    for (std::size_t a = 0; a < m_axes.size(); ++a) {
-        if (!m_brushes[a])
-            continue;
-        const double v = m_rows[row][a];
-        if (std::isnan(v) || v < m_brushes[a]->first || v > m_brushes[a]->second)
-            return false;
-    }
-    return true;
+    return rowInBrushes(m_rows[row], m_brushes);
 }
 
 QList<int> ParallelCoordinates::selected() const
@@ -108,26 +173,17 @@ QList<int> ParallelCoordinates::selected() const
 
 QRectF ParallelCoordinates::plotRect() const
 {
-    return QRectF(kMarginLeft, kMarginTop, std::max(1.0, width() - kMarginLeft - kMarginRight),
-                  std::max(1.0, height() - kMarginTop - kMarginBottom));
+    return plotRectOf(QSizeF(size()));
 }
 
 double ParallelCoordinates::axisX(int axis) const
 {
-    const QRectF r = plotRect();
-    return m_axes.size() < 2 ? r.center().x() : r.left() + r.width() * axis / (static_cast<double>(m_axes.size()) - 1);
+    return axisXIn(plotRect(), axis, m_axes.size());
 }
 
 double ParallelCoordinates::normalised(int axis, double value) const
 {
-    if (std::isnan(value))
-        return value;
-    const Axis& a = m_axes[static_cast<std::size_t>(axis)];
-    double lo = a.low, hi = a.high, v = value;
-    if (a.log && lo > 0 && v > 0) {
-        lo = std::log(lo), hi = std::log(hi), v = std::log(v);
-    }
-    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    return normalisedOn(m_axes[static_cast<std::size_t>(axis)], value);
 }
 
 double ParallelCoordinates::valueAt(int axis, double t) const
@@ -142,10 +198,22 @@ double ParallelCoordinates::valueAt(int axis, double t) const
 void ParallelCoordinates::renderLines()
 {
     const qreal dpr = devicePixelRatioF();
-    m_cache = QImage(size() * dpr, QImage::Format_ARGB32_Premultiplied);
-    m_cache.setDevicePixelRatio(dpr);
     const QPalette pal = palette();
-    m_cache.fill(pal.color(QPalette::Base));
+    const bool dense = !m_axes.empty() && m_rows.size() > kDenseFrom;
+    if (dense) {
+        // The lines layer as made off the GUI thread when it still fits; rasterised here otherwise.
+        const LayerStyle style = layerStyle();
+        if (m_layer.isNull() || !(m_layerStyle == style) || m_layerBrushes != m_brushes) {
+            m_layer = renderDenseLayer(m_axes, m_rows, m_brushes, m_lowIsGood, style);
+            m_layerStyle = style;
+            m_layerBrushes = m_brushes;
+        }
+        m_cache = m_layer; // shared until the axes are painted over it
+    } else {
+        m_cache = QImage(size() * dpr, QImage::Format_ARGB32_Premultiplied);
+        m_cache.setDevicePixelRatio(dpr);
+        m_cache.fill(pal.color(QPalette::Base));
+    }
     QPainter p(&m_cache);
     const QRectF r = plotRect();
     const int last = axisCount() - 1;
@@ -157,12 +225,8 @@ void ParallelCoordinates::renderLines()
         return;
     }
     const QColor good = stateColor("BEST", pal), bad = seriesColor(1, pal);
-    const bool anyBrush = std::any_of(m_brushes.begin(), m_brushes.end(), [](const auto& b) { return b.has_value(); });
-    if (m_rows.size() > kDenseFrom) {
-        p.end();
-        renderDense(good, bad, anyBrush);
-        p.begin(&m_cache);
-    } else {
+    const bool anyBrush = anyBrushIn(m_brushes);
+    if (!dense) {
         QColor faded = pal.color(QPalette::Text);
         faded.setAlphaF(0.12);
         QPolygonF line;
@@ -226,33 +290,41 @@ void ParallelCoordinates::renderLines()
 // per-pixel counts (one column span per pixel column of every segment), and each pixel gets the mean colour of
 // its lines with an opacity that grows with the log of their count: a density view that keeps the bundles
 // visible and costs a few nanoseconds per pixel touched.
-void ParallelCoordinates::renderDense(const QColor& good, const QColor& bad, bool anyBrush)
+QImage ParallelCoordinates::renderDenseLayer(const std::vector<Axis>& axes,
+                                             const std::vector<std::vector<double>>& rows, const Brushes& brushes,
+                                             bool lowIsGood, const LayerStyle& style)
 {
-    const int w = m_cache.width(), h = m_cache.height();
-    const qreal dpr = m_cache.devicePixelRatio();
+    QImage image(style.pixelSize, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(style.dpr);
+    image.fill(style.base);
+    if (axes.empty() || image.isNull())
+        return image;
+    const int w = image.width(), h = image.height();
+    const qreal dpr = style.dpr;
+    const bool anyBrush = anyBrushIn(brushes);
     constexpr int kShades = 64; // colours of the good-to-bad scale
-    // Per pixel: lines inside the brushes, the sum of their shades, lines outside.
-    // Buffers kept between renders: re-allocating megabytes per render costs page faults.
-    std::vector<std::uint32_t>& count = m_count;
-    std::vector<std::uint32_t>& shade = m_shade;
-    std::vector<std::uint32_t>& faded = m_faded;
+    // Per pixel: lines inside the brushes, the sum of their shades, lines outside. Buffers kept per thread
+    // between renders: re-allocating megabytes per render costs page faults.
+    thread_local std::vector<std::uint32_t> count, shade, faded;
     for (auto* buffer : {&count, &shade, &faded})
         buffer->assign(static_cast<std::size_t>(w) * h, 0);
-    const QRectF r = plotRect();
-    const int last = axisCount() - 1;
+    const QRectF r = style.plot;
+    const int last = static_cast<int>(axes.size()) - 1;
     std::vector<double> ys(static_cast<std::size_t>(last) + 1);
     std::vector<int> xs(static_cast<std::size_t>(last) + 1);
     for (int a = 0; a <= last; ++a)
-        xs[static_cast<std::size_t>(a)] = static_cast<int>(axisX(a) * dpr);
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        const bool in = !anyBrush || inBrushes(i);
-        double c = normalised(last, m_rows[i][static_cast<std::size_t>(last)]);
-        c = std::isnan(c) ? 0.5 : (m_lowIsGood ? c : 1 - c);
+        xs[static_cast<std::size_t>(a)] = static_cast<int>(axisXIn(r, a, axes.size()) * dpr);
+    for (const std::vector<double>& row : rows) {
+        const bool in = !anyBrush || rowInBrushes(row, brushes);
+        double c = normalisedOn(axes.back(), row[static_cast<std::size_t>(last)]);
+        c = std::isnan(c) ? 0.5 : (lowIsGood ? c : 1 - c);
         const auto s = static_cast<std::uint32_t>(std::clamp(c, 0.0, 1.0) * (kShades - 1) + 0.5);
         std::uint32_t* counts = in ? count.data() : faded.data();
         for (int a = 0; a <= last; ++a)
             ys[static_cast<std::size_t>(a)] =
-                (r.bottom() - normalised(a, m_rows[i][static_cast<std::size_t>(a)]) * r.height()) * dpr;
+                (r.bottom() - normalisedOn(axes[static_cast<std::size_t>(a)], row[static_cast<std::size_t>(a)]) *
+                                  r.height()) *
+                dpr;
         for (int a = 0; a < last; ++a) {
             const double y0 = ys[static_cast<std::size_t>(a)], y1 = ys[static_cast<std::size_t>(a) + 1];
             if (std::isnan(y0) || std::isnan(y1))
@@ -283,15 +355,15 @@ void ParallelCoordinates::renderDense(const QColor& good, const QColor& bad, boo
         alphaOut[n] = static_cast<int>(256 * (0.05 + 0.2 * std::log1p(n) / std::log1p(maxFaded)));
     QRgb shades[kShades];
     for (int k = 0; k < kShades; ++k)
-        shades[k] = mix(good, bad, k / double(kShades - 1)).rgb();
-    const QRgb text = palette().color(QPalette::Text).rgb();
+        shades[k] = mix(QColor::fromRgb(style.good), QColor::fromRgb(style.bad), k / double(kShades - 1)).rgb();
+    const QRgb text = style.text;
     auto blend = [](QRgb under, QRgb over, int alpha) {
         return qRgb(qRed(under) + ((qRed(over) - qRed(under)) * alpha >> 8),
                     qGreen(under) + ((qGreen(over) - qGreen(under)) * alpha >> 8),
                     qBlue(under) + ((qBlue(over) - qBlue(under)) * alpha >> 8));
     };
     for (int y = 0; y < h; ++y) {
-        auto* line = reinterpret_cast<QRgb*>(m_cache.scanLine(y));
+        auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
         const std::size_t row = static_cast<std::size_t>(y) * w;
         for (int x = 0; x < w; ++x) {
             const std::size_t at = row + x;
@@ -301,6 +373,7 @@ void ParallelCoordinates::renderDense(const QColor& good, const QColor& bad, boo
                 line[x] = blend(line[x], text, alphaOut[faded[at]]);
         }
     }
+    return image;
 }
 
 void ParallelCoordinates::paintEvent(QPaintEvent*)

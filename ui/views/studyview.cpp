@@ -4,6 +4,7 @@
 #include "ui/storepoller.h"
 #include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
+#include "ui/views/studyframe.h"
 #include "ui/views/studymath.h"
 #include "ui/views/studywidgets.h"
 
@@ -18,16 +19,28 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
+#include <unordered_set>
+#include <utility>
 
 namespace pitwall::ui {
 
 namespace {
+// Destroying 10,000 trial records (maps, JSON) takes milliseconds: the last reference to replaced data is
+// dropped on a pool thread.
+template <typename T> void releaseElsewhere(std::shared_ptr<const T>& data, std::shared_ptr<const T> replacement)
+{
+    std::shared_ptr<const T> old = std::exchange(data, std::move(replacement));
+    if (old)
+        QThreadPool::globalInstance()->start([old = std::move(old)]() mutable { old.reset(); });
+}
+
 // Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
 bool hasRunningRuns(const std::vector<RunRecord>& runs)
 {
@@ -90,9 +103,16 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
         if (m_pending && isVisible())
             draw();
     });
+    m_watcher = new QFutureWatcher<StudyFrame>(this);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &StudyView::frameFinished);
     connect(m_topK, &QSpinBox::valueChanged, this, [this] { draw(); });
     connect(m_parallel, &ParallelCoordinates::selectionChanged, this,
             [this] { m_selection->setText(tr("%1 trial(s) in the brushes").arg(m_parallel->selected().size())); });
+}
+
+StudyView::~StudyView()
+{
+    m_watcher->future().cancel(); // the computation owns its input; it stops at its next stage
 }
 
 void StudyView::setTopK(int k)
@@ -106,7 +126,7 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     for (const StudySummary& s : snapshot.studies)
         if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty())
             direction = s.study.directions[0];
-    std::set<std::int64_t> ids;
+    std::unordered_set<std::int64_t> ids;
     for (const TrialRecord& t : snapshot.focusTrials)
         ids.insert(t.id);
     std::vector<RunRecord> runs;
@@ -119,8 +139,8 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     m_signature = signature;
     m_name = snapshot.focusStudy;
     m_direction = direction;
-    m_trials = snapshot.focusTrials;
-    m_runs = std::move(runs);
+    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(snapshot.focusTrials));
+    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     m_pending = true;
     if (isVisible() && !m_throttle->isActive()) {
         if (!m_drawn)
@@ -135,8 +155,21 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
 {
     m_name = name;
     m_direction = direction;
-    m_trials = std::move(trials);
-    m_runs = std::move(runs);
+    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(std::move(trials)));
+    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    m_pending = false;
+    m_again = false;
+    ++m_generation; // a frame in flight is stale now
+    applyFrame(computeStudyFrame(makeInput()));
+}
+
+void StudyView::setStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
+                         std::vector<RunRecord> runs)
+{
+    m_name = name;
+    m_direction = direction;
+    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(std::move(trials)));
+    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     draw();
 }
 
@@ -150,33 +183,85 @@ void StudyView::showEvent(QShowEvent* event)
 void StudyView::draw()
 {
     m_pending = false;
+    ++m_generation;
+    requestFrame();
+}
+
+StudyInput StudyView::makeInput() const
+{
+    StudyInput input;
+    input.generation = m_generation;
+    input.direction = m_direction;
+    input.trials = m_trials;
+    input.runs = m_runs;
+    input.topK = m_topK->value();
+    input.maxCurves = kMaxCurves;
+    input.nowSeconds = nowSeconds();
+    input.historyPlot = m_history->chart()->plotArea().size();
+    if (m_parallel->isVisible()) // a hidden widget has no final size yet: its layer is made when painted
+        input.parallelStyle = m_parallel->layerStyle();
+    input.parallelAxes = m_parallel->axisNames();
+    input.parallelBrushes = m_parallel->brushes();
+    return input;
+}
+
+void StudyView::requestFrame()
+{
+    if (m_computing) {
+        m_again = true; // one computation at a time; the latest data is computed when this one ends
+        return;
+    }
+    m_again = false;
+    m_computing = true;
+    auto input = std::make_shared<const StudyInput>(makeInput());
+    auto promise = std::make_shared<QPromise<StudyFrame>>();
+    m_watcher->setFuture(promise->future());
+    promise->start();
+    QThreadPool::globalInstance()->start([input, promise] {
+        if (!promise->isCanceled())
+            promise->addResult(computeStudyFrame(*input, [&promise] { return promise->isCanceled(); }));
+        promise->finish();
+    });
+}
+
+void StudyView::frameFinished()
+{
+    m_computing = false;
+    QFuture<StudyFrame> future = m_watcher->future();
+    if (!future.isCanceled() && future.resultCount() > 0) {
+        StudyFrame frame = future.takeResult();
+        if (frame.generation == m_generation)
+            applyFrame(std::move(frame));
+    }
+    if (m_again)
+        requestFrame();
+}
+
+void StudyView::applyFrame(StudyFrame frame)
+{
     m_drawn = true;
     if (m_name.isEmpty()) {
         m_title->setText(tr("No study selected: pick one in the side bar."));
     } else {
-        int complete = 0;
-        for (const TrialRecord& t : m_trials)
-            complete += t.state == TrialState::Complete ? 1 : 0;
         m_title->setText(tr("<b>%1</b> — %2 trials, %3 complete, %4")
                              .arg(m_name.toHtmlEscaped())
-                             .arg(m_trials.size())
-                             .arg(complete)
+                             .arg(frame.trialCount)
+                             .arg(frame.completeCount)
                              .arg(m_direction == StudyDirection::Minimize ? tr("minimise") : tr("maximise")));
     }
-    std::vector<int> shown;
-    if (m_topK->value() > 0)
-        shown = topTrials(m_trials, m_topK->value(), m_direction);
-    const ParamTable table = paramTable(m_trials);
-    drawHistory();
-    drawIntermediate(shown);
-    drawParallel(table, shown);
+    applyHistory(frame);
+    applyIntermediate(frame);
+    m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
+                        m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
+                        frame.parallelBrushes);
     m_importance->setValues(
-        parameterImportance(m_trials, table),
+        std::move(frame.importance),
         tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised"));
-    drawTimeline();
+    m_timeline->setBars(std::move(frame.bars));
+    Q_EMIT drawn();
 }
 
-void StudyView::drawHistory()
+void StudyView::applyHistory(const StudyFrame& frame)
 {
     const QPalette pal = palette();
     // Markers only: a line series without a line, its points painted as a light marker image. Qt Charts'
@@ -203,111 +288,37 @@ void StudyView::drawHistory()
     QLineSeries* pruned = scatter(QStringLiteral("pruned"), tr("pruned"), "PRUNED");
     QLineSeries* best = m_history->line(QStringLiteral("best"), tr("best so far"));
     best->setPen(QPen(stateColor("BEST", pal), 2));
-    QList<QPointF> done, cut, line;
-    const auto bests = bestSoFar(m_trials, m_direction);
-    for (std::size_t i = 0; i < m_trials.size(); ++i) {
-        const TrialRecord& t = m_trials[i];
-        if (auto v = objectiveOf(t))
-            (t.state == TrialState::Complete ? done : cut).append(QPointF(t.number, *v));
-        if (bests[i]) {
-            if (!line.isEmpty())
-                line.append(QPointF(t.number, line.back().y())); // a step: flat until it improves
-            line.append(QPointF(t.number, *bests[i]));
-        }
-    }
-    m_history->setPoints(complete, done);
-    m_history->setPoints(pruned, cut);
-    m_history->setPoints(best, line);
+    m_history->setPoints(complete, frame.complete);
+    m_history->setPoints(pruned, frame.pruned);
+    m_history->setPoints(best, frame.best);
     m_history->fitAxes();
 }
 
-void StudyView::drawIntermediate(const std::vector<int>& shown)
+void StudyView::applyIntermediate(const StudyFrame& frame)
 {
-    std::set<int> wanted(shown.begin(), shown.end());
-    std::vector<const TrialRecord*> curves;
-    for (auto it = m_trials.rbegin(); it != m_trials.rend() && static_cast<int>(curves.size()) < kMaxCurves; ++it)
-        if (!it->intermediateValues.empty() && (wanted.empty() || wanted.count(it->number)))
-            curves.push_back(&*it);
     const QPalette pal = palette();
     // A pool of kMaxCurves series, reused: creating and deleting series is what costs, not their points.
     for (int i = 0; i < kMaxCurves; ++i) {
         QLineSeries* series = m_intermediate->line(QStringLiteral("curve %1").arg(i));
-        if (i >= static_cast<int>(curves.size())) {
+        if (i >= static_cast<int>(frame.curves.size())) {
             series->setVisible(false);
             continue;
         }
-        const TrialRecord* t = curves[static_cast<std::size_t>(i)];
-        QList<QPointF> points;
-        for (const auto& [step, value] : t->intermediateValues)
-            if (std::isfinite(value))
-                points.append(QPointF(static_cast<double>(step), value));
-        series->setName(tr("trial %1").arg(t->number));
-        QPen pen(t->state == TrialState::Pruned ? stateColor("PRUNED", pal)
-                 : t->state == TrialState::Fail ? stateColor("FAIL", pal)
-                                                : stateColor("COMPLETE", pal),
+        const StudyFrame::Curve& curve = frame.curves[static_cast<std::size_t>(i)];
+        series->setName(tr("trial %1").arg(curve.trial));
+        QPen pen(curve.state == TrialState::Pruned ? stateColor("PRUNED", pal)
+                 : curve.state == TrialState::Fail ? stateColor("FAIL", pal)
+                                                   : stateColor("COMPLETE", pal),
                  1.4);
-        if (t->state == TrialState::Pruned)
+        if (curve.state == TrialState::Pruned)
             pen.setStyle(Qt::DashLine);
         if (series->pen() != pen)
             series->setPen(pen);
-        series->setPointsVisible(points.size() < 30);
-        m_intermediate->setPoints(series, points);
+        series->setPointsVisible(curve.points.size() < 30);
+        m_intermediate->setPoints(series, curve.points);
         series->setVisible(true);
     }
     m_intermediate->fitAxes();
-}
-
-void StudyView::drawParallel(const ParamTable& table, const std::vector<int>& shown)
-{
-    std::set<int> wanted(shown.begin(), shown.end());
-    std::vector<ParallelCoordinates::Axis> axes;
-    for (const ParamAxis& p : table.axes)
-        axes.push_back({p.name, p.log, p.categories, p.low, p.high});
-    ParallelCoordinates::Axis objective{tr("objective"), false, {}, 0, 1};
-    bool first = true;
-    std::vector<std::vector<double>> rows;
-    std::vector<int> labels;
-    for (std::size_t i = 0; i < m_trials.size(); ++i) {
-        const TrialRecord& t = m_trials[i];
-        const auto v = objectiveOf(t);
-        if (!v || t.state != TrialState::Complete || (!wanted.empty() && !wanted.count(t.number)))
-            continue;
-        std::vector<double> row = table.values[i];
-        row.push_back(*v);
-        objective.low = first ? *v : std::min(objective.low, *v);
-        objective.high = first ? *v : std::max(objective.high, *v);
-        first = false;
-        rows.push_back(std::move(row));
-        labels.push_back(t.number);
-    }
-    axes.push_back(objective);
-    if (table.axes.empty())
-        axes.clear(), rows.clear(), labels.clear();
-    m_parallel->setData(std::move(axes), std::move(rows), std::move(labels), m_direction == StudyDirection::Minimize);
-}
-
-void StudyView::drawTimeline()
-{
-    std::map<std::int64_t, const TrialRecord*> byId;
-    for (const TrialRecord& t : m_trials)
-        byId[t.id] = &t;
-    const double now = nowSeconds();
-    std::vector<TrialTimeline::Bar> bars;
-    for (const RunRecord& r : m_runs) {
-        const auto trial = r.trialId ? byId.find(*r.trialId) : byId.end();
-        if (trial == byId.end())
-            continue;
-        bars.push_back({QString::fromStdString(r.logicalDevice.empty() ? std::string("?") : r.logicalDevice),
-                        r.startTime, r.endTime.value_or(r.status == RunStatus::Running ? now : r.startTime),
-                        trial->second->number, QString::fromUtf8(trialStateName(trial->second->state).data())});
-    }
-    if (m_runs.empty())
-        for (const TrialRecord& t : m_trials)
-            if (t.startTime)
-                bars.push_back({tr("(no device recorded)"), *t.startTime,
-                                t.completeTime.value_or(t.state == TrialState::Running ? now : *t.startTime), t.number,
-                                QString::fromUtf8(trialStateName(t.state).data())});
-    m_timeline->setBars(std::move(bars));
 }
 
 } // namespace pitwall::ui

@@ -5,13 +5,19 @@
 // (from the runs' logical_device and start/end; the trials' own times when a study has no runs, as Optuna's).
 // A top-k filter restricts parallel coordinates and intermediate curves to the k best complete trials.
 // Data: the poller's snapshot of the study in focus. Drawn only while visible, at most every kMinRedrawMs.
+// What is drawn (a StudyFrame: points, rows, importance, bars, the dense parallel-coordinates layer) is
+// computed off the GUI thread, one computation at a time; the GUI thread only swaps the frame in. Frames of
+// data that changed meanwhile are dropped (by generation) and computed again.
 
 #include "core/store/records.h"
 
 #include <QWidget>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+template <typename T> class QFutureWatcher;
 
 class QLabel;
 class QSpinBox;
@@ -23,23 +29,30 @@ class ChartView;
 class ImportanceBars;
 class ParallelCoordinates;
 class TrialTimeline;
-struct ParamTable;
 struct StoreSnapshot;
+struct StudyFrame;
+struct StudyInput;
 
 class StudyView : public QWidget {
     Q_OBJECT
 public:
     explicit StudyView(QWidget* parent = nullptr);
+    ~StudyView() override;
 
     static constexpr int kMaxCurves = 60; // intermediate-value curves drawn at most
     static constexpr int kMinRedrawMs = 250;
 
     void showSnapshot(const StoreSnapshot& snapshot);
-    // Sets the study shown and draws it now (benchmarks and tests call this directly).
+    // Sets the study shown and draws it now, computing on the calling (GUI) thread (tests call this directly).
     void showStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
                    std::vector<RunRecord> runs);
+    // Sets the study shown; it is computed off the GUI thread and drawn when ready() (drawn() is emitted).
+    void setStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
+                  std::vector<RunRecord> runs);
+    // Changes the top-k filter; drawn as setStudy.
     void setTopK(int k);
-    bool ready() const { return m_drawn && !m_pending; }
+    // True once the latest data is drawn, with no computation pending or in flight.
+    bool ready() const { return m_drawn && !m_pending && !m_computing && !m_again; }
 
     ChartView* history() const { return m_history; }
     ChartView* intermediate() const { return m_intermediate; }
@@ -47,20 +60,30 @@ public:
     ImportanceBars* importance() const { return m_importance; }
     TrialTimeline* timeline() const { return m_timeline; }
 
+Q_SIGNALS:
+    // A frame was drawn (GUI thread).
+    void drawn();
+
 protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void draw();
-    void drawHistory();
-    void drawIntermediate(const std::vector<int>& shown);
-    void drawParallel(const ParamTable& table, const std::vector<int>& shown);
-    void drawTimeline();
+    void draw(); // asynchronous: a new generation, computed off the GUI thread
+    void requestFrame();
+    void frameFinished();
+    StudyInput makeInput() const;
+    void applyFrame(StudyFrame frame);
+    void applyHistory(const StudyFrame& frame);
+    void applyIntermediate(const StudyFrame& frame);
 
     QString m_name;
     StudyDirection m_direction = StudyDirection::Minimize;
-    std::vector<TrialRecord> m_trials;
-    std::vector<RunRecord> m_runs;
+    std::shared_ptr<const std::vector<TrialRecord>> m_trials;
+    std::shared_ptr<const std::vector<RunRecord>> m_runs;
+    std::uint64_t m_generation = 0; // bumped on every change of what is shown
+    bool m_computing = false;       // a frame is being computed
+    bool m_again = false;           // and another was asked for meanwhile
+    QFutureWatcher<StudyFrame>* m_watcher = nullptr;
     bool m_pending = false;
     std::uint64_t m_signature = 0;
     bool m_drawn = false;

@@ -96,12 +96,15 @@ void TrialTimeline::paintEvent(QPaintEvent*)
         p.drawLine(QPointF(plot.left(), y + laneHeight), QPointF(plot.right(), y + laneHeight));
     }
     const bool labels = m_bars.size() <= 400;
+    QHash<QString, QColor> colors; // per state, not per bar: thousands of bars share a handful
     for (const Bar& b : m_bars) {
         const int lane = m_laneIndex.value(b.lane);
         const QRectF bar(plot.left() + (b.start - m_t0) * scale, plot.top() + lane * laneHeight + laneHeight * 0.15,
                          std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
-        const QByteArray state = b.state.toLatin1();
-        p.fillRect(bar, stateColor(state.constData(), pal));
+        auto color = colors.constFind(b.state);
+        if (color == colors.constEnd())
+            color = colors.insert(b.state, stateColor(b.state.toLatin1().constData(), pal));
+        p.fillRect(bar, *color);
         if (labels && bar.width() > fm.horizontalAdvance(QString::number(b.trial)) + 4) {
             p.setPen(pal.color(QPalette::Base));
             p.drawText(bar, Qt::AlignCenter, QString::number(b.trial));
