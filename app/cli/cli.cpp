@@ -40,6 +40,33 @@ const std::vector<std::string>& Args::values(const std::string& name) const
 
 std::string Args::database() const { return value("db").value_or(defaultDatabasePath()); }
 
+std::optional<std::int64_t> Args::integer(const std::string& name, std::int64_t minimum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    const auto parsed = parseInteger(*text);
+    if (!parsed || *parsed < minimum)
+        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
+    return *parsed;
+}
+
+std::int64_t Args::integer(const std::string& name, std::int64_t fallback, std::int64_t minimum) const
+{
+    return integer(name, minimum).value_or(fallback);
+}
+
+double Args::positive(const std::string& name, double fallback, const std::string& what) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseDouble(*text);
+    if (!parsed || !(*parsed > 0))
+        throw InputError("--" + name + " '" + *text + "' is not a positive " + what);
+    return *parsed;
+}
+
 OptionSpec dbOption()
 {
     return {"db", "FILE", "results database (default: $PITWALL_DB, else pitwall.db in the working directory)"};

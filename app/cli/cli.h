@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct Args {
     const std::vector<std::string>& values(const std::string& name) const;
     // The results database: --db, else $PITWALL_DB, else ./pitwall.db.
     std::string database() const;
+    // --NAME as an integer >= minimum, nullopt when absent; InputError naming the option otherwise.
+    std::optional<std::int64_t> integer(const std::string& name, std::int64_t minimum) const;
+    std::int64_t integer(const std::string& name, std::int64_t fallback, std::int64_t minimum) const;
+    // --NAME as a number > 0 ("... is not a positive <what>"), `fallback` when absent.
+    double positive(const std::string& name, double fallback, const std::string& what = "number") const;
 };
 
 struct Command {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -44,28 +45,6 @@ void onSignal(int signalNumber)
     if (signalNumber == SIGINT && g_interrupted.exchange(true))
         std::_Exit(130);
     g_cancel = true;
-}
-
-double parsePositive(const Args& args, const std::string& name, double fallback)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = parseDouble(*text);
-    if (!value || !(*value > 0))
-        throw InputError("--" + name + " '" + *text + "' is not a positive number");
-    return *value;
-}
-
-std::optional<int> parseCount(const Args& args, const std::string& name, int minimum)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return std::nullopt;
-    const auto value = parseInteger(*text);
-    if (!value || *value < minimum)
-        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
-    return static_cast<int>(*value);
 }
 
 std::string absolute(const std::string& path)
@@ -133,6 +112,9 @@ public:
         for (const auto& [key, value] : result.finalMetrics)
             metrics["val/" + key] = value;
         outcome.userAttrs["metrics"] = metrics;
+        for (const char* key : {"map50", "precision", "recall"}) // as AutoSpeed's script sets them on its trials
+            if (const auto it = result.finalMetrics.find(key); it != result.finalMetrics.end())
+                outcome.userAttrs[key] = it->second;
         for (const engine::StageResult& s : result.stages) {
             outcome.userAttrs["stage_seconds/" + s.stage] = s.seconds;
             outcome.userAttrs["compute_fps/" + s.stage] = s.computeFps;
@@ -145,7 +127,10 @@ public:
         } else if (result.cancelled) {
             outcome.failReason = "cancelled";
             outcome.interrupted = true;
-        } else if (const auto it = result.finalMetrics.find(m_metric); it != result.finalMetrics.end()) {
+        } else if (const auto it = result.finalMetrics.find(m_metric);
+                   it != result.finalMetrics.end() && !std::isfinite(it->second)) {
+            outcome.failReason = "training diverged: " + m_setup.settings.objective + " is " + formatDouble(it->second);
+        } else if (it != result.finalMetrics.end()) {
             outcome.state = TrialState::Complete;
             outcome.value = it->second;
         } else {
@@ -196,7 +181,7 @@ int workerCommand(const Args& args)
     }
     if (auto space = args.value("space"))
         settings.spacePath = absolute(*space);
-    if (auto epochs = parseCount(args, "epochs", 0))
+    if (auto epochs = args.integer("epochs", 0))
         settings.epochs = *epochs;
     settings.objective = args.value("objective", settings.objective);
     settings.model = args.value("model", settings.model);
@@ -208,7 +193,7 @@ int workerCommand(const Args& args)
     LogicalDevice device;
     device.id = args.value("device", "cpu:0.0");
     device.cpuSet = processCores();
-    device.threads = parseCount(args, "threads", 1).value_or(static_cast<int>(device.cpuSet.size()));
+    device.threads = static_cast<int>(args.integer("threads", static_cast<std::int64_t>(device.cpuSet.size()), 1));
     std::unique_ptr<TrialRunner> runner;
     if (setup.builtin()) {
         runner = std::make_unique<TrainerRunner>(setup, db, device);
@@ -231,12 +216,13 @@ int workerCommand(const Args& args)
     loop.storeLocation = db;
     loop.studyName = studyName;
     loop.space = &*setup.space;
-    loop.trialsLeft = parseCount(args, "trials-left", 1);
+    if (auto left = args.integer("trials-left", 1))
+        loop.trialsLeft = static_cast<int>(*left);
     loop.workerId = args.value("worker-id", hostName() + ":" + std::to_string(::getpid()));
     loop.device = device.id;
     loop.workerLog = args.value("worker-log", "");
     loop.logDir = settings.logDir.empty() ? "hpo-logs" : settings.logDir;
-    loop.heartbeatIntervalSeconds = parsePositive(args, "heartbeat-interval", kDefaultHeartbeatSeconds);
+    loop.heartbeatIntervalSeconds = args.positive("heartbeat-interval", kDefaultHeartbeatSeconds);
     loop.cancel = &g_cancel;
     loop.message = [&](const std::string& text) {
         std::cerr << formatTimestamp(nowSeconds()).substr(11, 8) << " [" << device.id << "] " << text << std::endl;
@@ -260,14 +246,16 @@ void addHpoCommands(Cli& cli)
          "hyperparameter search: one worker per logical device, trials from a YAML search space",
          "[CONFIG...] [dotted.key=value...] --space SPACE.yaml --trials N [--epochs E] [--partition SPX|DPX|QPX|CPX]\n"
          "       [--sampler tpe|random|grid] [--pruner median|sha|hyperband|none] [--study NAME] [--command \"...\"]\n"
-         "       [--objective KEY] [--direction minimize|maximize] [--db FILE] [--json]\n"
+         "       [--objective KEY] [--direction minimize|maximize] [--final-epochs N] [--best-params FILE]\n"
+         "       [--db FILE] [--json]\n"
          "       pitwall hpo --resume STUDY [--trials N] [--partition MODE] [--db FILE]",
          "Creates a study, then starts one 'pitwall worker' per logical device of the partition mode (CPU: the\n"
          "cores split into 1/2/4/8 sets), each bound to its cores and thread count. Workers ask the study for\n"
          "a trial, run it and tell the result until the study has N trials; the samplers and pruners read the\n"
          "shared results database, so Optuna can watch or continue the study.\n\n"
          "A trial is either the built-in trainer on the config with the trial's values as overrides (--epochs\n"
-         "sets every enabled stage; the objective is a validation metric, 'val/loss' by default, reported after\n"
+         "sets every enabled stage; the objective is a validation metric, the config's hpo.objective and\n"
+         "hpo.direction by default (val/loss, minimize; AutoSpeed-lite: val/map50_95, maximize), reported after\n"
          "every epoch that has it, for pruning), or an external --command run without a shell, with {name}\n"
          "replaced by the trial's values ({trial}, {trial_dir}, {device}, {threads}, {epochs}, {config} too);\n"
          "it prints JSON lines {\"step\": S, \"value\": V} and finally {\"objective\": V} on stdout.\n\n"
@@ -275,7 +263,13 @@ void addHpoCommands(Cli& cli)
          "fail_reason) and the search goes on. Ctrl-C (or pitwall hpo being killed) stops the workers: running\n"
          "trials end as FAIL 'cancelled' and do not count; 'pitwall hpo --resume STUDY' continues any interrupted\n"
          "search (trials whose worker vanished are failed once their heartbeat is older than the grace period)\n"
-         "and runs the remaining trials. Not yet: AutoSpeed's train_hpo/val_hpo split and --final-epochs.",
+         "and runs the remaining trials.\n\n"
+         "AutoSpeed's protocol: built-in trials tune on the training split only (data.hpo_split: its first 80 %\n"
+         "trains, the last 20 % validates as val_hpo; override data.hpo_validation_fraction or data.hpo_split=false),\n"
+         "so the validation split stays held out. At the end the best trial's values go to best_params.yaml;\n"
+         "with --final-epochs N the default config (with the space's fixed values) and the best configuration\n"
+         "each train N epochs on the whole training split and are evaluated on the held-out split: a table of\n"
+         "P / R / mAP50 / mAP50-95 (or the objective), runs in studies '<study>/final-default|optimised'.",
          {dbOption(),
           jsonOption(),
           {"config", "CFG", "config file (repeatable; files may also be given as arguments)", true},
@@ -291,8 +285,10 @@ void addHpoCommands(Cli& cli)
           {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
           {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
           {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
-          {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default val/loss)"},
-          {"direction", "DIR", "minimize (default) or maximize"},
+          {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
+          {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
+          {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
+          {"best-params", "FILE", "where the best values go (default: <experiment.output_dir>/<study>/best_params.yaml)"},
           {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
           {"resume", "STUDY", "continue a search that pitwall hpo started"},
           {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study>/hpo)"},

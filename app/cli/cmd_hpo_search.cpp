@@ -1,6 +1,7 @@
 // pitwall hpo: creates (or resumes) a study and runs the worker pool over a partition's logical devices.
 // The worker side ('pitwall worker') and the command registration are in cmd_hpo.cpp.
 #include "app/cli/cli.h"
+#include "app/cli/cmd_hpo_final.h"
 #include "app/cli/configargs.h"
 #include "app/cli/progress.h"
 
@@ -38,26 +39,11 @@ std::string absolute(const std::string& path)
     return fs::absolute(path).lexically_normal().string();
 }
 
+// --NAME as an int >= minimum (nullopt when absent).
 std::optional<int> countOption(const Args& args, const std::string& name, int minimum)
 {
-    const auto text = args.value(name);
-    if (!text)
-        return std::nullopt;
-    const auto value = parseInteger(*text);
-    if (!value || *value < minimum)
-        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
-    return static_cast<int>(*value);
-}
-
-double secondsOption(const Args& args, const std::string& name, double fallback)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = parseDouble(*text);
-    if (!value || !(*value > 0))
-        throw InputError("--" + name + " '" + *text + "' is not a positive number of seconds");
-    return *value;
+    const auto value = args.integer(name, minimum);
+    return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
 // The settings of a new search from the command line.
@@ -82,7 +68,7 @@ HpoSettings newSettings(const Args& args)
         throw InputError("--trials N is required: how many trials the study should have");
     s.targetTrials = *trials;
     s.epochs = countOption(args, "epochs", 1);
-    s.objective = args.value("objective", s.command.empty() ? "val/loss" : "objective");
+    s.objective = args.value("objective", s.command.empty() ? "" : "objective"); // built-in: hpo.objective later
     if (!s.command.empty() && args.value("objective"))
         throw InputError("--objective chooses a validation metric of the built-in trainer; a command reports its "
                          "objective itself ({\"objective\": V})");
@@ -90,10 +76,10 @@ HpoSettings newSettings(const Args& args)
     return s;
 }
 
-StudyOptions studyOptionsFromArgs(const Args& args)
+StudyOptions studyOptionsFromArgs(const Args& args, const std::string& defaultDirection)
 {
     StudyOptions options;
-    const auto direction = parseStudyDirection(args.value("direction", "minimize"));
+    const auto direction = parseStudyDirection(args.value("direction", defaultDirection));
     if (!direction)
         throw InputError("--direction '" + args.value("direction", "") + "' is not minimize or maximize");
     options.direction = *direction;
@@ -181,6 +167,19 @@ int hpoCommand(const Args& args)
         settings = newSettings(args);
     }
     SearchSetup setup = prepareSearch(settings, schema);
+    if (setup.builtin() && settings.objective.empty()) { // the config's hpo.objective (val/loss by default)
+        settings.objective = setup.base->getString("hpo.objective");
+        setup.settings.objective = settings.objective;
+    }
+    const auto finalEpochs = countOption(args, "final-epochs", 1);
+    if (finalEpochs && !setup.builtin())
+        throw InputError("--final-epochs retrains with the built-in trainer; a --command search has no config to "
+                         "retrain (run your command with the values of best_params.yaml)");
+    const std::string bestParamsPath = absolute(args.value(
+        "best-params", (fs::path(setup.base ? setup.base->getString("experiment.output_dir") : "runs") /
+                        (resume ? *resume : args.value("study", setup.base ? setup.base->getString("experiment.name") + "-hpo" : "hpo")) /
+                        "best_params.yaml")
+                           .string()));
     settings.partition =
         args.value("partition",
                    resume ? settings.partition : (setup.base ? setup.base->getString("device.partition_mode") : "SPX"));
@@ -194,7 +193,8 @@ int hpoCommand(const Args& args)
     settings.backend = backend->name();
 
     if (!resume) {
-        const StudyOptions options = studyOptionsFromArgs(args);
+        const StudyOptions options = studyOptionsFromArgs(
+            args, setup.builtin() && setup.base ? setup.base->getString("hpo.direction") : "minimize");
         studyName = args.value("study", setup.base ? setup.base->getString("experiment.name") + "-hpo" : "hpo");
         if (store->findStudy(studyName))
             throw InputError("study '" + studyName + "' already exists in " + db + ": continue it with --resume " +
@@ -223,7 +223,7 @@ int hpoCommand(const Args& args)
     const std::int64_t studyId = store->requireStudy(studyName).id;
     writeHpoSettings(*store, studyId, settings);
 
-    const double grace = secondsOption(args, "heartbeat-grace", 60.0);
+    const double grace = args.positive("heartbeat-grace", 60.0, "number of seconds");
     for (const StaleTrial& s : failStaleTrials(*store, studyId, grace))
         line.message("trial " + std::to_string(s.number) + " FAIL: " + s.reason);
     const StudyRecord study = store->requireStudy(studyName);
@@ -241,9 +241,14 @@ int hpoCommand(const Args& args)
         line.message("data: " + dataDir);
     }
     std::optional<int> epochsPerTrial = settings.epochs;
-    if (setup.base && setup.builtin())
-        epochsPerTrial = static_cast<int>(setup.base->getInt("training.stages.pretrain.epochs") +
-                                          setup.base->getInt("training.stages.posttrain.epochs"));
+    if (setup.base && setup.builtin()) {
+        // A model that counts its own epochs (autospeed.epochs) trains one stage of them.
+        const std::string modelEpochs = setup.base->getString("experiment.model") + ".epochs";
+        epochsPerTrial = static_cast<int>(setup.base->contains(modelEpochs)
+                                              ? setup.base->getInt(modelEpochs)
+                                              : setup.base->getInt("training.stages.pretrain.epochs") +
+                                                    setup.base->getInt("training.stages.posttrain.epochs"));
+    }
 
     WorkerPoolOptions pool;
     pool.storeLocation = db;
@@ -255,7 +260,7 @@ int hpoCommand(const Args& args)
                           "--study",
                           studyName,
                           "--heartbeat-interval",
-                          formatDouble(secondsOption(args, "heartbeat-interval", 5.0))};
+                          formatDouble(args.positive("heartbeat-interval", 5.0, "number of seconds"))};
     pool.devices = devices;
     pool.logDir = settings.logDir;
     pool.heartbeatGraceSeconds = grace;
@@ -289,31 +294,8 @@ int hpoCommand(const Args& args)
     const StudyCounts counts = countTrials(trials, direction);
     Study handle = Study::load(*store, studyName);
     const auto best = handle.bestTrial();
-    const bool cancelled = g_cancel.load();
-    if (json) {
-        Json out{{"study", studyName},
-                 {"db", db},
-                 {"target", settings.targetTrials},
-                 {"workers", devices.size()},
-                 {"partition", settings.partition},
-                 {"backend", settings.backend},
-                 {"seconds", seconds},
-                 {"cancelled", cancelled},
-                 {"error", status.error},
-                 {"warnings", notes},
-                 {"counts",
-                  {{"complete", counts.complete},
-                   {"pruned", counts.pruned},
-                   {"failed", counts.failed},
-                   {"interrupted", counts.interrupted},
-                   {"running", counts.running},
-                   {"epochs", counts.epochsDone}}},
-                 {"best", best ? trialJson(*best) : Json(nullptr)},
-                 {"trials", Json::array()}};
-        for (const TrialRecord& t : trials)
-            out["trials"].push_back(trialJson(t));
-        std::cout << out.dump(2) << "\n";
-    } else {
+    const bool searchDone = best && !g_cancel.load() && status.error.empty();
+    if (!json) {
         std::printf(
             "\nstudy '%s' in %s: %d complete, %d pruned, %d failed (%d interrupted) in %.1f s on %zu worker(s)\n",
             studyName.c_str(), db.c_str(), counts.complete, counts.pruned, counts.failed, counts.interrupted, seconds,
@@ -328,6 +310,63 @@ int hpoCommand(const Args& args)
             for (const TrialParam& p : best->params)
                 std::printf("  %s: %s\n", p.name.c_str(), overrideText(p.value()).c_str());
         }
+    }
+    if (searchDone) {
+        writeBestParams(*best, bestParamsPath);
+        if (!json)
+            std::printf("best parameters written to %s\n", bestParamsPath.c_str());
+        std::fflush(stdout);
+    }
+    std::optional<Table> finalResults;
+    if (searchDone && finalEpochs) {
+        FinalOptions final;
+        final.epochs = *finalEpochs;
+        final.storeLocation = db;
+        final.studyName = studyName;
+        final.cancel = &g_cancel;
+        final.message = [&](const std::string& text) { line.message(text); };
+        final.progress = [&](const std::string& label, const engine::TrainProgress& p) {
+            if (!p.epochDone)
+                line.update("final " + label + " " + p.stage + " epoch " + std::to_string(p.epoch + 1) + "/" +
+                                std::to_string(p.epochs),
+                            static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), "");
+        };
+        line.message("final comparison: the default and the best configuration, " + std::to_string(*finalEpochs) +
+                     " epoch(s) each on the whole training split, evaluated on the held-out validation split");
+        const FinalComparison comparison = runFinalComparison(setup, *best, final);
+        line.finish();
+        finalResults = finalTable(comparison, objectiveMetric(settings.objective));
+        if (!json)
+            std::printf("\nheld-out validation after %d epoch(s) (studies '%s/final-default', '%s/final-optimised'):\n%s",
+                        *finalEpochs, studyName.c_str(), studyName.c_str(), finalResults->toText().c_str());
+    }
+    const bool cancelled = g_cancel.load();
+    if (json) {
+        Json out{{"study", studyName},
+                 {"db", db},
+                 {"target", settings.targetTrials},
+                 {"workers", devices.size()},
+                 {"partition", settings.partition},
+                 {"backend", settings.backend},
+                 {"seconds", seconds},
+                 {"cancelled", cancelled},
+                 {"error", status.error},
+                 {"warnings", notes},
+                 {"objective", settings.objective},
+                 {"counts",
+                  {{"complete", counts.complete},
+                   {"pruned", counts.pruned},
+                   {"failed", counts.failed},
+                   {"interrupted", counts.interrupted},
+                   {"running", counts.running},
+                   {"epochs", counts.epochsDone}}},
+                 {"best", best ? trialJson(*best) : Json(nullptr)},
+                 {"best_params", searchDone ? Json(bestParamsPath) : Json(nullptr)},
+                 {"final", finalResults ? finalResults->toJson() : Json(nullptr)},
+                 {"trials", Json::array()}};
+        for (const TrialRecord& t : trials)
+            out["trials"].push_back(trialJson(t));
+        std::cout << out.dump(2) << "\n";
     }
     if (cancelled) {
         std::fprintf(

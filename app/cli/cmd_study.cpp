@@ -40,17 +40,6 @@ double parseValue(const std::string& text, const std::string& what)
     return *value;
 }
 
-std::int64_t parseCount(const Args& args, const std::string& name, std::int64_t fallback, std::int64_t minimum)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = parseInteger(*text);
-    if (!value || *value < minimum)
-        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
-    return *value;
-}
-
 Study openStudy(Store& store, const Args& args)
 {
     return Study::load(store, requireValue(args, "study", "the study's name"));
@@ -78,7 +67,7 @@ int createStudy(const Args& args)
         options.sampler.seed = static_cast<std::uint64_t>(*parsed);
     }
     options.sampler.tpe.startupTrials =
-        static_cast<int>(parseCount(args, "startup-trials", options.sampler.tpe.startupTrials, 0));
+        static_cast<int>(args.integer("startup-trials", options.sampler.tpe.startupTrials, 0));
     options.sampler.tpe.multivariate = args.flag("multivariate");
     options.sampler.tpe.constantLiar = args.flag("constant-liar");
 
@@ -87,15 +76,15 @@ int createStudy(const Args& args)
     if (!pruner)
         throw InputError("--pruner '" + prunerName + "' is not one of none, median, sha, hyperband");
     options.pruner = PrunerSettings::defaults(*pruner);
-    options.pruner.warmupSteps = parseCount(args, "warmup-steps", options.pruner.warmupSteps, 0);
+    options.pruner.warmupSteps = args.integer("warmup-steps", options.pruner.warmupSteps, 0);
     options.pruner.startupTrials =
-        static_cast<int>(parseCount(args, "pruner-startup-trials", options.pruner.startupTrials, 0));
+        static_cast<int>(args.integer("pruner-startup-trials", options.pruner.startupTrials, 0));
     if (args.value("min-resource"))
-        options.pruner.minResource = parseCount(args, "min-resource", 1, 1);
+        options.pruner.minResource = args.integer("min-resource", 1, 1);
     if (args.value("max-resource"))
-        options.pruner.maxResource = parseCount(args, "max-resource", 1, 1);
+        options.pruner.maxResource = args.integer("max-resource", 1, 1);
     options.pruner.reductionFactor =
-        static_cast<int>(parseCount(args, "reduction-factor", options.pruner.reductionFactor, 2));
+        static_cast<int>(args.integer("reduction-factor", options.pruner.reductionFactor, 2));
     options.pruner = PrunerSettings::fromJson(options.pruner.toJson()); // range checks
 
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
@@ -183,7 +172,7 @@ int shouldPrune(const Args& args)
     const int number = requireTrialNumber(args);
     std::optional<std::int64_t> step;
     if (args.value("step"))
-        step = parseCount(args, "step", 0, 0);
+        step = args.integer("step", 0, 0);
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
     std::cout << (study.shouldPrune(number, step) ? "true" : "false") << "\n";

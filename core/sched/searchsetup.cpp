@@ -16,6 +16,12 @@ std::vector<std::string> epochOverrides(const ResolvedConfig& config, int epochs
     for (const char* key : {"training.stages.pretrain.epochs", "training.stages.posttrain.epochs"})
         if (config.contains(key) && config.getInt(key) > 0)
             out.push_back(std::string(key) + "=" + std::to_string(epochs));
+    // A model that counts its own epochs (AutoSpeed-lite's autospeed.epochs) gets them too.
+    if (config.contains("experiment.model")) {
+        const std::string modelKey = config.getString("experiment.model") + ".epochs";
+        if (config.contains(modelKey))
+            out.push_back(modelKey + "=" + std::to_string(epochs));
+    }
     return out;
 }
 
@@ -40,6 +46,8 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
     const bool freeNames = settings.configs.empty();
     setup.schema = freeNames ? freeSpaceSchema(spaceText, settings.spacePath) : configSchema;
     setup.baseOverrides = settings.overrides;
+    if (!freeNames && settings.command.empty()) // trials tune on train_hpo / val_hpo unless the overrides say not
+        setup.baseOverrides.insert(setup.baseOverrides.begin(), "data.hpo_split=true");
     if (!freeNames) {
         ResolvedConfig base = resolveConfig(setup.schema, settings.configs, settings.overrides);
         if (settings.epochs) {

@@ -20,7 +20,7 @@ namespace pitwall {
 struct SearchSetup {
     HpoSettings settings;
     Schema schema;
-    std::vector<std::string> baseOverrides; // settings.overrides + the --epochs mapping
+    std::vector<std::string> baseOverrides; // data.hpo_split=true (built-in), settings.overrides, the --epochs mapping
     std::optional<ResolvedConfig> base;     // when settings.configs is not empty
     std::vector<std::string> modelSections; // where bare space names resolve
     std::optional<SearchSpace> space;
@@ -32,7 +32,7 @@ struct SearchSetup {
 };
 
 // The stage keys whose epochs `--epochs E` sets: every stage with epochs > 0 in `config`, so a one-stage
-// config stays one stage. Returns "key=E" overrides.
+// config stays one stage, and `<experiment.model>.epochs` when the model has that key. Returns "key=E" overrides.
 std::vector<std::string> epochOverrides(const ResolvedConfig& config, int epochs);
 
 // `schema` is the config schema with plugin keys (ignored for a command without configs).

@@ -45,28 +45,30 @@ std::string ProcessExit::describe() const
     return "killed by signal " + std::to_string(code) + (name ? std::string(" (SIG") + name + ")" : std::string());
 }
 
+ExecArrays::ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment)
+    : m_argv(argv)
+{
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        if (!environment.count(entry.substr(0, entry.find('='))))
+            m_env.push_back(entry);
+    }
+    for (const auto& [key, value] : environment)
+        m_env.push_back(key + "=" + value);
+    for (std::string& a : m_argv)
+        m_argvPointers.push_back(a.data());
+    m_argvPointers.push_back(nullptr);
+    for (std::string& e : m_env)
+        m_envPointers.push_back(e.data());
+    m_envPointers.push_back(nullptr);
+}
+
 ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const ProcessOptions& options)
 {
     if (argv.empty())
         throw RuntimeError("cannot start a process without a program");
     // Everything the child needs is prepared before fork: after it only async-signal-safe calls are made.
-    std::vector<std::string> envStrings;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry = *e;
-        const std::string key = entry.substr(0, entry.find('='));
-        if (!options.environment.count(key))
-            envStrings.push_back(entry);
-    }
-    for (const auto& [key, value] : options.environment)
-        envStrings.push_back(key + "=" + value);
-    std::vector<char*> envp, args;
-    for (std::string& e : envStrings)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argvCopy = argv;
-    for (std::string& a : argvCopy)
-        args.push_back(a.data());
-    args.push_back(nullptr);
+    const ExecArrays exec(argv, options.environment);
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     for (int c : options.cpuSet)
@@ -80,7 +82,7 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
         redirect(options.stderrFile, STDERR_FILENO);
         if (!options.cpuSet.empty())
             sched_setaffinity(0, sizeof cpus, &cpus);
-        execve(args[0], args.data(), envp.data());
+        execve(exec.program(), exec.argv(), exec.envp());
         _exit(127);
     }
     ChildProcess child;

@@ -24,6 +24,23 @@ struct ProcessExit {
     std::string describe() const; // "exit status 3", "killed by signal 9 (SIGKILL)"
 };
 
+// argv and the environment (the parent's, with `environment` added or replacing) as the null-terminated arrays
+// execve takes. Built before fork, so that the child only makes async-signal-safe calls. Not copyable: the
+// arrays point into the strings.
+class ExecArrays {
+public:
+    ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment);
+    ExecArrays(const ExecArrays&) = delete;
+    ExecArrays& operator=(const ExecArrays&) = delete;
+    const char* program() const { return m_argvPointers.front(); }
+    char* const* argv() const { return m_argvPointers.data(); }
+    char* const* envp() const { return m_envPointers.data(); }
+
+private:
+    std::vector<std::string> m_argv, m_env;
+    std::vector<char*> m_argvPointers, m_envPointers;
+};
+
 class ChildProcess {
 public:
     // Starts argv[0] (a path) with the arguments; throws RuntimeError when it cannot start.

@@ -49,6 +49,7 @@ AutoSpeedOptions readOptions(const ResolvedConfig& c)
     if (o.inputWidth % kStrides.back() != 0 || o.inputHeight % kStrides.back() != 0)
         throw InputError("autospeed.input_width x input_height = " + std::to_string(o.inputWidth) + " x " +
                          std::to_string(o.inputHeight) + ": both must be multiples of 32 (the coarsest stride)");
+    o.batchNormMomentum = c.getDouble(key("bn_momentum"));
     o.boxGain = c.getDouble(key("box"));
     o.clsGain = c.getDouble(key("cls"));
     o.dflGain = c.getDouble(key("dfl"));
@@ -171,6 +172,9 @@ public:
         // The exponential moving average of the weights: what validation and the saved weights use.
         m_ema = m_root->register_module("ema", Network(m_options));
         m_root->register_buffer("ema_updates", torch::zeros({}, torch::kDouble)); // optimiser steps seen
+        for (const auto& module : m_root->modules(/*include_self=*/false))
+            if (auto* bn = module->as<torch::nn::BatchNorm2d>())
+                bn->options.momentum(m_options.batchNormMomentum);
         torch::NoGradGuard noGrad;
         copyInto(*m_ema, *m_network, 0.0);
         for (auto& p : m_ema->parameters())

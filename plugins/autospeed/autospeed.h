@@ -27,6 +27,7 @@ struct AutoSpeedOptions {
     double minLr = 1e-4, maxLr = 1e-2, momentum = 0.937, weightDecay = 5e-4;
     int nominalBatchSize = 64; // gradients accumulate to about this many samples per optimiser step
     double emaDecay = 0.9999, emaTau = 2000;
+    double batchNormMomentum = 0.03; // AutoSpeed's; short runs raise it so the running statistics keep up
 };
 AutoSpeedOptions readOptions(const ResolvedConfig& config);
 // The trainer's plan: detection images at the input size, AutoSpeed's augmentation, batch sizes and epochs.
@@ -34,7 +35,7 @@ void declarePlan(const ResolvedConfig& config, ModelPlan& plan);
 
 // ---- Network (network.cpp) ----
 
-// Conv2d (no bias) + BatchNorm (eps 1e-3, momentum 0.03) + SiLU.
+// Conv2d (no bias) + BatchNorm (eps 1e-3, momentum 0.03, replaced by autospeed.bn_momentum) + SiLU.
 struct ConvImpl : torch::nn::Module {
     ConvImpl(int in, int out, int kernel = 1, int stride = 1, int groups = 1);
     torch::Tensor forward(const torch::Tensor& x);

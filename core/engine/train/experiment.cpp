@@ -10,6 +10,7 @@
 #include "core/util/strings.h"
 
 #include <csignal>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -252,7 +253,18 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
                 break;
             }
             const auto loss = r.finalMetrics.find("loss");
-            store->finishTrial(trial->id, TrialState::Complete, {loss != r.finalMetrics.end() ? loss->second : 0.0});
+            const double value = loss != r.finalMetrics.end() ? loss->second : 0.0;
+            if (!std::isfinite(value)) { // a diverged run is a failed trial with its reason, not a store error
+                store->setTrialSystemAttr(trial->id, "fail_reason",
+                                          "training diverged: the final validation loss is " + formatDouble(value));
+                store->finishTrial(trial->id, TrialState::Fail, {});
+                if (options.message)
+                    options.message("trial " + std::to_string(trial->number) + " FAIL: training diverged (validation loss " +
+                                    formatDouble(value) + ")");
+                result.seeds.push_back(std::move(seedResult));
+                continue;
+            }
+            store->finishTrial(trial->id, TrialState::Complete, {value});
             result.seeds.push_back(std::move(seedResult));
         } catch (const std::exception& e) {
             store->setTrialSystemAttr(trial->id, "fail_reason", std::string(e.what()));

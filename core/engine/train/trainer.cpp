@@ -26,7 +26,6 @@ namespace pitwall::engine {
 namespace {
 
 constexpr int kWarmupSteps = 2;          // excluded from compute FPS, per stage
-constexpr double kValidationFraction = 0.1;
 constexpr double kMinLr = 0.0;
 
 using Clock = std::chrono::steady_clock;
@@ -77,13 +76,25 @@ private:
     std::int64_t m_stepsPerEpoch;
 };
 
+// The last `fraction` of `count` samples (at least one), checked to leave at least one to train on.
+std::int64_t tailCount(std::int64_t count, double fraction, const std::string& what)
+{
+    const std::int64_t tail = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(count) * fraction));
+    if (count - tail < 1)
+        throw InputError(what + " has " + std::to_string(count) +
+                         " usable sample(s): too few to split into training and validation");
+    return tail;
+}
+
 // Image batches of detection models (BatchKind::DetectionImages): the dataset split into training and
 // validation, the data pipeline's loader for training, and in-order, un-augmented batches for validation.
 class DetectionData {
 public:
     // The dataset's own splits when it has them (YOLO images/{train,val}, OpenLane cipo/{training,validation}),
-    // else the last validationFraction of its samples.
-    DetectionData(const std::string& dir, const ModelPlan& plan, double validationFraction) : m_plan(plan)
+    // else the last validationFraction of its samples. With hpoFraction > 0 (data.hpo_split) the validation split
+    // is held out and the training split is cut in two: train_hpo, and its last hpoFraction as val_hpo.
+    DetectionData(const std::string& dir, const ModelPlan& plan, double validationFraction, double hpoFraction)
+        : m_plan(plan)
     {
         namespace fs = std::filesystem;
         const fs::path root(dir);
@@ -96,17 +107,12 @@ public:
             m_train = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "training"));
             m_val = std::make_shared<data::DatasetIndex>(data::indexDataset(dir, "validation"));
         } else {
-            const data::DatasetIndex all = data::indexDataset(dir);
-            const auto count = static_cast<std::int64_t>(all.samples.size());
-            const std::int64_t valCount =
-                std::max<std::int64_t>(1, static_cast<std::int64_t>(count * validationFraction));
-            if (count - valCount < 1)
-                throw InputError("the dataset " + dir + " has " + std::to_string(count) +
-                                 " usable sample(s): too few to split into training and validation");
-            m_train = std::make_shared<data::DatasetIndex>(all);
-            m_val = std::make_shared<data::DatasetIndex>(all);
-            m_train->samples.assign(all.samples.begin(), all.samples.end() - valCount);
-            m_val->samples.assign(all.samples.end() - valCount, all.samples.end());
+            m_train = std::make_shared<data::DatasetIndex>(data::indexDataset(dir));
+            m_val = splitTail(*m_train, validationFraction, "the dataset " + dir);
+        }
+        if (hpoFraction > 0) {
+            m_val = splitTail(*m_train, hpoFraction, "the training split of " + dir + " (data.hpo_split)");
+            m_trainName = "train_hpo";
         }
         data::SampleOptions sample;
         sample.outputWidth = plan.inputWidth;
@@ -146,7 +152,7 @@ public:
         if (options.usePreprocessed && options.cachePath.empty())
             options.cachePath =
                 (std::filesystem::path(m_train->root) / ".pitwall-cache" /
-                 ("train-" + std::to_string(m_plan.inputWidth) + "x" + std::to_string(m_plan.inputHeight) + ".bin"))
+                 (m_trainName + "-" + std::to_string(m_plan.inputWidth) + "x" + std::to_string(m_plan.inputHeight) + ".bin"))
                     .string();
         return data::makeBatchLoader(m_train, options);
     }
@@ -176,8 +182,24 @@ public:
     }
 
 private:
+    // Moves the last `fraction` of `index`'s samples into a new index (same root and classes) and returns it.
+    static std::shared_ptr<data::DatasetIndex> splitTail(data::DatasetIndex& index, double fraction,
+                                                         const std::string& what)
+    {
+        const auto count = static_cast<std::int64_t>(index.samples.size());
+        const std::int64_t tail = tailCount(count, fraction, what);
+        auto out = std::make_shared<data::DatasetIndex>();
+        out->kind = index.kind;
+        out->root = index.root;
+        out->classNames = index.classNames;
+        out->samples.assign(index.samples.end() - tail, index.samples.end());
+        index.samples.resize(static_cast<std::size_t>(count - tail));
+        return out;
+    }
+
     ModelPlan m_plan;
     std::shared_ptr<data::DatasetIndex> m_train, m_val;
+    std::string m_trainName = "train"; // names the pre-processed cache of the training samples
     std::unique_ptr<data::SampleRenderer> m_renderer;
 };
 
@@ -499,8 +521,10 @@ TrainResult Run::execute()
 {
     // Everything that can be wrong with the input is checked before the store is touched.
     m_plan = modelPlan(m_config);
+    const double validationFraction = m_config.getDouble("data.validation_fraction");
+    const double hpoFraction = m_config.getBool("data.hpo_split") ? m_config.getDouble("data.hpo_validation_fraction") : 0.0;
     if (m_plan.batches == BatchKind::DetectionImages) {
-        m_detection = std::make_unique<DetectionData>(m_request.dataDir, m_plan, kValidationFraction);
+        m_detection = std::make_unique<DetectionData>(m_request.dataDir, m_plan, validationFraction, hpoFraction);
         m_spec = m_detection->spec();
     } else {
         m_dataset = std::make_unique<synth::SynthDataset>(synth::SynthDataset::open(m_request.dataDir));
@@ -522,19 +546,32 @@ TrainResult Run::execute()
     m_globalBatch = m_batchSize * world;
     m_valBatchSize = m_plan.validationBatchSize > 0 ? m_plan.validationBatchSize : m_batchSize;
     m_leader = m_request.rank == 0;
-    const std::int64_t frames =
-        m_detection ? m_detection->trainSize() + m_detection->validationSize() : m_dataset->size();
-    const std::int64_t valCount =
-        m_detection ? m_detection->validationSize()
-                    : std::max<std::int64_t>(1, static_cast<std::int64_t>(frames * kValidationFraction));
-    if (frames - valCount < m_globalBatch)
-        throw InputError("the dataset " + m_request.dataDir + " has " + std::to_string(frames) +
-                         " frames: " + std::to_string(frames - valCount) +
-                         " for training after the validation split, fewer than one batch of " +
-                         std::to_string(m_globalBatch) + " (make more frames or lower the batch size)");
-    if (!m_detection)
-        for (std::int64_t i = 0; i < frames; ++i)
-            (i >= frames - valCount ? m_valIndices : m_trainIndices).push_back(i);
+    std::int64_t trainCount = 0;
+    if (m_detection) {
+        trainCount = m_detection->trainSize();
+    } else {
+        // Frames [0, trainCount) train and [valFirst, valEnd) validate: the last validation_fraction, or under
+        // data.hpo_split the last hpo_validation_fraction of the training part (the rest stays held out).
+        const std::int64_t frames = m_dataset->size();
+        trainCount = frames - tailCount(frames, validationFraction, "the dataset " + m_request.dataDir);
+        std::int64_t valFirst = trainCount, valEnd = frames;
+        if (hpoFraction > 0) {
+            valEnd = trainCount;
+            trainCount -= tailCount(trainCount, hpoFraction,
+                                    "the training part of " + m_request.dataDir + " (data.hpo_split)");
+            valFirst = trainCount;
+        }
+        for (std::int64_t i = 0; i < trainCount; ++i)
+            m_trainIndices.push_back(i);
+        for (std::int64_t i = valFirst; i < valEnd; ++i)
+            m_valIndices.push_back(i);
+    }
+    if (trainCount < m_globalBatch)
+        throw InputError("the dataset " + m_request.dataDir + " leaves " + std::to_string(trainCount) +
+                         " sample(s) for training after the validation split" +
+                         (hpoFraction > 0 ? std::string(" and data.hpo_split") : std::string()) +
+                         ", fewer than one batch of " + std::to_string(m_globalBatch) +
+                         " (make more frames or lower the batch size)");
 
     const int threads = m_config.getInt("training.optimization.num_threads") > 0
                             ? static_cast<int>(m_config.getInt("training.optimization.num_threads"))
@@ -597,7 +634,11 @@ TrainResult Run::execute()
             event(EventLevel::Info, std::string(stageName(stage)) + ": " + std::to_string(epochs) + " epoch(s), " +
                                         std::to_string(m_detection ? m_detection->trainSize()
                                                                    : static_cast<std::int64_t>(m_trainIndices.size())) +
-                                        " training frames, batch " + std::to_string(m_batchSize));
+                                        " training frames, " +
+                                        std::to_string(m_detection ? m_detection->validationSize()
+                                                                   : static_cast<std::int64_t>(m_valIndices.size())) +
+                                        (m_config.getBool("data.hpo_split") ? " val_hpo" : " validation") +
+                                        " frames, batch " + std::to_string(m_batchSize));
             m_result.stages.push_back(trainStage(stage, epochs));
             m_result.finalMetrics = m_result.stages.back().validation;
             if (m_request.cancel && m_request.cancel->load())

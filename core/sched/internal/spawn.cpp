@@ -1,6 +1,7 @@
 #include "core/sched/internal/spawn.h"
 
 #include "core/util/error.h"
+#include "core/util/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,8 +13,6 @@
 #include <cerrno>
 #include <cstring>
 
-extern char** environ;
-
 namespace pitwall::sched_internal {
 
 CommandProcess CommandProcess::start(const std::vector<std::string>& argv,
@@ -22,22 +21,7 @@ CommandProcess CommandProcess::start(const std::vector<std::string>& argv,
     if (argv.empty())
         throw RuntimeError("cannot start a command without a program");
     // Everything is prepared before fork: the child makes only async-signal-safe calls.
-    std::vector<std::string> envStrings;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry = *e;
-        if (!environment.count(entry.substr(0, entry.find('='))))
-            envStrings.push_back(entry);
-    }
-    for (const auto& [key, value] : environment)
-        envStrings.push_back(key + "=" + value);
-    std::vector<char*> envp, args;
-    for (std::string& e : envStrings)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argvCopy = argv;
-    for (std::string& a : argvCopy)
-        args.push_back(a.data());
-    args.push_back(nullptr);
+    const ExecArrays exec(argv, environment);
     const int log = ::open(logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log < 0)
         throw RuntimeError("cannot open the trial log " + logFile + ": " + std::strerror(errno));
@@ -67,10 +51,10 @@ CommandProcess CommandProcess::start(const std::vector<std::string>& argv,
         ::signal(SIGPIPE, SIG_DFL);
         ::signal(SIGINT, SIG_DFL);
         ::signal(SIGTERM, SIG_DFL);
-        ::execve(args[0], args.data(), envp.data());
+        ::execve(exec.program(), exec.argv(), exec.envp());
         const char* why = std::strerror(errno);
         (void)!::write(STDERR_FILENO, "cannot execute ", 15);
-        (void)!::write(STDERR_FILENO, args[0], std::strlen(args[0]));
+        (void)!::write(STDERR_FILENO, exec.program(), std::strlen(exec.program()));
         (void)!::write(STDERR_FILENO, ": ", 2);
         (void)!::write(STDERR_FILENO, why, std::strlen(why));
         (void)!::write(STDERR_FILENO, "\n", 1);

@@ -8,7 +8,10 @@
 #include "core/sched/trialstate.h"
 #include "core/store/store.h"
 
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -18,6 +21,7 @@ class TestHpoBuiltin : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void searchesTransfuser();
+    void autospeedProtocol();
 };
 
 void TestHpoBuiltin::searchesTransfuser()
@@ -81,6 +85,78 @@ void TestHpoBuiltin::searchesTransfuser()
         QVERIFY(t.userAttrs.contains("full_fps/pretrain") && t.userAttrs.contains("stage_seconds/posttrain"));
     }
     QVERIFY(complete >= 1);
+}
+
+// AutoSpeed's protocol end to end: the objective and direction come from the config (val/map50_95, maximize),
+// trials train on train_hpo and validate on val_hpo (the held-out split untouched), AutoSpeed's metrics are
+// trial attributes, best_params.yaml holds the best trial's values, and --final-epochs retrains default and best
+// on the whole training split, evaluated on the held-out split. 160 synthetic frames: 16 held out (10 %), the
+// other 144 split 116 / 28 (20 %) for the trials.
+void TestHpoBuiltin::autospeedProtocol()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("a.db");
+    const QString bestParams = dir.filePath("best.yaml");
+    // bn_momentum 0.3: one-epoch runs validate with BatchNorm statistics that have kept up with the weights.
+    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "autospeed.bn_momentum=0.3", "--space",
+                                PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "2",
+                                "--epochs", "1", "--final-epochs", "1", "--partition", "SPX", "--sampler", "random",
+                                "--seed", "1", "--pruner", "none", "--best-params", bestParams, "--db", db, "--json"},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonDocument json = QJsonDocument::fromJson(r.out.toUtf8());
+    QCOMPARE(json["objective"].toString(), QString("val/map50_95"));
+    const QJsonArray final = json["final"].toArray();
+    QCOMPARE(final.size(), 2);
+    QCOMPARE(final[0].toObject()["Configuration"].toString(), QString("default"));
+    QCOMPARE(final[1].toObject()["Configuration"].toString(), QString("optimised"));
+    for (const char* column : {"P (%)", "R (%)", "mAP50 (%)", "mAP50-95 (%)"})
+        QVERIFY2(final[1].toObject().contains(column), column);
+
+    auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
+    const StudyRecord study = store->requireStudy("autospeed-smoke-hpo");
+    QCOMPARE(study.directions.front(), StudyDirection::Maximize);
+    const auto trials = store->trials(study.id);
+    QCOMPARE(trials.size(), std::size_t(2));
+    const auto splitEvent = [&](std::int64_t trialId) { // the trainer's "...: N epoch(s), T training frames, ..."
+        const auto runs = store->runs(trialId);
+        if (runs.size() != 1)
+            return QString("%1 runs").arg(runs.size());
+        for (const EventRecord& e : store->eventsSince(runs[0].id, 0))
+            if (e.message.find("training frames") != std::string::npos)
+                return QString::fromStdString(e.message);
+        return QString("no event with the split");
+    };
+    for (const TrialRecord& t : trials) {
+        QVERIFY2(t.state == TrialState::Complete, t.systemAttrs.value(kFailReasonAttr, Json("")).dump().c_str());
+        QCOMPARE(t.values.front(), t.userAttrs["metrics"]["val/map50_95"].get<double>());
+        for (const char* key : {"map50", "precision", "recall"})
+            QVERIFY2(t.userAttrs.contains(key), key);
+        const QString event = splitEvent(t.id);
+        QVERIFY2(event.contains("116 training frames, 28 val_hpo frames"), qPrintable(event));
+    }
+    // best_params.yaml: the best trial's three searched values under the space's names.
+    const auto best = std::max_element(trials.begin(), trials.end(), [](const TrialRecord& a, const TrialRecord& b) {
+        return a.values.front() < b.values.front();
+    });
+    QFile file(bestParams);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    for (const TrialParam& p : best->params) {
+        const QRegularExpression line("^" + QString::fromStdString(p.name) + ": ([-0-9.e]+)$",
+                                      QRegularExpression::MultilineOption);
+        const auto match = line.match(text);
+        QVERIFY2(match.hasMatch(), qPrintable(text));
+        QVERIFY(qAbs(match.captured(1).toDouble() - p.value().get<double>()) < 1e-12);
+    }
+    // The final runs train on all 144 training frames and validate on the 16 held out.
+    for (const char* name : {"autospeed-smoke-hpo/final-default", "autospeed-smoke-hpo/final-optimised"}) {
+        const auto finalTrials = store->trials(store->requireStudy(name).id);
+        QCOMPARE(finalTrials.size(), std::size_t(1));
+        QCOMPARE(finalTrials[0].state, TrialState::Complete);
+        const QString event = splitEvent(finalTrials[0].id);
+        QVERIFY2(event.contains("144 training frames, 16 validation frames"), qPrintable(event));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHpoBuiltin)
