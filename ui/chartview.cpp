@@ -91,6 +91,12 @@ void ChartView::removeAll()
 
 void ChartView::setPoints(QXYSeries* series, const QList<QPointF>& points)
 {
+    setBoundsOnly(series, points);
+    series->replace(points);
+}
+
+void ChartView::setBoundsOnly(QXYSeries* series, const QList<QPointF>& points)
+{
     constexpr double inf = std::numeric_limits<double>::infinity();
     Bounds b{inf, -inf, inf, -inf, inf};
     for (const QPointF& p : points) {
@@ -104,7 +110,6 @@ void ChartView::setPoints(QXYSeries* series, const QList<QPointF>& points)
             b.positiveY0 = std::min(b.positiveY0, p.y());
     }
     m_bounds.insert(series, b);
-    series->replace(points);
 }
 
 namespace {
@@ -119,17 +124,24 @@ double niceStep(double span, int ticks)
     return 10 * magnitude;
 }
 
-void setLinearRange(QAbstractAxis* axis, double lo, double hi)
+// The "nice" range around lo..hi and its step.
+struct NiceRange {
+    double lo, hi, step;
+};
+NiceRange niceRange(double lo, double hi)
+{
+    const double step = niceStep(hi - lo, 5);
+    return {std::floor(lo / step) * step, std::ceil(hi / step) * step, step};
+}
+
+void setLinearRange(QAbstractAxis* axis, double lo, double hi, double step)
 {
     auto* value = qobject_cast<QValueAxis*>(axis);
     if (!value)
         return;
-    const double step = niceStep(hi - lo, 5);
-    const double niceLo = std::floor(lo / step) * step;
-    const double niceHi = std::ceil(hi / step) * step;
-    const int ticks = static_cast<int>(std::lround((niceHi - niceLo) / step)) + 1;
-    if (value->min() != niceLo || value->max() != niceHi)
-        value->setRange(niceLo, niceHi);
+    const int ticks = static_cast<int>(std::lround((hi - lo) / step)) + 1;
+    if (value->min() != lo || value->max() != hi)
+        value->setRange(lo, hi);
     if (value->tickCount() != ticks)
         value->setTickCount(std::clamp(ticks, 2, 12));
 }
@@ -170,6 +182,31 @@ void ChartView::setAxisTitles(const QString& x, const QString& y)
     m_y->setTitleText(y);
 }
 
+ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, double y1, bool logY)
+{
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(y1)) {
+        x0 = 0, x1 = 1, y0 = logY ? 1 : 0, y1 = logY ? 10 : 1;
+    }
+    if (x1 <= x0)
+        x1 = x0 + 1;
+    AxisRanges ranges;
+    const NiceRange x = niceRange(x0, x1);
+    ranges.x0 = x.lo, ranges.x1 = x.hi, ranges.xStep = x.step;
+    if (logY) {
+        if (y1 <= y0)
+            y1 = y0 * 10;
+        // Whole decades, so the range (and the layout) changes only when the data crosses one.
+        ranges.y0 = std::pow(10.0, std::floor(std::log10(y0)));
+        ranges.y1 = std::pow(10.0, std::ceil(std::log10(y1)));
+    } else {
+        // A margin, so that markers and lines at the extremes are not cut by the plot's edge.
+        const double pad = y1 > y0 ? (y1 - y0) * 0.03 : std::max(std::abs(y0) * 0.05, 1e-9);
+        const NiceRange y = niceRange(y0 - pad, y1 + pad);
+        ranges.y0 = y.lo, ranges.y1 = y.hi, ranges.yStep = y.step;
+    }
+    return ranges;
+}
+
 void ChartView::fitAxes()
 {
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
@@ -187,25 +224,14 @@ void ChartView::fitAxes()
             x0 = std::min(x0, mark.x);
             x1 = std::max(x1, mark.x);
         }
-    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(y1)) {
-        x0 = 0, x1 = 1, y0 = m_logY ? 1 : 0, y1 = m_logY ? 10 : 1;
-    }
-    if (x1 <= x0)
-        x1 = x0 + 1;
-    setLinearRange(m_x, x0, x1);
+    const AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY);
+    setLinearRange(m_x, ranges.x0, ranges.x1, ranges.xStep);
     if (m_logY) {
-        if (y1 <= y0)
-            y1 = y0 * 10;
-        // Whole decades, so the range (and the layout) changes only when the data crosses one.
-        const double lo = std::pow(10.0, std::floor(std::log10(y0)));
-        const double hi = std::pow(10.0, std::ceil(std::log10(y1)));
         auto* log = qobject_cast<QLogValueAxis*>(m_y);
-        if (log && (log->min() != lo || log->max() != hi))
-            log->setRange(lo, hi);
+        if (log && (log->min() != ranges.y0 || log->max() != ranges.y1))
+            log->setRange(ranges.y0, ranges.y1);
     } else {
-        // A margin, so that markers and lines at the extremes are not cut by the plot's edge.
-        const double pad = y1 > y0 ? (y1 - y0) * 0.03 : std::max(std::abs(y0) * 0.05, 1e-9);
-        setLinearRange(m_y, y0 - pad, y1 + pad);
+        setLinearRange(m_y, ranges.y0, ranges.y1, ranges.yStep);
     }
 }
 

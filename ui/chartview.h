@@ -30,6 +30,18 @@ public:
     // Replaces a series' points in one bulk call (no per-point signals) and remembers their bounds, so that
     // fitAxes need not read the points back.
     void setPoints(QXYSeries* series, const QList<QPointF>& points);
+    // Remembers the bounds of points that are drawn for `series` outside it (a MarkerLayer), so that fitAxes
+    // includes them; the series keeps its own points (typically none: a legend entry only).
+    void setBoundsOnly(QXYSeries* series, const QList<QPointF>& points);
+
+    // The axis ranges fitAxes sets for data within x0..x1, y0..y1 (infinite bounds: no data). Pure: any
+    // thread, so that what is drawn for the plot (a MarkerLayer image) can be prepared off the GUI thread.
+    struct AxisRanges {
+        double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+        double xStep = 0, yStep = 0; // between ticks; 0 on a log axis
+        bool operator==(const AxisRanges&) const = default;
+    };
+    static AxisRanges fittedRanges(double x0, double x1, double y0, double y1, bool logY);
 
     void setLogY(bool log);
     bool logY() const { return m_logY; }

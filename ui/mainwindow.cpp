@@ -219,7 +219,7 @@ void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
     m_benchmarks->showSnapshot(snapshot);
     m_status->setText(
         tr("%1 — %n stud(ies)", nullptr, static_cast<int>(snapshot.studies.size())).arg(snapshot.location) +
-        tr(", %n run(s)", nullptr, static_cast<int>(snapshot.runs.size())));
+        tr(", %n run(s)", nullptr, static_cast<int>(snapshot.runs->size())));
     Q_EMIT snapshotShown();
 }
 

@@ -2,13 +2,41 @@
 
 #include "core/store/store.h"
 
+#include <QCoreApplication>
 #include <QThread>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
 #include <set>
 
 namespace pitwall::ui {
+
+namespace {
+// Destroying thousands of records (maps, JSON, strings) takes milliseconds: done on a pool thread; a few
+// are destroyed where they are dropped (a pool task would cost more).
+constexpr std::size_t kDestroyInlineBelow = 256;
+template <typename T> std::shared_ptr<const std::vector<T>> share(std::vector<T> records)
+{
+    return std::shared_ptr<const std::vector<T>>(new std::vector<T>(std::move(records)), [](const std::vector<T>* v) {
+        QThreadPool* pool = QCoreApplication::instance() ? QThreadPool::globalInstance() : nullptr;
+        if (v->size() < kDestroyInlineBelow || !pool)
+            delete v;
+        else
+            pool->start([v] { delete v; });
+    });
+}
+} // namespace
+
+SharedTrials shareRecords(std::vector<TrialRecord> trials)
+{
+    return share(std::move(trials));
+}
+
+SharedRuns shareRecords(std::vector<RunRecord> runs)
+{
+    return share(std::move(runs));
+}
 
 namespace {
 constexpr std::size_t kPageRows = 50000;
@@ -144,10 +172,11 @@ void StorePoller::poll(bool force)
             snapshot.studies = m_store->listStudies();
             if (!m_focus.isEmpty())
                 if (auto study = m_store->findStudy(m_focus.toStdString()))
-                    snapshot.focusTrials = m_store->trials(study->id);
-            snapshot.runs = m_store->runs();
-            for (RunRecord& run : snapshot.runs)
+                    snapshot.focusTrials = shareRecords(m_store->trials(study->id));
+            std::vector<RunRecord> runs = m_store->runs();
+            for (RunRecord& run : runs)
                 std::string().swap(run.configYaml);
+            snapshot.runs = shareRecords(std::move(runs));
             snapshot.benchmarks = m_store->benchmarks();
             Q_EMIT snapshotReady(snapshot);
         }

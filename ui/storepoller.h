@@ -31,13 +31,21 @@ class Store;
 
 namespace pitwall::ui {
 
+// Trials and runs travel shared and immutable: views keep the pointer instead of copying 10,000 records on
+// the GUI thread. Never null. Made by shareRecords, whose deleter destroys them on a pool thread, wherever
+// the last reference is dropped.
+using SharedTrials = std::shared_ptr<const std::vector<TrialRecord>>;
+using SharedRuns = std::shared_ptr<const std::vector<RunRecord>>;
+SharedTrials shareRecords(std::vector<TrialRecord> trials);
+SharedRuns shareRecords(std::vector<RunRecord> runs);
+
 struct StoreSnapshot {
     QString location;
     QString error; // non-empty when the store could not be read
     std::vector<StudySummary> studies;
     QString focusStudy;
-    std::vector<TrialRecord> focusTrials;
-    std::vector<RunRecord> runs; // every run, oldest first; configYaml left empty
+    SharedTrials focusTrials = shareRecords(std::vector<TrialRecord>{});
+    SharedRuns runs = shareRecords(std::vector<RunRecord>{}); // every run, oldest first; configYaml left empty
     std::vector<BenchmarkRecord> benchmarks;
     qint64 changeCounter = 0;
 };

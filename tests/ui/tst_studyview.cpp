@@ -5,6 +5,9 @@
 
 #include "ui/chartview.h"
 #include "ui/mainwindow.h"
+#include "ui/markerlayer.h"
+#include "ui/storepoller.h"
+#include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
 #include "ui/views/studymath.h"
 #include "ui/views/studyview.h"
@@ -25,6 +28,7 @@ private Q_SLOTS:
     void drawsTheStudy();
     void brushesAnAxis();
     void filtersTopK();
+    void showsASnapshotWithOtherStudiesRuns();
     void ranksImportance();
 
 private:
@@ -56,8 +60,34 @@ void TestStudyView::drawsTheStudy()
         complete += t.state == TrialState::Complete;
         pruned += t.state == TrialState::Pruned;
     }
-    QCOMPARE(qobject_cast<QXYSeries*>(view->history()->find("complete"))->count(), complete);
-    QCOMPARE(qobject_cast<QXYSeries*>(view->history()->find("pruned"))->count(), pruned);
+    // History markers: one per complete and per pruned trial, drawn as one image (the marker layer).
+    ui::MarkerLayer* markers = view->historyMarkers();
+    QCOMPARE(markers->count(0), complete);
+    QCOMPARE(markers->count(1), pruned);
+    QCOMPARE(markers->sets()[0].color, ui::stateColor("COMPLETE", view->palette()));
+    QCOMPARE(markers->sets()[1].color, ui::stateColor("PRUNED", view->palette()));
+    // On screen: after a paint the image matches the chart's plot and axes, and every marker's centre has its
+    // colour (the pruned markers are drawn last, so each pruned centre is exactly the pruned colour).
+    (void)view->history()->grab();
+    const ui::MarkerLayer::Geometry geometry = markers->geometryNow();
+    QVERIFY(markers->imageGeometry() == geometry);
+    QCOMPARE(markers->image().size(), ui::MarkerLayer::render({}, geometry).size());
+    const QRectF plot = view->history()->chart()->plotArea();
+    for (std::size_t set : {std::size_t(0), std::size_t(1)}) {
+        int centres = 0;
+        for (const QPointF& p : markers->sets()[set].points) {
+            // Where Qt Charts puts this point, relative to the plot area: the layer must agree with the axes.
+            const QPointF at =
+                (view->history()->chart()->mapToPosition(p) - plot.topLeft()) * markers->image().devicePixelRatio();
+            const QColor c = markers->image().pixelColor(static_cast<int>(at.x()), static_cast<int>(at.y()));
+            if (set == 1)
+                QCOMPARE(c, markers->sets()[1].color);
+            centres += c == markers->sets()[0].color || c == markers->sets()[1].color;
+        }
+        QCOMPARE(centres, markers->sets()[set].points.size());
+    }
+    QCOMPARE(qobject_cast<QXYSeries*>(view->history()->find("complete"))->count(), 0); // legend entries only
+    QCOMPARE(qobject_cast<QXYSeries*>(view->history()->find("pruned"))->count(), 0);
     // Best so far never gets worse (minimise) and ends at the best complete value.
     auto* best = qobject_cast<QLineSeries*>(view->history()->find("best"));
     QVERIFY(best->count() > 0);
@@ -134,6 +164,38 @@ void TestStudyView::filtersTopK()
     QCOMPARE(selected, expected);
     // No run records here (as in Optuna's files): the timeline falls back to the trials' own times.
     QCOMPARE(view.timeline()->lanes().size(), 1);
+}
+
+void TestStudyView::showsASnapshotWithOtherStudiesRuns()
+{
+    // The snapshot shares every run of the store with the view; runs of another study's trials must neither
+    // appear in the timeline nor hide this study's fallback to its trials' own times.
+    ui::StudyView view;
+    view.resize(1000, 700);
+    view.show();
+    ui::StoreSnapshot snapshot;
+    snapshot.focusStudy = "autospeed-hpo";
+    snapshot.focusTrials = ui::shareRecords(m_trials);
+    RunRecord other;
+    other.id = 1;
+    other.trialId = 1000000; // a trial of another study
+    other.logicalDevice = "cuda:7";
+    other.startTime = 1.7e9;
+    other.endTime = 1.7e9 + 10;
+    other.status = RunStatus::Succeeded;
+    snapshot.runs = ui::shareRecords(std::vector<RunRecord>{other});
+    view.showSnapshot(snapshot);
+    QTRY_VERIFY_WITH_TIMEOUT(view.ready(), 10000);
+    QCOMPARE(view.timeline()->lanes().size(), 1);
+    QVERIFY(!view.timeline()->lanes().contains("cuda:7"));
+    int withTimes = 0;
+    for (const TrialRecord& t : m_trials)
+        withTimes += t.startTime ? 1 : 0;
+    QCOMPARE(view.timeline()->bars().size(), std::size_t(withTimes));
+    int complete = 0;
+    for (const TrialRecord& t : m_trials)
+        complete += t.state == TrialState::Complete;
+    QCOMPARE(view.historyMarkers()->count(0), complete);
 }
 
 void TestStudyView::ranksImportance()

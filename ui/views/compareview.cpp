@@ -188,7 +188,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
 
 const TrialRecord* CompareView::trial(int number) const
 {
-    for (const TrialRecord& t : m_trials)
+    for (const TrialRecord& t : *m_trials)
         if (t.number == number)
             return &t;
     return nullptr;
@@ -196,7 +196,7 @@ const TrialRecord* CompareView::trial(int number) const
 
 void CompareView::showSnapshot(const StoreSnapshot& snapshot)
 {
-    const std::uint64_t signature = trialsSignature(snapshot.focusTrials) ^ (runsSignature(snapshot.runs) * 31);
+    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs) * 31);
     if (m_haveSnapshot && snapshot.focusStudy == m_study && signature == m_signature)
         return; // nothing this view shows changed (the poller re-sends compared data itself)
     m_signature = signature;
@@ -206,22 +206,22 @@ void CompareView::showSnapshot(const StoreSnapshot& snapshot)
     m_haveSnapshot = true;
     std::map<std::int64_t, std::int64_t> lastRun;
     std::set<std::int64_t> ids;
-    for (const TrialRecord& t : m_trials)
+    for (const TrialRecord& t : *m_trials)
         ids.insert(t.id);
-    for (const RunRecord& r : snapshot.runs)
+    for (const RunRecord& r : *snapshot.runs)
         if (r.trialId && ids.count(*r.trialId))
             lastRun[*r.trialId] = std::max(lastRun[*r.trialId], r.id);
     m_lastRunOfTrial = lastRun;
     if (newStudy)
         m_checked.clear();
     if (m_checked.isEmpty()) // a first choice, so the view is never empty: the first two finished trials
-        for (const TrialRecord& t : m_trials)
+        for (const TrialRecord& t : *m_trials)
             if (m_checked.size() < 2 && t.state != TrialState::Running && t.state != TrialState::Waiting)
                 m_checked << t.number;
 
     const QSignalBlocker blocker(m_picker);
     m_picker->clear();
-    for (const TrialRecord& t : m_trials) {
+    for (const TrialRecord& t : *m_trials) {
         QString text = trialLabel(t) + QStringLiteral("  ") + QString::fromUtf8(trialStateName(t.state).data());
         if (auto v = objectiveOf(t))
             text += QStringLiteral("  ") + number(*v);
@@ -238,7 +238,7 @@ void CompareView::showSnapshot(const StoreSnapshot& snapshot)
 void CompareView::forget()
 {
     m_study.clear();
-    m_trials.clear();
+    m_trials = shareRecords(std::vector<TrialRecord>{});
     m_lastRunOfTrial.clear();
     m_checked.clear();
     m_requestRuns.clear();

@@ -7,6 +7,7 @@
 // Data: trials and runs from the poller's snapshot; configs and series through a compare request.
 
 #include "core/store/records.h"
+#include "ui/storepoller.h"
 
 #include <QList>
 #include <QWidget>
@@ -26,7 +27,6 @@ namespace pitwall::ui {
 
 class ChartView;
 struct CompareData;
-struct StoreSnapshot;
 
 // A YAML document as (dotted key, flow text of the value) in document order.
 std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml);
@@ -67,8 +67,8 @@ private:
     const TrialRecord* trial(int number) const;
 
     QString m_study;
-    std::vector<TrialRecord> m_trials;
-    std::map<std::int64_t, std::int64_t> m_lastRunOfTrial; // trial id -> latest run id
+    SharedTrials m_trials = shareRecords(std::vector<TrialRecord>{}); // shared with the snapshot
+    std::map<std::int64_t, std::int64_t> m_lastRunOfTrial;            // trial id -> latest run id
     QList<int> m_checked;
     QList<qint64> m_requestRuns;
     quint64 m_requestId = 0;

@@ -161,18 +161,18 @@ LiveView::LiveView(LiveModel* model, QWidget* parent) : QWidget(parent), m_model
 void LiveView::showSnapshot(const StoreSnapshot& snapshot)
 {
     std::set<qint64> focusTrials;
-    for (const TrialRecord& t : snapshot.focusTrials)
+    for (const TrialRecord& t : *snapshot.focusTrials)
         focusTrials.insert(t.id);
     m_runList.clear();
     m_latestRunning = 0;
-    for (const RunRecord& run : snapshot.runs)
+    for (const RunRecord& run : *snapshot.runs)
         if (run.status == RunStatus::Running)
             m_latestRunning = std::max<qint64>(m_latestRunning, run.id);
-    for (const RunRecord& run : snapshot.runs)
+    for (const RunRecord& run : *snapshot.runs)
         if (run.trialId && focusTrials.count(*run.trialId))
             m_runList.push_back(run);
     if (m_runList.empty())
-        m_runList = snapshot.runs;
+        m_runList = *snapshot.runs;
 
     // The picker is rebuilt only when its runs changed (metric rows move the change counter all the time, and
     // a rebuild would close an open drop-down).

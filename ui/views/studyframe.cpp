@@ -73,22 +73,46 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
 
     // History: markers and the best-so-far step line.
     {
+        // The step line has a corner where the best improves and ends at the last trial: the trials in
+        // between lie on its flat runs (drawing and hit-testing 20,000 collinear points costs milliseconds).
         std::optional<double> best;
+        int lastNumber = 0;
         frame.complete.reserve(static_cast<qsizetype>(trials.size()));
         for (std::size_t i = 0; i < trials.size(); ++i) {
             const TrialRecord& t = trials[i];
             const auto& v = objective[i];
             if (v)
                 (t.state == TrialState::Complete ? frame.complete : frame.pruned).append(QPointF(t.number, *v));
-            if (t.state == TrialState::Complete && v && (!best || better(*v, *best, input.direction)))
-                best = v;
-            if (best) {
+            if (t.state == TrialState::Complete && v && (!best || better(*v, *best, input.direction))) {
                 if (!frame.best.isEmpty())
-                    frame.best.append(QPointF(t.number, frame.best.back().y())); // a step: flat until it improves
+                    frame.best.append(QPointF(t.number, *best)); // a step: flat until it improves
+                best = v;
                 frame.best.append(QPointF(t.number, *best));
             }
+            if (best)
+                lastNumber = t.number;
         }
+        if (best && frame.best.back().x() != lastNumber)
+            frame.best.append(QPointF(lastNumber, *best));
         thinMarkers(frame.complete, frame.pruned, input.historyPlot);
+        if (input.completeColor.isValid() && input.prunedColor.isValid()) {
+            // The ranges the history's fitAxes will set: its series' bounds are these points' bounds.
+            double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+            for (const QList<QPointF>* list : {&frame.complete, &frame.pruned, &frame.best})
+                for (const QPointF& p : *list)
+                    if (std::isfinite(p.x()) && std::isfinite(p.y())) {
+                        x0 = std::min(x0, p.x()), x1 = std::max(x1, p.x());
+                        y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
+                    }
+            frame.historyGeometry.plotSize = input.historyPlot;
+            frame.historyGeometry.ranges = ChartView::fittedRanges(x0, x1, y0, y1, false);
+            frame.historyGeometry.ranges.xStep = frame.historyGeometry.ranges.yStep = 0;
+            frame.historyGeometry.devicePixelRatio = input.historyPixelRatio;
+            frame.completeColor = input.completeColor;
+            frame.prunedColor = input.prunedColor;
+            frame.historyMarkers = MarkerLayer::render(
+                {{frame.complete, input.completeColor}, {frame.pruned, input.prunedColor}}, frame.historyGeometry);
+        }
     }
     if (stop())
         return frame;
@@ -151,7 +175,7 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
     if (stop())
         return frame;
 
-    // Timeline: runs on their logical devices; the trials' own times when the study has no runs.
+    // Timeline: the trials' runs on their logical devices; the trials' own times when the study has no runs.
     std::unordered_map<std::int64_t, const TrialRecord*> byId;
     byId.reserve(trials.size());
     for (const TrialRecord& t : trials)
@@ -176,7 +200,7 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
                               r.endTime.value_or(r.status == RunStatus::Running ? input.nowSeconds : r.startTime),
                               trial->second->number, stateName(trial->second->state)});
     }
-    if (runs.empty()) {
+    if (frame.bars.empty()) { // no run of these trials (runs may hold other studies' runs)
         const QString noDevice = QCoreApplication::translate("pitwall::ui::StudyView", "(no device recorded)");
         for (const TrialRecord& t : trials)
             if (t.startTime)

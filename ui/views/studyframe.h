@@ -2,6 +2,7 @@
 // Everything the study view draws, derived from a study's trials and runs in one pass off the GUI thread:
 // the GUI thread only swaps the prepared frame in (StudyView::applyFrame). Pure: any thread.
 
+#include "ui/markerlayer.h"
 #include "ui/views/parallelcoords.h"
 #include "ui/views/studywidgets.h"
 
@@ -27,11 +28,13 @@ struct StudyInput {
     std::uint64_t generation = 0; // the view's count of data changes; older frames are dropped
     StudyDirection direction = StudyDirection::Minimize;
     std::shared_ptr<const std::vector<TrialRecord>> trials;
-    std::shared_ptr<const std::vector<RunRecord>> runs;
+    std::shared_ptr<const std::vector<RunRecord>> runs; // may hold other trials' runs: they are skipped
     int topK = 0;           // 0: all trials
     int maxCurves = 60;     // intermediate-value curves at most
     double nowSeconds = 0;  // Unix seconds, the end of running bars
     QSizeF historyPlot;     // the history chart's plot area in pixels (empty: not laid out, no thinning)
+    qreal historyPixelRatio = 1;
+    QColor completeColor, prunedColor; // the history's markers; invalid: no marker image made
     ParallelCoordinates::LayerStyle parallelStyle; // empty pixelSize: no dense layer made
     QStringList parallelAxes; // the widget's axis names now, and its brushes on them
     ParallelCoordinates::Brushes parallelBrushes;
@@ -44,6 +47,11 @@ struct StudyFrame {
     // History: markers of complete and pruned trials (thinned to one per 2 × 2 pixels above kThinMarkersFrom) and the
     // best-so-far step line.
     QList<QPointF> complete, pruned, best;
+    // The markers (complete, then pruned) drawn for historyPlot and the axis ranges the chart fits to these
+    // points (ChartView::fittedRanges); null when the plot is not laid out or no colours were given.
+    QImage historyMarkers;
+    MarkerLayer::Geometry historyGeometry;
+    QColor completeColor, prunedColor; // what historyMarkers is drawn with
     struct Curve {
         int trial = 0;
         TrialState state = TrialState::Complete;

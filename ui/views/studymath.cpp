@@ -239,6 +239,19 @@ std::uint64_t runsSignature(const std::vector<RunRecord>& runs)
     return f.hash;
 }
 
+std::uint64_t runsSignature(const std::vector<RunRecord>& runs, const std::unordered_set<std::int64_t>& trialIds)
+{
+    Fnv f;
+    for (const RunRecord& r : runs) {
+        if (!r.trialId || !trialIds.count(*r.trialId))
+            continue;
+        f.add(r.id);
+        f.add(static_cast<int>(r.status));
+        f.add(r.endTime.value_or(-1));
+    }
+    return f.hash;
+}
+
 Spread spreadOf(const std::vector<double>& values)
 {
     Spread s;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace pitwall::ui {
@@ -54,6 +55,8 @@ std::vector<std::pair<QString, double>> parameterImportance(const std::vector<Tr
 // parameters' count): equal signatures mean nothing to redraw. Cheap: one pass, no allocation.
 std::uint64_t trialsSignature(const std::vector<TrialRecord>& trials);
 std::uint64_t runsSignature(const std::vector<RunRecord>& runs);
+// The same over the runs of the trials with these ids only (equal to runsSignature of that subset).
+std::uint64_t runsSignature(const std::vector<RunRecord>& runs, const std::unordered_set<std::int64_t>& trialIds);
 
 // Mean and sample standard deviation.
 struct Spread {

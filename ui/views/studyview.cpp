@@ -1,6 +1,7 @@
 #include "ui/views/studyview.h"
 
 #include "ui/chartview.h"
+#include "ui/markerlayer.h"
 #include "ui/storepoller.h"
 #include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
@@ -31,23 +32,6 @@
 
 namespace pitwall::ui {
 
-namespace {
-// Destroying 10,000 trial records (maps, JSON) takes milliseconds: the last reference to replaced data is
-// dropped on a pool thread.
-template <typename T> void releaseElsewhere(std::shared_ptr<const T>& data, std::shared_ptr<const T> replacement)
-{
-    std::shared_ptr<const T> old = std::exchange(data, std::move(replacement));
-    if (old)
-        QThreadPool::globalInstance()->start([old = std::move(old)]() mutable { old.reset(); });
-}
-
-// Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
-bool hasRunningRuns(const std::vector<RunRecord>& runs)
-{
-    return std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.status == RunStatus::Running; });
-}
-} // namespace
-
 StudyView::StudyView(QWidget* parent) : QWidget(parent)
 {
     setObjectName("studyView");
@@ -68,6 +52,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
 
     m_history = new ChartView(tr("Optimisation history"), this);
     m_history->setAxisTitles(tr("trial"), tr("objective"));
+    m_historyMarkers = new MarkerLayer(m_history);
     m_intermediate = new ChartView(tr("Intermediate values"), this);
     m_intermediate->setAxisTitles(tr("step"), tr("value"));
     m_intermediate->chart()->legend()->hide();
@@ -113,6 +98,28 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
 StudyView::~StudyView()
 {
     m_watcher->future().cancel(); // the computation owns its input; it stops at its next stage
+    releaseRetired();
+}
+
+void StudyView::replaceData(std::shared_ptr<const std::vector<TrialRecord>> trials,
+                            std::shared_ptr<const std::vector<RunRecord>> runs)
+{
+    if (m_trials)
+        m_retired.push_back(std::exchange(m_trials, std::move(trials)));
+    else
+        m_trials = std::move(trials);
+    if (m_runs)
+        m_retired.push_back(std::exchange(m_runs, std::move(runs)));
+    else
+        m_runs = std::move(runs);
+}
+
+void StudyView::releaseRetired()
+{
+    if (m_retired.empty())
+        return;
+    QThreadPool::globalInstance()->start([retired = std::move(m_retired)]() mutable { retired.clear(); });
+    m_retired.clear();
 }
 
 void StudyView::setTopK(int k)
@@ -126,21 +133,23 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     for (const StudySummary& s : snapshot.studies)
         if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty())
             direction = s.study.directions[0];
+    // The trials and every run are shared with the snapshot, not copied: the frame's timeline keeps only the
+    // runs of these trials. The signature and the running check look at those runs only.
     std::unordered_set<std::int64_t> ids;
-    for (const TrialRecord& t : snapshot.focusTrials)
+    ids.reserve(snapshot.focusTrials->size());
+    for (const TrialRecord& t : *snapshot.focusTrials)
         ids.insert(t.id);
-    std::vector<RunRecord> runs;
-    for (const RunRecord& r : snapshot.runs)
-        if (r.trialId && ids.count(*r.trialId))
-            runs.push_back(r);
-    const std::uint64_t signature = trialsSignature(snapshot.focusTrials) ^ (runsSignature(runs) * 31);
-    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !hasRunningRuns(runs))
+    // Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
+    const bool running = std::any_of(snapshot.runs->begin(), snapshot.runs->end(), [&](const RunRecord& r) {
+        return r.status == RunStatus::Running && r.trialId && ids.count(*r.trialId);
+    });
+    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs, ids) * 31);
+    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running)
         return; // metric rows moved the change counter; nothing this view shows changed
     m_signature = signature;
     m_name = snapshot.focusStudy;
     m_direction = direction;
-    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(snapshot.focusTrials));
-    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    replaceData(snapshot.focusTrials, snapshot.runs);
     m_pending = true;
     if (isVisible() && !m_throttle->isActive()) {
         if (!m_drawn)
@@ -155,8 +164,9 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
 {
     m_name = name;
     m_direction = direction;
-    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(std::move(trials)));
-    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
+                std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    releaseRetired(); // no computation follows to take them
     m_pending = false;
     m_again = false;
     ++m_generation; // a frame in flight is stale now
@@ -168,8 +178,8 @@ void StudyView::setStudy(const QString& name, StudyDirection direction, std::vec
 {
     m_name = name;
     m_direction = direction;
-    releaseElsewhere(m_trials, std::make_shared<const std::vector<TrialRecord>>(std::move(trials)));
-    releaseElsewhere(m_runs, std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
+                std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     draw();
 }
 
@@ -198,6 +208,9 @@ StudyInput StudyView::makeInput() const
     input.maxCurves = kMaxCurves;
     input.nowSeconds = nowSeconds();
     input.historyPlot = m_history->chart()->plotArea().size();
+    input.historyPixelRatio = m_history->devicePixelRatioF();
+    input.completeColor = stateColor("COMPLETE", palette());
+    input.prunedColor = stateColor("PRUNED", palette());
     if (m_parallel->isVisible()) // a hidden widget has no final size yet: its layer is made when painted
         input.parallelStyle = m_parallel->layerStyle();
     input.parallelAxes = m_parallel->axisNames();
@@ -217,11 +230,16 @@ void StudyView::requestFrame()
     auto promise = std::make_shared<QPromise<StudyFrame>>();
     m_watcher->setFuture(promise->future());
     promise->start();
-    QThreadPool::globalInstance()->start([input, promise] {
+    // Replaced data is released by the computation before it starts: one pool task per refresh, not one
+    // more to wake (on a busy machine a woken thread can take the GUI thread's core), and not while the GUI
+    // thread applies and paints the frame.
+    QThreadPool::globalInstance()->start([input, promise, retired = std::move(m_retired)]() mutable {
+        retired.clear();
         if (!promise->isCanceled())
             promise->addResult(computeStudyFrame(*input, [&promise] { return promise->isCanceled(); }));
         promise->finish();
     });
+    m_retired.clear(); // moved from: valid again
 }
 
 void StudyView::frameFinished()
@@ -264,11 +282,11 @@ void StudyView::applyFrame(StudyFrame frame)
 void StudyView::applyHistory(const StudyFrame& frame)
 {
     const QPalette pal = palette();
-    // Markers only: a line series without a line, its points painted as a light marker image. Qt Charts'
-    // scatter series makes a graphics item per point, five times slower at 10,000 trials.
-    auto scatter = [&](const QString& key, const QString& label, const char* state) {
+    // The markers are one image (MarkerLayer, rendered with the frame): Qt Charts would build a hit-test shape
+    // and paint a marker per point on the GUI thread. Their series stay empty, as legend entries (a line
+    // series without a line, shown by a light marker image), and give fitAxes the markers' bounds.
+    auto legendEntry = [&](const QString& key, const QString& label, const QColor& color) {
         QLineSeries* series = m_history->line(key, label);
-        const QColor color = stateColor(state, pal);
         if (series->pen().color() != color || series->lightMarker().isNull()) {
             series->setPen(QPen(color, 5, Qt::NoPen)); // the width sizes the markers (1.5 × width)
             series->setPointsVisible(true);
@@ -284,14 +302,21 @@ void StudyView::applyHistory(const StudyFrame& frame)
         }
         return series;
     };
-    QLineSeries* complete = scatter(QStringLiteral("complete"), tr("complete"), "COMPLETE");
-    QLineSeries* pruned = scatter(QStringLiteral("pruned"), tr("pruned"), "PRUNED");
+    const QColor completeColor = stateColor("COMPLETE", pal);
+    const QColor prunedColor = stateColor("PRUNED", pal);
+    QLineSeries* complete = legendEntry(QStringLiteral("complete"), tr("complete"), completeColor);
+    QLineSeries* pruned = legendEntry(QStringLiteral("pruned"), tr("pruned"), prunedColor);
     QLineSeries* best = m_history->line(QStringLiteral("best"), tr("best so far"));
     best->setPen(QPen(stateColor("BEST", pal), 2));
-    m_history->setPoints(complete, frame.complete);
-    m_history->setPoints(pruned, frame.pruned);
+    m_history->setBoundsOnly(complete, frame.complete);
+    m_history->setBoundsOnly(pruned, frame.pruned);
     m_history->setPoints(best, frame.best);
     m_history->fitAxes();
+    // An image made for other colours (the palette changed meanwhile) is dropped: rendered when painted.
+    const bool sameColors = frame.completeColor == completeColor && frame.prunedColor == prunedColor;
+    QImage image = sameColors ? frame.historyMarkers : QImage();
+    std::vector<MarkerLayer::Set> sets{{frame.complete, completeColor}, {frame.pruned, prunedColor}};
+    m_historyMarkers->setMarkers(std::move(sets), std::move(image), frame.historyGeometry);
 }
 
 void StudyView::applyIntermediate(const StudyFrame& frame)

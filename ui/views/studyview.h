@@ -27,6 +27,7 @@ namespace pitwall::ui {
 
 class ChartView;
 class ImportanceBars;
+class MarkerLayer;
 class ParallelCoordinates;
 class TrialTimeline;
 struct StoreSnapshot;
@@ -55,6 +56,9 @@ public:
     bool ready() const { return m_drawn && !m_pending && !m_computing && !m_again; }
 
     ChartView* history() const { return m_history; }
+    // The history's markers: set 0 the complete trials, set 1 the pruned ones (thinned as StudyFrame says).
+    // Its "complete" and "pruned" series carry no points: they are the legend entries.
+    MarkerLayer* historyMarkers() const { return m_historyMarkers; }
     ChartView* intermediate() const { return m_intermediate; }
     ParallelCoordinates* parallel() const { return m_parallel; }
     ImportanceBars* importance() const { return m_importance; }
@@ -68,6 +72,12 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // Sets the data shown; the replaced data is retired: destroying 10,000 trial records (maps, JSON) takes
+    // milliseconds, so the last references are dropped on a pool thread (releaseRetired, or the next frame's
+    // computation).
+    void replaceData(std::shared_ptr<const std::vector<TrialRecord>> trials,
+                     std::shared_ptr<const std::vector<RunRecord>> runs);
+    void releaseRetired();
     void draw(); // asynchronous: a new generation, computed off the GUI thread
     void requestFrame();
     void frameFinished();
@@ -80,6 +90,7 @@ private:
     StudyDirection m_direction = StudyDirection::Minimize;
     std::shared_ptr<const std::vector<TrialRecord>> m_trials;
     std::shared_ptr<const std::vector<RunRecord>> m_runs;
+    std::vector<std::shared_ptr<const void>> m_retired;
     std::uint64_t m_generation = 0; // bumped on every change of what is shown
     bool m_computing = false;       // a frame is being computed
     bool m_again = false;           // and another was asked for meanwhile
@@ -91,6 +102,7 @@ private:
     QSpinBox* m_topK = nullptr;
     QTimer* m_throttle = nullptr;
     ChartView* m_history = nullptr;
+    MarkerLayer* m_historyMarkers = nullptr;
     ChartView* m_intermediate = nullptr;
     ParallelCoordinates* m_parallel = nullptr;
     ImportanceBars* m_importance = nullptr;

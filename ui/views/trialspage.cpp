@@ -42,7 +42,7 @@ TrialsPage::TrialsPage(QWidget* parent) : QWidget(parent)
     connect(m_table, &TrialsView::trialActivated, this, [this](int number) {
         const TrialRecord* t = trialByNumber(number);
         qint64 latest = 0;
-        for (const RunRecord& r : m_runs)
+        for (const RunRecord& r : *m_runs)
             if (t && r.trialId == t->id)
                 latest = std::max<qint64>(latest, r.id);
         if (latest)
@@ -52,7 +52,7 @@ TrialsPage::TrialsPage(QWidget* parent) : QWidget(parent)
 
 const TrialRecord* TrialsPage::trialByNumber(int number) const
 {
-    for (const TrialRecord& t : m_records)
+    for (const TrialRecord& t : *m_records)
         if (t.number == number)
             return &t;
     return nullptr;
@@ -62,7 +62,7 @@ void TrialsPage::showSnapshot(const StoreSnapshot& snapshot)
 {
     if (snapshot.focusStudy.isEmpty())
         return;
-    const std::uint64_t signature = trialsSignature(snapshot.focusTrials);
+    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials);
     if (snapshot.focusStudy == m_shownStudy && signature == m_signature) {
         m_runs = snapshot.runs;
         return; // nothing the table shows changed
@@ -90,13 +90,13 @@ void TrialsPage::fill()
         m_details->clear();
     m_shownStudy = m_study;
     int failed = 0;
-    for (const TrialRecord& t : m_records)
+    for (const TrialRecord& t : *m_records)
         failed += t.state == TrialState::Fail ? 1 : 0;
     m_title->setText(tr("<b>%1</b> — %2 trial(s)%3")
                          .arg(m_study.toHtmlEscaped())
-                         .arg(m_records.size())
+                         .arg(m_records->size())
                          .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString()));
-    m_table->showTrials(m_records);
+    m_table->showTrials(*m_records);
 }
 
 void TrialsPage::showDetails(const TrialDetails& details)
@@ -104,7 +104,7 @@ void TrialsPage::showDetails(const TrialDetails& details)
     if (details.trialId != m_detailsTrial)
         return;
     const TrialRecord* trial = nullptr;
-    for (const TrialRecord& t : m_records)
+    for (const TrialRecord& t : *m_records)
         if (t.id == details.trialId)
             trial = &t;
     if (!trial)

@@ -39,8 +39,8 @@ private:
 
     QString m_study;
     QString m_shownStudy;
-    std::vector<TrialRecord> m_records;
-    std::vector<RunRecord> m_runs;
+    SharedTrials m_records = shareRecords(std::vector<TrialRecord>{}); // shared with the snapshot
+    SharedRuns m_runs = shareRecords(std::vector<RunRecord>{});
     bool m_dirty = false;
     std::uint64_t m_signature = 0;
     qint64 m_detailsTrial = 0;
