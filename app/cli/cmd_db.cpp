@@ -1,8 +1,8 @@
 // pitwall db info | migrate | export
 #include "app/cli/cli.h"
 
-#include "core/store/export.h"
 #include "core/report/table.h"
+#include "core/store/export.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
@@ -62,11 +62,12 @@ int dbInfo(const Args& args)
     std::cout << "contents:        " << info.studies << " studies, " << info.trials << " trials, " << info.runs
               << " runs, " << info.metricRows << " metric rows\n";
     if (!studies.empty()) {
-        std::printf("\n  %-28s %7s %8s %6s %6s %7s  %s\n", "study", "trials", "complete", "pruned", "failed", "running",
-                    "best");
+        Table table({"study", "trials", "complete", "pruned", "failed", "running", "best"});
         for (const StudySummary& s : studies)
-            std::printf("  %-28s %7d %8d %6d %6d %7d  %s\n", s.study.name.c_str(), s.total(), s.complete, s.pruned,
-                        s.failed, s.running, s.bestValue ? formatFixed(*s.bestValue, 6).c_str() : "-");
+            table.addRow({s.study.name, std::to_string(s.total()), std::to_string(s.complete), std::to_string(s.pruned),
+                          std::to_string(s.failed), std::to_string(s.running),
+                          s.bestValue ? formatFixed(*s.bestValue, 6) : "-"});
+        std::cout << "\n" << table.toText();
     }
     return kExitOk;
 }
