@@ -1,5 +1,6 @@
 #include "core/hpo/internal/parzen.h"
 
+#include "core/hpo/internal/argsort.h"
 #include "core/hpo/internal/truncnorm.h"
 
 #include <algorithm>
@@ -96,10 +97,9 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
             std::fill(d.sigmas.begin(), d.sigmas.end(), sigma0 * (d.high - d.low));
         } else {
             // Each kernel is as wide as the larger gap to its sorted neighbours (bounds as outer neighbours).
-            std::vector<std::size_t> order(kernels);
-            std::iota(order.begin(), order.end(), 0);
-            std::stable_sort(order.begin(), order.end(),
-                             [&](std::size_t a, std::size_t b) { return d.mus[a] < d.mus[b]; });
+            // Equal mus share zero gaps except at the ends of their run; which of them (with their different
+            // weights) gets an end follows numpy's unstable argsort, as in Optuna.
+            const std::vector<std::size_t> order = numpyArgsort(d.mus);
             std::vector<double> points;
             points.reserve(kernels + 2);
             points.push_back(d.low);
