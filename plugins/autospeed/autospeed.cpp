@@ -50,6 +50,7 @@ AutoSpeedOptions readOptions(const ResolvedConfig& c)
         throw InputError("autospeed.input_width x input_height = " + std::to_string(o.inputWidth) + " x " +
                          std::to_string(o.inputHeight) + ": both must be multiples of 32 (the coarsest stride)");
     o.batchNormMomentum = c.getDouble(key("bn_momentum"));
+    o.clipGradNorm = c.getDouble(key("clip_grad_norm"));
     o.boxGain = c.getDouble(key("box"));
     o.clsGain = c.getDouble(key("cls"));
     o.dflGain = c.getDouble(key("dfl"));
@@ -97,7 +98,7 @@ class AutoSpeedOptimization final : public Optimization {
 public:
     AutoSpeedOptimization(torch::nn::Module& network, const AutoSpeedOptions& o, const StagePlan& plan,
                           std::function<void()> afterStep)
-        : m_options(o), m_afterStep(std::move(afterStep))
+        : m_options(o), m_afterStep(std::move(afterStep)), m_parameters(network.parameters())
     {
         const int64_t samplesPerStep = plan.batchSize * plan.worldSize;
         m_accumulate =
@@ -145,12 +146,19 @@ public:
         return lr;
     }
 
+    void beforeOptimizerStep() override
+    {
+        if (m_options.clipGradNorm > 0)
+            torch::nn::utils::clip_grad_norm_(m_parameters, m_options.clipGradNorm);
+    }
+
     void afterOptimizerStep() override { m_afterStep(); }
 
 private:
     AutoSpeedOptions m_options;
     std::function<void()> m_afterStep;
     std::unique_ptr<torch::optim::SGD> m_optimizer;
+    std::vector<torch::Tensor> m_parameters; // what clip_grad_norm clips
     int m_accumulate = 1;
     int64_t m_totalBatches = 1, m_warmupBatches = 0;
 };

@@ -28,6 +28,7 @@ struct AutoSpeedOptions {
     int nominalBatchSize = 64; // gradients accumulate to about this many samples per optimiser step
     double emaDecay = 0.9999, emaTau = 2000;
     double batchNormMomentum = 0.03; // AutoSpeed's; short runs raise it so the running statistics keep up
+    double clipGradNorm = 0;         // 0: off (AutoSpeed's trainer has its clipping commented out)
 };
 AutoSpeedOptions readOptions(const ResolvedConfig& config);
 // The trainer's plan: detection images at the input size, AutoSpeed's augmentation, batch sizes and epochs.

@@ -83,7 +83,7 @@ struct StagePlan {
 // A model's own optimiser and learning-rate schedule (e.g. AutoSpeed's SGD with linear warm-up and an EMA of
 // the weights), in place of the trainer's AdamW with cosine warm restarts. Per batch the trainer calls
 // setLearningRate, then forward and backward; every accumulate() batches of an epoch, and after its last batch,
-// it steps optimizer(), clears the gradients and calls afterOptimizerStep(). Used on the training thread only.
+// it calls beforeOptimizerStep(), steps optimizer(), clears the gradients and calls afterOptimizerStep(). Used on the training thread only.
 class Optimization {
 public:
     virtual ~Optimization() = default;
@@ -91,6 +91,9 @@ public:
     virtual int accumulate() const { return 1; }
     // Sets the learning rate of batch `batch` (0-based, counted over the stage) and returns it for the log.
     virtual double setLearningRate(std::int64_t batch) = 0;
+    // Called with the accumulated (and, over devices, averaged) gradients just before optimizer().step(),
+    // e.g. to clip them.
+    virtual void beforeOptimizerStep() {}
     virtual void afterOptimizerStep() {}
 };
 

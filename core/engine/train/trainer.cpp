@@ -406,6 +406,7 @@ StageResult Run::trainStage(Stage stage, int epochs)
             if (m_parallel)
                 m_parallel->averageGradients(parameters);
             if (step % accumulate == 0 || step == stepsPerEpoch) {
+                optimization->beforeOptimizerStep();
                 optimizer.step();
                 optimizer.zero_grad();
                 optimization->afterOptimizerStep();

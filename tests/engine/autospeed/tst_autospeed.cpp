@@ -57,6 +57,7 @@ private Q_SLOTS:
     void optimiserFollowsAutoSpeedsGroupsAndSchedule();
     void shortTrainingLowersTheLossAndEvaluates();
     void badInputSizeIsRejected();
+    void clipGradNormBoundsTheStep();
 };
 
 void TestAutoSpeed::headHasThreeLevelsAtStrides8_16_32()
@@ -253,6 +254,44 @@ void TestAutoSpeed::shortTrainingLowersTheLossAndEvaluates()
 void TestAutoSpeed::badInputSizeIsRejected()
 {
     QVERIFY_THROWS_EXCEPTION(InputError, readOptions(config({"autospeed.input_width=100"})));
+}
+
+// autospeed.clip_grad_norm: beforeOptimizerStep scales the gradients to that total norm when they exceed it, and
+// leaves them alone with the key at 0 (AutoSpeed's default).
+void TestAutoSpeed::clipGradNormBoundsTheStep()
+{
+    const StagePlan plan{Stage::Pretrain, 1, 10, 4, 1};
+    const auto gradNorm = [](Model& model) {
+        double sum = 0;
+        for (const torch::Tensor& p : model.trainableParameters())
+            if (p.grad().defined())
+                sum += p.grad().pow(2).sum().item<double>();
+        return std::sqrt(sum);
+    };
+    double unclipped = 0;
+    for (const char* clip : {"0", "0.5"}) {
+        torch::manual_seed(3);
+        std::unique_ptr<Model> model(createAutoSpeedModel(config({std::string("autospeed.clip_grad_norm=") + clip}),
+                                                          DataSpec{}));
+        auto optimization = model->makeOptimization(plan);
+        Batch batch;
+        batch.size = 2;
+        batch.tensors["image"] = torch::randn({2, 3, 64, 128});
+        batch.tensors["boxes"] = packed({{{1, 10, 8, 40, 30}}, {{2, 64, 16, 96, 48}}}, 2);
+        model->module().train();
+        model->computeLoss(batch).total.backward();
+        const double before = gradNorm(*model);
+        optimization->beforeOptimizerStep();
+        const double after = gradNorm(*model);
+        if (std::string(clip) == "0") {
+            unclipped = before;
+            QCOMPARE(after, before);
+        } else {
+            QCOMPARE(before, unclipped); // same seed, same gradients
+            QVERIFY2(before > 0.5, "the test needs gradients above the clip");
+            QVERIFY2(std::abs(after - 0.5) < 1e-3, qPrintable(QString::number(after)));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAutoSpeed)
