@@ -21,39 +21,26 @@ bool less(double a, double b)
 void heapsort(const std::vector<double>& v, std::size_t* first, std::ptrdiff_t count)
 {
     auto a = [first](std::ptrdiff_t k) -> std::size_t& { return first[k - 1]; }; // 1-based, as numpy's
-    std::ptrdiff_t i, j, l;
-    std::size_t tmp;
-    for (l = count >> 1; l > 0; --l) {
-        tmp = a(l);
-        for (i = l, j = l << 1; j <= count;) {
-            if (j < count && less(v[a(j)], v[a(j + 1)]))
+    // Moves `value` down from slot i of the heap a(1..n) to where it belongs.
+    const auto siftDown = [&](std::ptrdiff_t i, std::ptrdiff_t n, std::size_t value) {
+        for (std::ptrdiff_t j = i << 1; j <= n;) {
+            if (j < n && less(v[a(j)], v[a(j + 1)]))
                 j += 1;
-            if (less(v[tmp], v[a(j)])) {
-                a(i) = a(j);
-                i = j;
-                j += j;
-            } else {
+            if (!less(v[value], v[a(j)]))
                 break;
-            }
+            a(i) = a(j);
+            i = j;
+            j += j;
         }
-        a(i) = tmp;
-    }
-    for (; count > 1;) {
-        tmp = a(count);
+        a(i) = value;
+    };
+    for (std::ptrdiff_t l = count >> 1; l > 0; --l)
+        siftDown(l, count, a(l));
+    while (count > 1) {
+        const std::size_t value = a(count);
         a(count) = a(1);
         count -= 1;
-        for (i = 1, j = 2; j <= count;) {
-            if (j < count && less(v[a(j)], v[a(j + 1)]))
-                j++;
-            if (less(v[tmp], v[a(j)])) {
-                a(i) = a(j);
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        a(i) = tmp;
+        siftDown(1, count, value);
     }
 }
 
