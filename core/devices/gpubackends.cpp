@@ -35,6 +35,15 @@ void bindCores(LogicalDevice& device, std::vector<int> cores)
     device.environment["OPENBLAS_NUM_THREADS"] = std::to_string(device.threads);
 }
 
+// Shares the host's cores among the logical devices of a GPU mode (the host side of each trainer).
+std::vector<LogicalDevice> withCoreShares(std::vector<LogicalDevice> devices, const std::vector<int>& hostCores)
+{
+    const auto cores = coreShares(hostCores, static_cast<int>(devices.size()));
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        bindCores(devices[i], cores[i]);
+    return devices;
+}
+
 class CudaBackend final : public DeviceBackend {
 public:
     CudaBackend(std::vector<NvidiaGpu> gpus, std::vector<int> cores)
@@ -94,10 +103,7 @@ public:
                 out.push_back(std::move(d));
             }
         }
-        const auto cores = coreShares(m_cores, static_cast<int>(out.size()));
-        for (std::size_t i = 0; i < out.size(); ++i)
-            bindCores(out[i], cores[i]);
-        return out;
+        return withCoreShares(std::move(out), m_cores);
     }
 
     std::vector<std::string> notes() const override
@@ -201,10 +207,7 @@ public:
                 out.push_back(std::move(d));
             }
         }
-        const auto cores = coreShares(m_cores, static_cast<int>(out.size()));
-        for (std::size_t i = 0; i < out.size(); ++i)
-            bindCores(out[i], cores[i]);
-        return out;
+        return withCoreShares(std::move(out), m_cores);
     }
 
     std::vector<std::string> notes() const override

@@ -16,6 +16,16 @@ std::string rungKey(int rung)
     return "completed_rung_" + std::to_string(rung);
 }
 
+// The last step of the longest completed trial; nullopt before any trial completed with steps.
+std::optional<std::int64_t> longestCompletedStep(const std::vector<TrialRecord>& trials)
+{
+    std::optional<std::int64_t> longest;
+    for (const TrialRecord& t : trials)
+        if (t.state == TrialState::Complete && lastStep(t))
+            longest = std::max(longest.value_or(0), *lastStep(t));
+    return longest;
+}
+
 bool maximizing(const StudyRecord& study)
 {
     return !study.directions.empty() && study.directions.front() == StudyDirection::Maximize;
@@ -120,10 +130,7 @@ public:
         if (!minResource) {
             // "auto": a hundredth of the longest completed trial, fixed from then on (as Optuna's pruner
             // object keeps it).
-            std::optional<std::int64_t> longest;
-            for (const TrialRecord& t : trials)
-                if (t.state == TrialState::Complete && lastStep(t))
-                    longest = std::max(longest.value_or(0), *lastStep(t));
+            const std::optional<std::int64_t> longest = longestCompletedStep(trials);
             if (!longest)
                 return decision;
             minResource = std::max<std::int64_t>(*longest / 100, 1);
@@ -184,10 +191,7 @@ public:
         if (!maxResource)
             maxResource = integerAttr(study.systemAttrs, kHyperbandMaxResourceAttr);
         if (!maxResource) {
-            std::optional<std::int64_t> longest;
-            for (const TrialRecord& t : trials)
-                if (t.state == TrialState::Complete && lastStep(t))
-                    longest = std::max(longest.value_or(0), *lastStep(t));
+            const std::optional<std::int64_t> longest = longestCompletedStep(trials);
             if (!longest)
                 return decision;
             maxResource = *longest + 1;
