@@ -36,6 +36,24 @@ function(pitwall_add_plugin name)
   endif()
 endfunction()
 
+# pitwall_add_model_plugin(<name> SCHEMA file IMPL_SOURCES ... PLUGIN_SOURCES ...)
+# A LibTorch model plugin: its schema always; with the engine, the model code as the static library
+# pitwall_<name>_impl (torch precompiled header; linked by the plugin and by the model's tests) and the MODULE.
+function(pitwall_add_model_plugin name)
+  cmake_parse_arguments(ARG "" "SCHEMA" "IMPL_SOURCES;PLUGIN_SOURCES" ${ARGN})
+  pitwall_add_plugin_schema(${name} ${ARG_SCHEMA})
+  if(NOT PITWALL_BUILD_ENGINE)
+    return()
+  endif()
+  set(impl pitwall_${name}_impl)
+  add_library(${impl} STATIC ${ARG_IMPL_SOURCES})
+  target_link_libraries(${impl} PUBLIC Pitwall::Engine ${TORCH_LIBRARIES})
+  target_include_directories(${impl} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_options(${impl} PRIVATE ${PITWALL_WARNINGS} ${TORCH_CXX_FLAGS})
+  target_precompile_headers(${impl} PRIVATE ${PROJECT_SOURCE_DIR}/core/engine/internal/torch_pch.h)
+  pitwall_add_plugin(${name} SOURCES ${ARG_PLUGIN_SOURCES} LINK ${impl})
+endfunction()
+
 # Copies a plugin's schema (metadata) file into the plugin folder as <name>.schema.yaml.
 function(pitwall_add_plugin_schema name file)
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${file} ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.schema.yaml COPYONLY)
