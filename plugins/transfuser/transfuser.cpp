@@ -125,6 +125,10 @@ public:
 
     std::vector<torch::Tensor> backboneParameters() override { return m_backbone->parameters(); }
 
+    // Fixed shapes (boxes padded to kMaxBoxesPerSample, Gaussian targets by dense arithmetic) and no host
+    // synchronisation in forward or loss: the step can be captured.
+    bool supportsStepCapture() const override { return true; }
+
     LossOutput computeLoss(const Batch& batch) override
     {
         const Outputs out = forward(batch);

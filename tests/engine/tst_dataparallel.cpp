@@ -2,6 +2,7 @@
 // logical devices trains in two processes with one run in the store.
 #include "core/engine/train/dataparallel.h"
 #include "core/store/store.h"
+#include "core/util/error.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -13,11 +14,26 @@
 using namespace pitwall;
 using namespace pitwall::engine;
 
+namespace {
+// `pitwall train` of the smoke config in `dir` with `args` after it; returns the exit code, stderr in `err`.
+int trainSmoke(const QTemporaryDir& dir, const QStringList& args, QByteArray& err, int timeoutMs)
+{
+    QProcess cli;
+    cli.setWorkingDirectory(dir.path());
+    cli.start(PITWALL_CLI, QStringList{"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"} + args);
+    if (!cli.waitForFinished(timeoutMs))
+        return -1;
+    err = cli.readAllStandardError();
+    return cli.exitCode();
+}
+} // namespace
+
 class TestDataParallel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void averagesGradientsAndBroadcasts();
     void runSpansTwoLogicalDevices();
+    void processGroupBackendIsChecked();
 };
 
 void TestDataParallel::averagesGradientsAndBroadcasts()
@@ -54,26 +70,51 @@ void TestDataParallel::runSpansTwoLogicalDevices()
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
         QSKIP("needs two cores for two logical devices (DPX)");
     QTemporaryDir dir;
-    QProcess cli;
-    cli.setWorkingDirectory(dir.path());
-    cli.start(PITWALL_CLI, {"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--db", dir.filePath("r.db"),
-                            "--json", "training.distribution.logical_devices=2", "device.partition_mode=DPX",
-                            "training.stages.posttrain.epochs=0", "training.stages.pretrain.epochs=1"});
-    QVERIFY(cli.waitForFinished(300000));
-    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    QByteArray err;
+    QVERIFY2(trainSmoke(dir,
+                        {"--db", dir.filePath("r.db"), "--json", "training.distribution.logical_devices=2",
+                         "device.partition_mode=DPX", "training.stages.posttrain.epochs=0",
+                         "training.stages.pretrain.epochs=1"},
+                        err, 300000) == 0,
+             err.constData());
     auto store = openStore(dir.filePath("r.db").toStdString(), OpenMode::ReadOnly);
     const auto runs = store->runs();
     QCOMPARE(runs.size(), std::size_t(1)); // one run, written by rank 0
     QVERIFY2(runs[0].logicalDevice.find("rank 0 of 2") != std::string::npos, runs[0].logicalDevice.c_str());
     QVERIFY(QFile::exists(dir.filePath("runs/transfuser-smoke/trial_0/ranks/result_1.json")));
     // Too many logical devices for the mode is bad input, found before anything runs.
-    QProcess bad;
-    bad.setWorkingDirectory(dir.path());
-    bad.start(PITWALL_CLI, {"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--db", dir.filePath("bad.db"),
-                            "training.distribution.logical_devices=2", "device.partition_mode=SPX"});
-    QVERIFY(bad.waitForFinished(60000));
-    QCOMPARE(bad.exitCode(), 2);
-    QVERIFY(bad.readAllStandardError().contains("gives 1 logical device(s)"));
+    QCOMPARE(trainSmoke(dir,
+                        {"--db", dir.filePath("bad.db"), "training.distribution.logical_devices=2",
+                         "device.partition_mode=SPX"},
+                        err, 60000),
+             2);
+    QVERIFY(err.contains("gives 1 logical device(s)"));
+    QVERIFY(!QFile::exists(dir.filePath("bad.db")));
+}
+
+void TestDataParallel::processGroupBackendIsChecked()
+{
+    const torch::Device gpu(torch::kCUDA, 0); // a device value only
+    QVERIFY(collectiveBackendFor("auto", torch::kCPU, "SPX") == CollectiveBackend::Gloo);
+    QVERIFY(collectiveBackendFor("gloo", gpu, "SPX") == CollectiveBackend::Gloo);
+    QVERIFY(collectiveBackendFor("auto", gpu, "DPX") == CollectiveBackend::Gloo); // partitions of one GPU
+    QVERIFY(collectiveBackendFor("auto", gpu, "SPX") ==
+            (ncclBuiltIn() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo));
+    QVERIFY_THROWS_EXCEPTION(InputError, collectiveBackendFor("nccl", torch::kCPU, "SPX"));
+    if (!ncclBuiltIn())
+        QVERIFY_THROWS_EXCEPTION(InputError, collectiveBackendFor("nccl", gpu, "SPX"));
+
+    // From the command line: bad input (exit 2) before any store or data exists.
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        QSKIP("needs two cores for two logical devices (DPX)");
+    QTemporaryDir dir;
+    QByteArray err;
+    QVERIFY2(trainSmoke(dir,
+                        {"--db", dir.filePath("bad.db"), "training.distribution.logical_devices=2",
+                         "device.partition_mode=DPX", "training.distribution.backend=nccl", "device.backend=cpu"},
+                        err, 120000) == 2,
+             err.constData());
+    QVERIFY2(err.contains("training.distribution.backend=nccl needs a GPU run"), err.constData());
     QVERIFY(!QFile::exists(dir.filePath("bad.db")));
 }
 

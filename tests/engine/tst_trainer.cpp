@@ -3,6 +3,7 @@
 #include "enginetestutil.h"
 
 #include "core/engine/train/checkpoint.h"
+#include "core/engine/train/lossscale.h"
 #include "core/engine/train/schedule.h"
 #include "core/engine/train/trainer.h"
 #include "core/store/store.h"
@@ -24,6 +25,8 @@ private Q_SLOTS:
     void resumesWithoutLosingFinishedEpochs();
     void cosineRestartsFallAtEpochs1_3_7();
     void badInputStopsBeforeTheStore();
+    void lossScalerSkipsOverflowsAndGrows();
+    void lossScalingKeepsFp16GradientsAlive();
 
 private:
     TrainResult run(const ResolvedConfig& cfg, std::int64_t seed, const QString& name, bool resume = false,
@@ -184,4 +187,67 @@ void TestTrainer::badInputStopsBeforeTheStore()
 }
 
 QTEST_GUILESS_MAIN(TestTrainer)
+void TestTrainer::lossScalerSkipsOverflowsAndGrows()
+{
+    LossScaleOptions options;
+    options.growthInterval = 3;
+    LossScaler scaler(torch::kCPU, options);
+    auto w = torch::tensor({1.0f, -2.0f, 3.0f}, torch::requires_grad());
+    scaler.scale((w * w).sum()).backward(); // d/dw = 2w, scaled
+    QCOMPARE(w.grad()[2].item<double>(), 6.0 * 65536.0);
+    QVERIFY(scaler.unscale({w}));
+    QCOMPARE(w.grad()[2].item<double>(), 6.0);
+    scaler.update(true);
+    scaler.update(true);
+    QCOMPARE(scaler.value(), 65536.0);
+    scaler.update(true); // the third finite step in a row doubles it
+    QCOMPARE(scaler.value(), 131072.0);
+    QCOMPARE(scaler.scale(torch::ones({})).item<double>(), 131072.0); // the device copy follows
+
+    w.mutable_grad() = torch::tensor({1.0f, std::numeric_limits<float>::infinity(), 0.0f});
+    QVERIFY(!scaler.unscale({w}));
+    scaler.update(false);
+    QCOMPARE(scaler.value(), 65536.0);
+    QCOMPARE(scaler.skippedSteps(), std::int64_t(1));
+    w.mutable_grad() = torch::tensor({std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f});
+    QVERIFY(!scaler.unscale({w}));
+    scaler.update(false);
+    QCOMPARE(scaler.value(), 32768.0);
+    scaler.update(true);
+    scaler.update(true); // the growth count restarted at the overflow: 2 of 3
+    QCOMPARE(scaler.value(), 32768.0);
+    scaler.restore(1024.0);
+    QCOMPARE(scaler.value(), 1024.0);
+    QVERIFY_THROWS_EXCEPTION(RuntimeError, LossScaler(torch::kCPU, LossScaleOptions{0.0, 2.0, 0.5, 10}));
+}
+
+// Why fp16 needs the scaler: a gradient of 1e-8 flushes to zero in half precision (smallest subnormal 6e-8);
+// with the loss scaled by 2^16 it survives and unscaling in fp32 recovers it.
+void TestTrainer::lossScalingKeepsFp16GradientsAlive()
+{
+    const auto x = torch::full({4}, 1e-4, torch::kHalf), y = torch::full({4}, 1e-4, torch::kHalf);
+    bool finite = true;
+    auto gradient = [&](LossScaler* scaler) {
+        auto w = torch::ones({4}, torch::requires_grad()); // fp32 master weights, fp16 compute
+        auto loss = (w.to(torch::kHalf) * x * y).sum().to(torch::kFloat);
+        (scaler ? scaler->scale(loss) : loss).backward();
+        if (scaler)
+            finite = scaler->unscale({w});
+        return w.grad();
+    };
+    QCOMPARE(gradient(nullptr).abs().max().item<double>(), 0.0);
+    // The initial 2^16 itself overflows fp16 (largest finite 65504) on its way back through the half ops: the
+    // step is reported as an overflow and the scale backs off, as PyTorch's GradScaler does in its first steps.
+    LossScaler scaler(torch::kCPU);
+    gradient(&scaler);
+    QVERIFY(!finite);
+    scaler.update(finite);
+    QCOMPARE(scaler.value(), 32768.0);
+    const auto rescued = gradient(&scaler);
+    QVERIFY(finite);
+    const double expected = double(x[0].item<at::Half>()) * double(y[0].item<at::Half>());
+    QVERIFY2(std::abs(rescued[0].item<double>() - expected) < 0.01 * expected,
+             qPrintable(QString("gradient %1, expected %2").arg(rescued[0].item<double>()).arg(expected)));
+}
+
 #include "tst_trainer.moc"

@@ -2,6 +2,8 @@
 #include "enginetestutil.h"
 #include "transfuser.h"
 
+#include "core/engine/train/trainstep.h"
+
 using namespace pitwall;
 using namespace pitwall::engine;
 
@@ -40,6 +42,8 @@ private Q_SLOTS:
     void lossWeightsAreNormalised();
     void lossesFallOnASmallSet();
     void badValuesAreRejectedBySchema();
+    void lossScalingScalesEveryGradient();
+    void stepCaptureIsPlannedOnlyWhereItCanRun();
 
 private:
     QTemporaryDir m_dir;
@@ -198,6 +202,79 @@ void TestTransfuser::badValuesAreRejectedBySchema()
     QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"policy.transfuser.upsample_mode=cubic"}));
     QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"policy.transfuser.loss_weights.depth=-1"}));
     QVERIFY_THROWS_EXCEPTION(InputError, enginetest::config({"training.optimization.precision=fp8"}));
+}
+
+// fp16's loss scaling through the trainer's step: backward of loss × 2^16 gives every gradient × 2^16, and
+// unscaling gives back the plain step's gradients.
+void TestTransfuser::lossScalingScalesEveryGradient()
+{
+    auto plain = makeModel(enginetest::config(), m_spec, 5);
+    auto scaled = makeModel(enginetest::config(), m_spec, 5);
+    plain->setStage(Stage::Posttrain);
+    scaled->setStage(Stage::Posttrain);
+    LossScaler scaler(torch::kCPU);
+    QCOMPARE(scaler.value(), 65536.0);
+    TrainStep plainStep(*plain, torch::kCPU, Precision::Fp32, /*capture=*/true, nullptr); // no capture on CPU
+    TrainStep scaledStep(*scaled, torch::kCPU, Precision::Fp32, false, &scaler);
+    QVERIFY(!plainStep.captured());
+    torch::manual_seed(11); // the same dropout masks for both
+    const LossOutput a = plainStep.run(m_batch);
+    torch::manual_seed(11);
+    const LossOutput b = scaledStep.run(m_batch);
+    QCOMPARE(a.total.item<double>(), b.total.item<double>()); // the reported loss is not scaled
+    const auto pa = plain->trainableParameters(), pb = scaled->trainableParameters();
+    QCOMPARE(pa.size(), pb.size());
+    int compared = 0;
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+        if (!pa[i].grad().defined())
+            continue;
+        QVERIFY(pb[i].grad().defined());
+        const auto ratio = (pb[i].grad() - pa[i].grad() * 65536.0).abs().max().item<double>();
+        QVERIFY2(ratio <= 1e-3 * std::max(1.0, (pa[i].grad() * 65536.0).abs().max().item<double>()),
+                 qPrintable(QString("parameter %1 differs by %2").arg(i).arg(ratio)));
+        ++compared;
+    }
+    QVERIFY(compared > 20);
+    QVERIFY(scaler.unscale(pb));
+    for (std::size_t i = 0; i < pa.size(); ++i)
+        if (pa[i].grad().defined())
+            QVERIFY(torch::allclose(pb[i].grad(), pa[i].grad(), 1e-5, 1e-9));
+
+    // Clearing goes through the optimiser while the step is eager.
+    torch::optim::SGD sgd(pa, torch::optim::SGDOptions(0.1));
+    plainStep.clearGradients(sgd);
+    for (const auto& p : pa)
+        QVERIFY(!p.grad().defined() || p.grad().abs().sum().item<double>() == 0.0);
+}
+
+void TestTransfuser::stepCaptureIsPlannedOnlyWhereItCanRun()
+{
+    const auto on = enginetest::config({"training.optimization.use_torch_compile=true"});
+    const auto off = enginetest::config({"training.optimization.use_torch_compile=false"});
+    const torch::Device gpu(torch::kCUDA, 0); // a device value only: nothing runs on it here
+    QVERIFY(makeModel(on, m_spec)->supportsStepCapture());
+
+    // CPU: nothing captured and nothing said here (the run's notices say it once).
+    CapturePlan plan = planStepCapture(on, torch::kCPU, true, 1, "transfuser");
+    QVERIFY(!plan.capture);
+    QVERIFY(plan.notice.empty());
+    plan = planStepCapture(off, gpu, true, 1, "transfuser");
+    QVERIFY(!plan.capture);
+    QVERIFY(plan.notice.empty());
+    if (!stepCaptureBuiltIn()) {
+        plan = planStepCapture(on, gpu, true, 1, "transfuser");
+        QVERIFY(!plan.capture);
+        QVERIFY2(plan.notice.find("no CUDA graphs") != std::string::npos, plan.notice.c_str());
+        return;
+    }
+    plan = planStepCapture(on, gpu, true, 1, "transfuser");
+    QVERIFY(plan.capture);
+    plan = planStepCapture(on, gpu, false, 1, "autospeed");
+    QVERIFY(!plan.capture);
+    QVERIFY(plan.notice.find("autospeed") != std::string::npos);
+    plan = planStepCapture(on, gpu, true, 4, "transfuser");
+    QVERIFY(!plan.capture);
+    QVERIFY(plan.notice.find("accumulation over 4") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestTransfuser)

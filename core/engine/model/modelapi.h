@@ -116,6 +116,10 @@ public:
     // Driving output for closed-loop evaluation (no gradients; the model is put in eval mode by the caller).
     // Models that cannot drive return std::nullopt.
     virtual std::optional<PlanOutput> plan(const Batch& batch) { return std::nullopt; }
+    // True when computeLoss has the same tensor shapes for every batch and never waits for the device (no
+    // .item(), no data-dependent sizes such as nonzero or masked_select), so that forward and backward can be
+    // captured once into a CUDA graph and replayed (training.optimization.use_torch_compile). Default: false.
+    virtual bool supportsStepCapture() const { return false; }
     // One-time notes for the user (e.g. "use_torch_compile does nothing on CPU").
     virtual std::vector<std::string> notices() const { return {}; }
     // The model's own optimisation of trainableParameters() for a stage; nullptr (the default) keeps the

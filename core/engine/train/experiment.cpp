@@ -3,6 +3,9 @@
 #include "core/engine/data/dataset.h"
 #include "core/engine/model/modelapi.h"
 #include "core/engine/synth/dataset.h"
+#include "core/engine/train/dataparallel.h"
+#include "core/engine/train/precision.h"
+#include "core/sched/workerpool.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -174,12 +177,15 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     std::vector<LogicalDevice> devices;
     if (const int span = static_cast<int>(config.getInt("training.distribution.logical_devices")); span > 1) {
         const auto mode = parsePartitionMode(config.getString("device.partition_mode"));
-        const auto all = makeCpuBackend()->logicalDevices(*mode);
+        const auto all = chooseBackend(config.getString("device.backend"))->logicalDevices(*mode);
         if (static_cast<int>(all.size()) < span)
             throw InputError("training.distribution.logical_devices=" + std::to_string(span) + " but device.partition_mode=" +
                              config.getString("device.partition_mode") + " gives " + std::to_string(all.size()) +
                              " logical device(s); choose a mode with at least " + std::to_string(span));
         devices.assign(all.begin(), all.begin() + span);
+        // The ranks' device and process group, checked before any process starts.
+        collectiveBackendFor(config.getString("training.distribution.backend"), deviceFor(config, devices.front()),
+                             config.getString("device.partition_mode"));
     }
     result.dataDir = ensureDataset(config, options.dataProgress);
     // Opening the data before touching the store: a bad dataset leaves the store as it was.

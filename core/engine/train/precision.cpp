@@ -62,15 +62,13 @@ Precision precisionFor(const ResolvedConfig& config, const torch::Device& device
 std::vector<std::string> precisionNotices(const ResolvedConfig& config, const torch::Device& device)
 {
     std::vector<std::string> notes;
-    if (config.getBool("training.optimization.use_torch_compile")) {
-        if (device.is_cpu())
-            notes.push_back("training.optimization.use_torch_compile: whole-step capture needs a CUDA/HIP device; "
-                            "on CPU it does nothing (torch_compile_mode=" +
-                            config.getString("training.optimization.torch_compile_mode") + " ignored)");
-        else
-            notes.push_back("training.optimization.use_torch_compile: step capture is not built into this engine yet; "
-                            "steps run eagerly");
-    }
+    if (config.getBool("training.optimization.use_torch_compile") && device.is_cpu())
+        notes.push_back("training.optimization.use_torch_compile: whole-step capture needs a CUDA/HIP device; "
+                        "on CPU it does nothing (torch_compile_mode=" +
+                        config.getString("training.optimization.torch_compile_mode") + " ignored)");
+    if (config.getString("training.optimization.precision") == "fp16")
+        notes.push_back("precision fp16: autocast to float16 with dynamic loss scaling (initial scale 65536; a step "
+                        "whose gradients overflow is skipped and the scale halved; logged as loss_scale)");
     if (config.getString("training.optimization.precision") == "bf16" && device.is_cpu())
         notes.push_back("precision bf16 on CPU: autocast to bfloat16; losses are computed in fp32");
     return notes;

@@ -7,9 +7,11 @@
 #include "core/engine/train/checkpoint.h"
 #include "core/engine/train/dataparallel.h"
 #include "core/engine/train/framebatch.h"
+#include "core/engine/train/lossscale.h"
 #include "core/engine/train/meters.h"
 #include "core/engine/train/precision.h"
 #include "core/engine/train/schedule.h"
+#include "core/engine/train/trainstep.h"
 #include "core/store/metricswriter.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -228,6 +230,7 @@ private:
     std::unique_ptr<Model> m_model;
     torch::Device m_device{torch::kCPU};
     Precision m_precision = Precision::Fp32;
+    std::unique_ptr<LossScaler> m_scaler; // fp16 only
     std::vector<std::int64_t> m_trainIndices, m_valIndices;
     std::int64_t m_batchSize = 1;
     std::int64_t m_valBatchSize = 1;
@@ -314,6 +317,14 @@ StageResult Run::trainStage(Stage stage, int epochs)
         optimization = std::make_unique<DefaultOptimization>(parameters, m_config, stepsPerEpoch);
     torch::optim::Optimizer& optimizer = optimization->optimizer();
     const int accumulate = std::max(1, optimization->accumulate());
+    const CapturePlan capture = planStepCapture(m_config, m_device, m_model->supportsStepCapture(), accumulate,
+                                                m_config.getString("experiment.model"));
+    if (!capture.notice.empty()) {
+        event(EventLevel::Info, name + ": " + capture.notice);
+        if (std::find(m_result.notices.begin(), m_result.notices.end(), capture.notice) == m_result.notices.end())
+            m_result.notices.push_back(capture.notice);
+    }
+    TrainStep trainStep(*m_model, m_device, m_precision, capture.capture, m_scaler.get());
     const std::int64_t rankOffset = m_parallel ? m_parallel->rank() * m_batchSize : 0;
 
     int firstEpoch = 0;
@@ -327,6 +338,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
             globalStep = done->globalStep;
             meters = done->meters;
             result.resumedFromEpoch = firstEpoch;
+            if (m_scaler)
+                m_scaler->restore(meters.value("loss_scale", 0.0));
             event(EventLevel::Info, name + ": resumed after epoch " + std::to_string(done->epoch + 1) + " of " +
                                         std::to_string(epochs));
         }
@@ -396,20 +409,22 @@ StageResult Run::trainStage(Stage stage, int epochs)
             const Batch batch = cpuBatch.to(m_device, m_device.is_cuda());
             const double lr = optimization->setLearningRate(globalStep);
             if (step == 1)
-                optimizer.zero_grad();
-            LossOutput loss;
-            {
-                AutocastGuard autocast(m_precision, m_device);
-                loss = m_model->computeLoss(batch);
-            }
-            loss.total.backward();
+                trainStep.clearGradients(optimizer);
+            const LossOutput loss = trainStep.run(batch);
             if (m_parallel)
                 m_parallel->averageGradients(parameters);
             if (step % accumulate == 0 || step == stepsPerEpoch) {
-                optimization->beforeOptimizerStep();
-                optimizer.step();
-                optimizer.zero_grad();
-                optimization->afterOptimizerStep();
+                // fp16: a step whose gradients overflowed is skipped and the loss scale backed off.
+                const bool finite = !m_scaler || m_scaler->unscale(parameters);
+                if (finite) {
+                    optimization->beforeOptimizerStep();
+                    optimizer.step();
+                }
+                trainStep.clearGradients(optimizer);
+                if (finite)
+                    optimization->afterOptimizerStep();
+                if (m_scaler)
+                    m_scaler->update(finite);
             }
             synchronize(m_device);
             const double lossValue = loss.total.item<double>();
@@ -436,6 +451,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 metric(name, logStep, "lr", lr);
                 metric(name, logStep, "data_wait_ms", waitMs);
                 metric(name, logStep, "step_ms", stepSeconds * 1000.0);
+                if (m_scaler)
+                    metric(name, logStep, "loss_scale", m_scaler->value());
                 if (warmup)
                     metric(name, logStep, "warmup", 1.0);
                 else
@@ -467,6 +484,8 @@ StageResult Run::trainStage(Stage stage, int epochs)
         if (epochStepSeconds > 0)
             metric(name, globalStep, "epoch_compute_fps", static_cast<double>(measuredSamples) / epochStepSeconds);
         metric(name, globalStep, "cpu_percent", cpuPercent);
+        if (m_scaler)
+            metric(name, globalStep, "fp16_skipped_steps", static_cast<double>(m_scaler->skippedSteps()));
         metric(name, globalStep, "peak_memory_bytes", static_cast<double>(peakResidentBytes()));
         for (const auto& [key, value] : result.validation)
             metric(name, globalStep, "val/" + key, value);
@@ -474,10 +493,12 @@ StageResult Run::trainStage(Stage stage, int epochs)
             continue; // the leader validates, logs and saves; the others go on to the next epoch
         m_writer->flush();
 
-        const nlohmann::json epochMeters{{"samples", stageSamples},    {"step_seconds", stageStepSeconds},
-                                         {"wall_seconds", stageWallSeconds}, {"wait_ms", stageWaitMs},
-                                         {"steps", stageSteps},        {"last_loss", lastLoss},
-                                         {"validation", result.validation}};
+        nlohmann::json epochMeters{{"samples", stageSamples},    {"step_seconds", stageStepSeconds},
+                                   {"wall_seconds", stageWallSeconds}, {"wait_ms", stageWaitMs},
+                                   {"steps", stageSteps},        {"last_loss", lastLoss},
+                                   {"validation", result.validation}};
+        if (m_scaler)
+            epochMeters["loss_scale"] = m_scaler->value();
         m_checkpoints->save(stage, CheckpointInfo{epoch, globalStep, epochMeters}, *m_model, optimizer);
         ArtifactRecord artifact;
         artifact.runId = m_runId;
@@ -533,7 +554,15 @@ TrainResult Run::execute()
     }
     m_device = deviceFor(m_config, m_request.device);
     m_precision = precisionFor(m_config, m_device);
+    if (m_precision == Precision::Fp16)
+        m_scaler = std::make_unique<LossScaler>(m_device);
+    if (!m_device.is_cpu() && m_config.getBool("training.optimization.use_torch_compile") &&
+        m_config.getString("training.optimization.torch_compile_mode") == "max-autotune")
+        at::globalContext().setBenchmarkCuDNN(true); // each convolution shape is timed once, the fastest kept
     const int world = std::max(1, m_request.worldSize);
+    if (world > 1) // checked here, before any data is read
+        collectiveBackendFor(m_config.getString("training.distribution.backend"), m_device,
+                             m_config.getString("device.partition_mode"));
     if (m_plan.batchSize > 0) { // the model's own key: a batch per logical device
         m_batchSize = m_plan.batchSize;
     } else {
@@ -591,7 +620,11 @@ TrainResult Run::execute()
         m_result.notices.push_back(note);
     m_checkpoints = std::make_unique<CheckpointStore>(m_request.checkpointDir);
     if (world > 1) {
-        m_parallel = std::make_unique<DataParallel>(m_request.rank, world, m_request.rendezvous, std::chrono::minutes(5));
+        m_parallel = std::make_unique<DataParallel>(
+            m_request.rank, world, m_request.rendezvous, std::chrono::minutes(5),
+            collectiveBackendFor(m_config.getString("training.distribution.backend"), m_device,
+                                 m_config.getString("device.partition_mode")),
+            m_device);
         std::vector<torch::Tensor> state = m_model->module().parameters();
         for (const auto& b : m_model->module().buffers())
             state.push_back(b);
