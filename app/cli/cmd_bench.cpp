@@ -85,7 +85,12 @@ int benchVariants(const Args& args)
     const Schema schema = schemaWithWarnings();
     std::vector<ResolvedConfig> configs;
     for (const engine::VariantSpec& v : variants.variants)
-        configs.push_back(engine::resolveVariant(schema, variants, v, overrides));
+        try {
+            configs.push_back(engine::resolveVariant(schema, variants, v, overrides));
+            engine::checkRunnable(configs.back());
+        } catch (const InputError& e) {
+            throw InputError("variant '" + v.name + "': " + e.what());
+        }
 
     ProgressLine line;
     std::vector<engine::VariantResult> results;

@@ -1,6 +1,7 @@
 #include "core/engine/engineinfo.h"
 
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <sstream>

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void dbMigrateInfoExport();
     void dbCommandsRejectBadInput();
     void dbUsesEnvironmentDefault();
+    void benchVariantsChecksEveryVariantFirst();
 
 private:
     QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
@@ -225,6 +226,23 @@ void TestCli::dbUsesEnvironmentDefault()
     env.remove("PITWALL_DB");
     QCOMPARE(runCli({"db", "migrate"}, dir.path(), env).exitCode, 0);
     QVERIFY(QFile::exists(dir.filePath("pitwall.db")));
+}
+
+// A variant that cannot run (fp16 on the CPU) is bad input found before the first variant trains: exit 2, the
+// variant named, no results file.
+void TestCli::benchVariantsChecksEveryVariantFirst()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("bench.db");
+    const CliResult r = runCli({"bench", "variants", PITWALL_SOURCE_DIR "/configs/transfuser/gpu.yaml", "--db", db,
+                                "device.backend=cpu"},
+                               dir.path());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("variant 'Compile fp16'") && r.err.contains("fp16 needs a CUDA/HIP device"),
+             qPrintable(r.err));
+    QVERIFY(!r.out.contains("== variant") && !r.err.contains("== variant"));
+    QVERIFY(!QFile::exists(db));
+    QVERIFY(!QFile::exists(dir.filePath("runs")));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

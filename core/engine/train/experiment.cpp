@@ -166,6 +166,30 @@ std::string ensureDataset(const ResolvedConfig& config, const std::function<void
     return dir.string();
 }
 
+std::vector<LogicalDevice> runDevices(const ResolvedConfig& config)
+{
+    const int span = static_cast<int>(config.getInt("training.distribution.logical_devices"));
+    if (span <= 1)
+        return {};
+    const auto mode = parsePartitionMode(config.getString("device.partition_mode"));
+    const auto all = chooseBackend(config.getString("device.backend"))->logicalDevices(*mode);
+    if (static_cast<int>(all.size()) < span)
+        throw InputError("training.distribution.logical_devices=" + std::to_string(span) + " but device.partition_mode=" +
+                         config.getString("device.partition_mode") + " gives " + std::to_string(all.size()) +
+                         " logical device(s); choose a mode with at least " + std::to_string(span));
+    return {all.begin(), all.begin() + span};
+}
+
+void checkRunnable(const ResolvedConfig& config, const LogicalDevice& device)
+{
+    const std::vector<LogicalDevice> devices = runDevices(config);
+    const torch::Device torchDevice = deviceFor(config, devices.empty() ? device : devices.front());
+    precisionFor(config, torchDevice);
+    if (devices.size() > 1)
+        collectiveBackendFor(config.getString("training.distribution.backend"), torchDevice,
+                             config.getString("device.partition_mode"));
+}
+
 ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOptions& options)
 {
     ExperimentResult result;
@@ -174,19 +198,8 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         for (long long s : config.value("experiment.seeds").asIntList())
             seeds.push_back(s);
     // A run spanning several logical devices gets one process per device of the configured partition mode.
-    std::vector<LogicalDevice> devices;
-    if (const int span = static_cast<int>(config.getInt("training.distribution.logical_devices")); span > 1) {
-        const auto mode = parsePartitionMode(config.getString("device.partition_mode"));
-        const auto all = chooseBackend(config.getString("device.backend"))->logicalDevices(*mode);
-        if (static_cast<int>(all.size()) < span)
-            throw InputError("training.distribution.logical_devices=" + std::to_string(span) + " but device.partition_mode=" +
-                             config.getString("device.partition_mode") + " gives " + std::to_string(all.size()) +
-                             " logical device(s); choose a mode with at least " + std::to_string(span));
-        devices.assign(all.begin(), all.begin() + span);
-        // The ranks' device and process group, checked before any process starts.
-        collectiveBackendFor(config.getString("training.distribution.backend"), deviceFor(config, devices.front()),
-                             config.getString("device.partition_mode"));
-    }
+    const std::vector<LogicalDevice> devices = runDevices(config);
+    checkRunnable(config, options.device);
     result.dataDir = ensureDataset(config, options.dataProgress);
     // Opening the data before touching the store: a bad dataset leaves the store as it was.
     if (modelPlan(config).batches == BatchKind::DetectionImages)

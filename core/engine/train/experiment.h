@@ -51,6 +51,14 @@ TrainResult trainResultFromJson(const nlohmann::json& json);
 // its log tail is in the RuntimeError.
 TrainResult trainDataParallel(const TrainRequest& request, const std::vector<LogicalDevice>& devices);
 
+// The logical devices a run spans (training.distribution.logical_devices of device.partition_mode on
+// device.backend's devices); empty for a one-device run. InputError when the mode has too few.
+std::vector<LogicalDevice> runDevices(const ResolvedConfig& config);
+// Checks what can be checked of a run before any data or store is touched: its logical devices, the torch
+// device and precision it asks for on `device` (the first of them for a multi-device run) and the process
+// group. InputError with the key and the fix otherwise.
+void checkRunnable(const ResolvedConfig& config, const LogicalDevice& device = {});
+
 // Runs every seed; each trial ends COMPLETE with the final validation loss as its value (its metrics are
 // trial user attributes), or FAIL with the reason, and the error is rethrown.
 ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOptions& options);

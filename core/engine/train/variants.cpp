@@ -183,7 +183,9 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
     Table table(header);
     for (const VariantResult& r : results) {
         std::vector<std::string> row{r.name, formatFixed(r.pretrainSeconds.mean, 1), formatFixed(r.posttrainSeconds.mean, 1),
-                                     formatFixed(r.totalSeconds.mean, 1), formatFixed(r.computeFps.mean, 1),
+                                     formatFixed(r.totalSeconds.mean, 1),
+                                     // "–": every step was a warm-up step, none was timed
+                                     r.computeFps.count ? formatFixed(r.computeFps.mean, 1) : std::string("–"),
                                      formatFixed(r.fullFps.mean, 1), r.quality.toString(3)};
         if (file.driving.enabled)
             row.push_back(r.drivingScore.toString(1));
