@@ -326,7 +326,11 @@ void TestSchedWorkers::optunaContinuesTheStudy()
         {"-c",
          "import json, sys, optuna\n"
          "optuna.logging.set_verbosity(optuna.logging.WARNING)\n"
-         "s = optuna.load_study(study_name='op', storage='sqlite:///' + sys.argv[1])\n"
+         "url = 'sqlite:///' + sys.argv[1]\n"
+         "rdb = optuna.storages.RDBStorage(url, skip_compatibility_check=True)\n"
+         "if rdb.get_current_version() != rdb.get_head_version():\n"
+         "    rdb.upgrade()  # Optuna >= 3.2: `optuna storage upgrade` once\n"
+         "s = optuna.load_study(study_name='op', storage=url)\n"
          "before = len(s.trials)\n"
          "s.optimize(lambda t: (t.suggest_float('x', 0.0, 1.0) - 0.3) ** 2, n_trials=2)\n"
          "print(json.dumps({'before': before, 'after': len(s.trials), 'complete': sum(t.state.name == 'COMPLETE'"
