@@ -19,9 +19,13 @@ PACKAGES=(
   python3 python3-optuna python3-torch python3-torchvision python3-yaml python3-pil
 )
 
+# Installed packages and the names they provide (Debian 13 folds some -dev packages into others: there
+# qt6-base-dev provides libqt6opengl6-dev), one per line.
+have=$(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null |
+  awk -F'|' '$1 ~ /^ii/ { print $2; n = split($3, p, /, */); for (i = 1; i <= n; i++) { split(p[i], q, " "); if (q[1] != "") print q[1] } }')
 missing=()
 for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! grep -qxF "$p" <<< "$have"; then
     missing+=("$p")
   fi
 done
