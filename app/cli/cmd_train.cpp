@@ -179,7 +179,11 @@ void addTrainCommands(Cli& cli)
              "experiment.seeds. The results store gets a study named experiment.name with one trial per seed,\n"
              "and each run's metrics (loss, loss/<head>, lr, compute_fps, full_fps, data_wait_ms, cpu_percent,\n"
              "peak_memory_bytes, stage_seconds/<stage>, val/<metric>).\n"
-             "Ctrl-C stops after the current step; finished epochs are kept and --resume continues them.",
+             "Ctrl-C stops after the current step; finished epochs are kept and --resume continues them.\n"
+             "Speed options are config keys ('pitwall config schema' documents each): on a CUDA build\n"
+             "training.optimization.use_torch_compile=true captures forward and backward into a CUDA graph\n"
+             "after 3 eager steps, precision=bf16|fp16 autocasts (fp16 with loss scaling: loss_scale,\n"
+             "fp16_skipped_steps), training.distribution.logical_devices=N trains data-parallel over N devices.",
              {dbOption(), jsonOption(),
               {"seed", "S", "train only this seed (instead of experiment.seeds)"},
               {"resume", "", "continue the study's unfinished trials of the same seeds from their checkpoints"}},
