@@ -9,11 +9,15 @@ Each mode prints one JSON document on its last line of stdout:
 """
 import json
 import math
+import os
 import sys
 import warnings
 
 warnings.filterwarnings("ignore")
 import optuna  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from optuna_storage import storage_url  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -58,17 +62,6 @@ def trials_json(study):
         })
     return {"study": study.study_name, "direction": study.direction.name, "sampler": type(study.sampler).__name__,
             "trials": out}
-
-
-def storage_url(path):
-    # A file Pitwall made has Optuna 3.1's table schema; Optuna 3.2 and later ask for `optuna storage upgrade`
-    # once (an index on trials.study_id), as a user of a newer Optuna does. Pitwall reads and writes both.
-    url = "sqlite:///" + path
-    if path:
-        rdb = optuna.storages.RDBStorage(url, skip_compatibility_check=True)
-        if rdb.get_current_version() != rdb.get_head_version():
-            rdb.upgrade()
-    return url
 
 
 def run(args):

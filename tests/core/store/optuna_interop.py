@@ -7,10 +7,14 @@
 Prints one JSON object on the last line of stdout.
 """
 import json
+import os
 import sqlite3
 import sys
 
 import optuna
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from optuna_storage import storage_url  # noqa: E402
 from optuna.distributions import distribution_to_json
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -42,19 +46,8 @@ def file_versions(path):
     return versions
 
 
-def storage(path):
-    # A file Pitwall made has Optuna 3.1's table schema; Optuna 3.2 and later ask for `optuna storage upgrade`
-    # once (an index on trials.study_id), as a user of a newer Optuna does. Pitwall reads and writes both.
-    url = "sqlite:///" + path
-    if path:
-        rdb = optuna.storages.RDBStorage(url, skip_compatibility_check=True)
-        if rdb.get_current_version() != rdb.get_head_version():
-            rdb.upgrade()
-    return url
-
-
 def extend(path, name):
-    study = optuna.load_study(study_name=name, storage=storage(path))
+    study = optuna.load_study(study_name=name, storage=storage_url(path))
     out = {"before": dump(study)}
     trial = study.ask()
     trial.suggest_float("x", -3, 3)
@@ -70,7 +63,7 @@ def extend(path, name):
 
 
 def write(path):
-    study = optuna.create_study(study_name="optuna-made", storage=storage(path),
+    study = optuna.create_study(study_name="optuna-made", storage=storage_url(path),
                                 sampler=optuna.samplers.TPESampler(seed=0), direction="minimize")
     study.set_user_attr("purpose", "interop")
     for i in range(6):
@@ -93,7 +86,7 @@ def write(path):
 
 
 def read(path, name):
-    study = optuna.load_study(study_name=name, storage=storage(path))
+    study = optuna.load_study(study_name=name, storage=storage_url(path))
     return {"study": dump(study), "files": file_versions(path)}
 
 
