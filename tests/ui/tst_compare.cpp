@@ -41,9 +41,21 @@ private Q_SLOTS:
     void flattensYaml();
 
 private:
+    // Shows `window`'s Compare view on `study` of the test database and returns the view (still loading).
+    ui::CompareView* openCompare(ui::MainWindow& window, const char* study);
+
     QTemporaryDir m_dir;
     QString m_db;
 };
+
+ui::CompareView* TestCompare::openCompare(ui::MainWindow& window, const char* study)
+{
+    window.focusStudy(study);
+    window.showView(ui::View::Compare);
+    window.show();
+    window.openDatabase(m_db);
+    return window.compareView();
+}
 
 void TestCompare::initTestCase()
 {
@@ -67,11 +79,7 @@ void TestCompare::initTestCase()
 void TestCompare::differencesOnlyShowsExactlyTheDifferingKeys()
 {
     ui::MainWindow window;
-    window.focusStudy("two-variants");
-    window.showView(ui::View::Compare);
-    window.show();
-    window.openDatabase(m_db);
-    ui::CompareView* compare = window.compareView();
+    ui::CompareView* compare = openCompare(window, "two-variants");
     QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
     QCOMPARE(compare->checked(), QList<int>({0, 1}));
     QTRY_VERIFY(compare->configTable()->rowCount() > 5);
@@ -90,11 +98,7 @@ void TestCompare::differencesOnlyShowsExactlyTheDifferingKeys()
 void TestCompare::overlaysTheChosenMetric()
 {
     ui::MainWindow window;
-    window.focusStudy("two-variants");
-    window.showView(ui::View::Compare);
-    window.show();
-    window.openDatabase(m_db);
-    ui::CompareView* compare = window.compareView();
+    ui::CompareView* compare = openCompare(window, "two-variants");
     QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
     QTRY_VERIFY(compare->metricChooser()->count() > 3);
     QCOMPARE(compare->metricChooser()->currentText(), QString("loss"));
@@ -114,11 +118,7 @@ void TestCompare::overlaysTheChosenMetric()
 void TestCompare::summarisesGroupsOfSeeds()
 {
     ui::MainWindow window;
-    window.focusStudy("transfuser-seeds");
-    window.showView(ui::View::Compare);
-    window.show();
-    window.openDatabase(m_db);
-    ui::CompareView* compare = window.compareView();
+    ui::CompareView* compare = openCompare(window, "transfuser-seeds");
     QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare) && window.snapshot().focusStudy == "transfuser-seeds",
                              10000);
     compare->setChecked({0, 1, 2});

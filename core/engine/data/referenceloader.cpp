@@ -31,13 +31,13 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-// The channels are Unix stream sockets so that writing to a finished peer fails with EPIPE instead of raising
-// SIGPIPE (MSG_NOSIGNAL), in the parent and in the workers alike.
-bool writeAll(int fd, const void* data, std::size_t size)
+// Repeats `io` (one send or read of at most the bytes left) until `size` bytes have moved; false on end of file
+// or an error other than EINTR.
+template <typename Byte, typename Io>
+bool transferAll(Byte* p, std::size_t size, Io io)
 {
-    const auto* p = static_cast<const char*>(data);
     while (size > 0) {
-        const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+        const ssize_t n = io(p, size);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -48,19 +48,17 @@ bool writeAll(int fd, const void* data, std::size_t size)
     return true;
 }
 
+// The channels are Unix stream sockets so that writing to a finished peer fails with EPIPE instead of raising
+// SIGPIPE (MSG_NOSIGNAL), in the parent and in the workers alike.
+bool writeAll(int fd, const void* data, std::size_t size)
+{
+    return transferAll(static_cast<const char*>(data), size,
+                       [fd](const char* p, std::size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
+}
+
 bool readAll(int fd, void* data, std::size_t size)
 {
-    auto* p = static_cast<char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::read(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return true;
+    return transferAll(static_cast<char*>(data), size, [fd](char* p, std::size_t n) { return ::read(fd, p, n); });
 }
 
 // torchvision's _rgb2hsv / _hsv2rgb on a [3, H, W] tensor in [0, 1].
