@@ -17,7 +17,17 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth
   # reference and interop checks (Debian's python3, /usr/bin/python3)
   python3 python3-optuna python3-torch python3-torchvision python3-yaml python3-pil
+  # a decimal-comma locale, so the tests check that numbers read the same under it
+  locales
 )
+
+# de_DE.UTF-8 generated once (the window's and the number parser's tests run under it).
+ensure_locale() {
+  if locale -a 2>/dev/null | grep -qix 'de_DE.utf8'; then return 0; fi
+  [ "${1:-}" = "--check" ] && { echo "pitwall: missing locale de_DE.UTF-8"; return 1; }
+  echo "pitwall: generating locale de_DE.UTF-8"
+  $SUDO localedef -i de_DE -f UTF-8 de_DE.UTF-8
+}
 
 # Installed packages and the names they provide (Debian 13 folds some -dev packages into others: there
 # qt6-base-dev provides libqt6opengl6-dev), one per line.
@@ -30,7 +40,10 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if [ "${#missing[@]}" -eq 0 ]; then
+  ensure_locale "${1:-}" || exit 1
   echo "pitwall: all ${#PACKAGES[@]} build and test packages are installed"
   exit 0
 fi
@@ -39,10 +52,9 @@ if [ "${1:-}" = "--check" ]; then
   exit 1
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "pitwall: installing ${#missing[@]} packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "pitwall: dependencies installed"
+ensure_locale

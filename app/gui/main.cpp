@@ -1,5 +1,8 @@
 // pitwall-gui: the workbench window.
+#include "ui/application.h"
 #include "ui/mainwindow.h"
+
+#include "core/util/error.h"
 
 #include "core/util/paths.h"
 
@@ -38,11 +41,31 @@ bool prepareDisplay(int argc, char** argv)
 }
 } // namespace
 
+int runWindow(pitwall::ui::Application& app);
+} // namespace
+
 int main(int argc, char** argv)
 {
     if (!prepareDisplay(argc, argv))
         return 2;
-    QApplication app(argc, argv);
+    pitwall::ui::Application app(argc, argv);
+    // An error while the window is built is reported like one in an event handler; then the process ends
+    // with exit 1 (bad input: 2) instead of Qt's abort.
+    try {
+        return runWindow(app);
+    } catch (const pitwall::InputError& e) {
+        for (const pitwall::Diagnostic& d : e.diagnostics())
+            std::fprintf(stderr, "pitwall-gui: error: %s\n", d.toString().c_str());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pitwall-gui: could not start: %s\n", e.what());
+        return 1;
+    }
+}
+
+namespace {
+int runWindow(pitwall::ui::Application& app)
+{
     QApplication::setOrganizationName("Pitwall");
     QApplication::setApplicationName("pitwall-gui");
     QApplication::setApplicationVersion(PITWALL_VERSION);
@@ -111,3 +134,4 @@ int main(int argc, char** argv)
     }
     return app.exec();
 }
+} // namespace

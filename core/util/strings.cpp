@@ -123,6 +123,8 @@ std::optional<long long> parseInteger(std::string_view text)
 
 std::optional<double> parseDouble(std::string_view text)
 {
+    // std::from_chars never looks at the C locale, so "0.5" reads the same under de_DE as under C (strtod
+    // would stop at the '.' once QApplication has set LC_NUMERIC from the environment).
     std::string t = trim(text);
     if (t.empty())
         return std::nullopt;
@@ -133,9 +135,29 @@ std::optional<double> parseDouble(std::string_view text)
         return -HUGE_VAL;
     if (lower == ".nan" || lower == "nan")
         return std::nan("");
-    char* end = nullptr;
-    const double value = std::strtod(t.c_str(), &end);
-    if (end != t.c_str() + t.size())
+    const char* begin = t.data();
+    const char* end = t.data() + t.size();
+    if (*begin == '+')
+        ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors (from_chars takes no sign after it)
+    if (begin == end || *begin == '+')
+        return std::nullopt;
+    // Only decimal digits, a point and an exponent: no hex floats, "infinity", or "nan(...)" payloads.
+    for (const char* c = begin; c != end; ++c)
+        if (!(std::isdigit(static_cast<unsigned char>(*c)) || *c == '.' || *c == 'e' || *c == 'E' ||
+              ((*c == '-' || *c == '+') && (c == begin || c[-1] == 'e' || c[-1] == 'E'))))
+            return std::nullopt;
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
+    if (ptr != end)
+        return std::nullopt;
+    if (ec == std::errc::result_out_of_range) {
+        // strtod's answer for overflow and underflow, kept: 1e999 is inf, 1e-999 is 0 (callers warn or range-check).
+        const bool negative = *begin == '-';
+        const auto e = t.find_first_of("eE");
+        const bool tiny = e != std::string::npos && t[e + 1] == '-';
+        return tiny ? (negative ? -0.0 : 0.0) : (negative ? -HUGE_VAL : HUGE_VAL);
+    }
+    if (ec != std::errc())
         return std::nullopt;
     return value;
 }
@@ -146,10 +168,14 @@ std::string formatDouble(double value)
         return "nan";
     if (std::isinf(value))
         return value > 0 ? "inf" : "-inf";
+    // Shortest round-trip text, locale-independent; "%g"-like form (1e-05 style exponents stay short).
     char buffer[64];
     for (int precision = 6; precision <= 17; ++precision) {
-        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-        if (std::strtod(buffer, nullptr) == value)
+        auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof buffer - 1, value, std::chars_format::general, precision);
+        *ptr = '\0';
+        double back = 0;
+        std::from_chars(buffer, ptr, back, std::chars_format::general);
+        if (back == value)
             break;
     }
     return buffer;

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void picksUpRowsWrittenElsewhere();
     void reportsAForeignFileInPlace();
     void opensAnOptunaDatabase();
+    void startsUnderADecimalCommaLocale();
     void launchReportsABadConfigInPlace();
     void exportsTablesAndCharts();
     void switchesViewsWithShortcuts();
@@ -292,6 +293,22 @@ void TestWorkbench::screenshotModeWritesAPicture()
     QImage image(png);
     QVERIFY(!image.isNull());
     QCOMPARE(image.size(), QSize(1200, 760));
+}
+
+void TestWorkbench::startsUnderADecimalCommaLocale()
+{
+    // Before: under de_DE the window aborted at start ("bad default for 'training.optimization.lr': expected a
+    // number, got '0.0003'"), because QApplication set LC_NUMERIC and the schema was read with strtod.
+    const QString png = m_dir.filePath("configure-de.png");
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("LC_ALL", "de_DE.UTF-8");
+    env.insert("LANG", "de_DE.UTF-8");
+    gui.setProcessEnvironment(env);
+    gui.start(PITWALL_GUI, {"--db", m_db, "--view", "configure", "--screenshot", png});
+    QVERIFY(gui.waitForFinished(60000));
+    QVERIFY2(gui.exitStatus() == QProcess::NormalExit && gui.exitCode() == 0, gui.readAllStandardError().constData());
+    QVERIFY(!QImage(png).isNull());
 }
 
 QTEST_MAIN(TestWorkbench)

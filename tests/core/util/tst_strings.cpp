@@ -1,0 +1,98 @@
+// Number text in core is locale-independent and strict: what the config, the store and the search space read
+// must not change with the desktop's locale (QApplication sets LC_NUMERIC from the environment), and text that
+// is not a plain decimal number is refused rather than read as something else.
+#include "core/util/strings.h"
+
+#include <QtTest>
+
+#include <clocale>
+#include <cmath>
+
+using namespace pitwall;
+
+class TestStrings : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void cleanup() { std::setlocale(LC_ALL, "C"); }
+    void parsesPlainNumbers_data();
+    void parsesPlainNumbers();
+    void refusesOtherText_data();
+    void refusesOtherText();
+    void sameUnderDecimalCommaLocale();
+    void formatRoundTrips();
+};
+
+void TestStrings::parsesPlainNumbers_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("decimal") << "0.0003" << 0.0003;
+    QTest::newRow("leading plus") << "+2.5" << 2.5;
+    QTest::newRow("negative exponent") << "3e-05" << 3e-05;
+    QTest::newRow("capital exponent") << "1E3" << 1000.0;
+    QTest::newRow("exponent with plus") << "1e+2" << 100.0;
+    QTest::newRow("leading point") << ".5" << 0.5;
+    QTest::newRow("trailing point") << "4." << 4.0;
+    QTest::newRow("spaces trimmed") << "  -7.25 " << -7.25;
+    QTest::newRow("overflow is inf") << "1e999" << HUGE_VAL;
+    QTest::newRow("yaml inf") << ".inf" << HUGE_VAL;
+    QTest::newRow("yaml -inf") << "-.inf" << -HUGE_VAL;
+}
+
+void TestStrings::parsesPlainNumbers()
+{
+    QFETCH(QString, text);
+    QFETCH(double, expected);
+    const auto v = parseDouble(text.toStdString());
+    QVERIFY2(v.has_value(), qPrintable(text));
+    QCOMPARE(*v, expected);
+}
+
+void TestStrings::refusesOtherText_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("two signs") << "+-5";
+    QTest::newRow("two pluses") << "++5";
+    QTest::newRow("hex float") << "0x1p3";
+    QTest::newRow("hex integer") << "0x10";
+    QTest::newRow("nan payload") << "nan(123)";
+    QTest::newRow("infinity word") << "infinity";
+    QTest::newRow("decimal comma") << "0,5";
+    QTest::newRow("trailing text") << "1.5abc";
+    QTest::newRow("sign only") << "-";
+    QTest::newRow("empty") << "";
+    QTest::newRow("two points") << "1.2.3";
+}
+
+void TestStrings::refusesOtherText()
+{
+    QFETCH(QString, text);
+    QVERIFY2(!parseDouble(text.toStdString()).has_value(), qPrintable(text));
+}
+
+void TestStrings::sameUnderDecimalCommaLocale()
+{
+    // The install script generates de_DE.UTF-8; without it this test cannot show anything, so it fails.
+    QVERIFY2(std::setlocale(LC_ALL, "de_DE.UTF-8") != nullptr,
+             "locale de_DE.UTF-8 is missing: run packaging/install-deps.sh");
+    const auto v = parseDouble("0.0003");
+    QVERIFY(v.has_value());
+    QCOMPARE(*v, 0.0003);
+    QVERIFY(!parseDouble("0,5").has_value());
+    QCOMPARE(formatDouble(0.5), std::string("0.5"));
+    QCOMPARE(formatDouble(3e-05), std::string("3e-05"));
+}
+
+void TestStrings::formatRoundTrips()
+{
+    for (double x : {0.1, 1.0 / 3.0, 3e-05, 123456789.125, -2.5e300, 5e-324}) {
+        const std::string text = formatDouble(x);
+        QCOMPARE(parseDouble(text).value(), x);
+    }
+    QCOMPARE(formatDouble(0.1), std::string("0.1"));
+    QCOMPARE(formatDouble(100.0), std::string("100"));
+    QCOMPARE(formatDouble(HUGE_VAL), std::string("inf"));
+}
+
+QTEST_APPLESS_MAIN(TestStrings)
+#include "tst_strings.moc"
