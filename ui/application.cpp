@@ -30,11 +30,11 @@ bool Application::notify(QObject* receiver, QEvent* event)
         QString text;
         for (const Diagnostic& d : e.diagnostics())
             text += QString::fromStdString(d.toString()) + "\n";
-        reportError(tr("Bad input"), text.trimmed());
+        reportError(QStringLiteral("Bad input"), text.trimmed());
     } catch (const std::exception& e) {
-        reportError(tr("Unexpected error"), QString::fromLocal8Bit(e.what()));
+        reportError(QStringLiteral("Unexpected error"), QString::fromLocal8Bit(e.what()));
     } catch (...) {
-        reportError(tr("Unexpected error"), tr("an unknown exception"));
+        reportError(QStringLiteral("Unexpected error"), QStringLiteral("an unknown exception"));
     }
     return false;
 }
@@ -46,8 +46,8 @@ void Application::reportError(const QString& context, const QString& what)
     if (n > kMaxDialogs)
         return;
     auto* box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Pitwall — ") + context,
-                                what + tr("\n\nThe window stays open: correct the input or the file named above and try "
-                                          "again. Details are also on the terminal (stderr)."),
+                                what + QStringLiteral("\n\nThe window stays open: correct the input or the file named above and try "
+                                                  "again. Details are also on the terminal (stderr)."),
                                 QMessageBox::Ok);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("pitwallErrorDialog"));

@@ -7,7 +7,6 @@
 namespace pitwall::ui {
 
 class Application : public QApplication {
-    Q_OBJECT
 public:
     Application(int& argc, char** argv);
 

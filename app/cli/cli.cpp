@@ -1,4 +1,5 @@
 #include "app/cli/cli.h"
+#include "app/cli/jobrunner.h"
 
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 namespace pitwall::cli {
 
@@ -74,7 +76,36 @@ OptionSpec dbOption()
 
 OptionSpec jsonOption() { return {"json", "", "print one JSON document on stdout instead of text"}; }
 
-void Cli::add(Command command) { m_commands.push_back(std::move(command)); }
+void Cli::add(Command command)
+{
+    // A loaded command replaces its listed-only entry.
+    std::erase_if(m_commands, [&](const Command& c) { return c.path == command.path && !c.run; });
+    if (!command.jobKind.empty())
+        addJobOptions(command);
+    m_commands.push_back(std::move(command));
+}
+
+void Cli::addListed(const std::string& path, const std::string& summary)
+{
+    if (std::none_of(m_commands.begin(), m_commands.end(), [&](const Command& c) { return c.path == path; }))
+        m_commands.push_back(Command{path, summary, "", "", {}, nullptr});
+}
+
+void Cli::setJobKind(const std::string& path, const std::string& kind)
+{
+    auto it = std::find_if(m_commands.begin(), m_commands.end(), [&](const Command& c) { return c.path == path && c.run; });
+    if (it == m_commands.end())
+        throw std::logic_error("no command '" + path + "' to make a job of");
+    if (it->jobKind.empty())
+        addJobOptions(*it);
+    it->jobKind = kind;
+}
+
+bool Cli::knows(const std::string& word) const
+{
+    return std::any_of(m_commands.begin(), m_commands.end(),
+                       [&](const Command& c) { return split(c.path, ' ')[0] == word; });
+}
 
 void Cli::printOverview() const
 {
@@ -209,7 +240,13 @@ int Cli::run(int argc, char** argv)
         args.options[name].push_back(value);
     }
 
+    if (!command->run) {
+        std::cerr << "pitwall " << command->path << ": this command's engine module is not loaded\n";
+        return kExitFailure;
+    }
     try {
+        if (!command->jobKind.empty())
+            return runAsJob(*command, args, words);
         return command->run(args);
     } catch (const InputError& e) {
         for (const Diagnostic& d : e.diagnostics())

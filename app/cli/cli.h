@@ -47,6 +47,9 @@ struct Command {
     std::vector<OptionSpec> options;
     std::function<int(const Args&)> run;
     bool hidden = false;     // internal commands (started by Pitwall itself) are left out of the overview
+    // Non-empty for long work that records itself as a job in the results store ("train", "hpo", ...): the
+    // command then prints its job id on stderr and takes --detach (see app/cli/jobrunner.h).
+    std::string jobKind = {};
 };
 
 // Options every command that touches results takes.
@@ -56,6 +59,15 @@ OptionSpec jsonOption();
 class Cli {
 public:
     void add(Command command);
+    // A command known by name and summary only (its code is in the engine module, not loaded): listed in the
+    // overview so that `pitwall --help` needs no LibTorch.
+    void addListed(const std::string& path, const std::string& summary);
+    // Whether some command's first word is `word` ("db" for "db info").
+    bool knows(const std::string& word) const;
+    // Makes the command at `path` a job of `kind` (see Command::jobKind). InputError-free: an unknown path is
+    // a programming error (std::logic_error).
+    void setJobKind(const std::string& path, const std::string& kind);
+    const std::vector<Command>& commands() const { return m_commands; }
     // Parses argv and runs the command; prints errors and help itself. Returns the exit status.
     int run(int argc, char** argv);
 
@@ -72,6 +84,7 @@ void addDbCommands(Cli& cli);
 void addDeviceCommands(Cli& cli);
 void addPluginCommands(Cli& cli);
 void addStudyCommands(Cli& cli);
+void addJobCommands(Cli& cli);
 void addTrainCommands(Cli& cli); // needs the engine
 void addBenchCommands(Cli& cli); // needs the engine
 void addLoaderBenchCommands(Cli& cli); // needs the engine
@@ -79,5 +92,6 @@ void addEvalCommands(Cli& cli);  // needs the engine
 void addDataCommands(Cli& cli);  // needs the engine
 void addHpoCommands(Cli& cli);   // needs the engine (hpo, worker)
 void addBenchPartitionsCommands(Cli& cli); // needs the engine
+void addEngineInfoCommand(Cli& cli); // needs the engine
 
 } // namespace pitwall::cli

@@ -11,6 +11,7 @@
 #include "core/sched/trialstate.h"
 #include "core/sched/workerpool.h"
 #include "core/store/store.h"
+#include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/process.h"
@@ -34,11 +35,6 @@ namespace fs = std::filesystem;
 constexpr const char* kDefaultConfig = "configs/transfuser/smoke.yaml";
 constexpr double kFailed = -1.0; // AutoSpeed's tables write an out-of-memory (or failed) run as -1
 
-std::atomic<bool> g_cancel{false};
-void onInterrupt(int)
-{
-    g_cancel = true;
-}
 
 // configs/transfuser/smoke.yaml in the working directory, the source tree of a build, or the install tree.
 std::string defaultConfig()
@@ -112,7 +108,7 @@ Cell measure(const std::string& mode, long long batchSize, const ResolvedConfig&
     for (std::size_t done = 0; done < children.size();) {
         done = 0;
         for (std::size_t i = 0; i < children.size(); ++i) {
-            if (g_cancel)
+            if (processCancelToken().requested())
                 children[i].signal(SIGTERM);
             if (const auto exit = children[i].poll()) {
                 ++done;
@@ -214,8 +210,7 @@ int benchPartitions(const Args& args)
         if (done == total)
             line.finish();
     });
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    installInterruptHandlers(InterruptPolicy::Command);
 
     std::vector<Cell> cells;
     std::vector<std::string> measured;
@@ -233,7 +228,7 @@ int benchPartitions(const Args& args)
         }
         const std::vector<LogicalDevice> devices = backend->logicalDevices(mode);
         measured.push_back(name);
-        for (std::size_t i = 0; i < batchSizes.size() && !g_cancel; ++i) {
+        for (std::size_t i = 0; i < batchSizes.size() && !processCancelToken().requested(); ++i) {
             line.message(name + " (" + std::to_string(devices.size()) + " logical device(s)), batch size " +
                          std::to_string(batchSizes[i]) + ": training " + std::to_string(*epochs) + " epoch(s)...");
             cells.push_back(measure(name, batchSizes[i], configs[i], devices,
@@ -245,7 +240,7 @@ int benchPartitions(const Args& args)
                     line.message("  " + r.device + " failed: " + r.error);
         }
     }
-    if (g_cancel) {
+    if (processCancelToken().requested()) {
         std::fprintf(stderr, "cancelled\n");
         return 130;
     }

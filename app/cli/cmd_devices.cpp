@@ -8,9 +8,6 @@
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 
-#ifdef PITWALL_HAVE_ENGINE
-#include "core/engine/engineinfo.h"
-#endif
 
 #include <nlohmann/json.hpp>
 
@@ -198,25 +195,13 @@ int showDevices(const Args& args)
     out["backends"] = list;
     out["mode"] = partitionModeName(mode);
     out["problems"] = gpus.problems;
-#ifdef PITWALL_HAVE_ENGINE
-    const EngineInfo engine = engineInfo();
-    out["engine"] = {{"torch_version", engine.torchVersion},
-                     {"gpu_available", engine.cudaAvailable},
-                     {"gpu_count", engine.gpuCount},
-                     {"hip_build", engine.hipBuild},
-                     {"intra_op_threads", engine.intraOpThreads}};
-#endif
     if (args.flag("json")) {
         std::cout << out.dump(2) << "\n";
         return cpuProblem.empty() ? kExitOk : kExitBadInput;
     }
     for (const std::string& problem : gpus.problems)
         std::cerr << "warning: " << problem << "\n";
-#ifdef PITWALL_HAVE_ENGINE
-    std::printf("\nengine: LibTorch %s, %s\n", engine.torchVersion.c_str(),
-                engine.cudaAvailable ? (std::to_string(engine.gpuCount) + " GPU(s) visible").c_str()
-                                     : "no GPU backend in this LibTorch or no GPU visible");
-#endif
+    std::printf("\nengine: 'pitwall engine info' shows the LibTorch version and the GPUs LibTorch sees\n");
     return kExitOk;
 }
 

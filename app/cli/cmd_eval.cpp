@@ -4,6 +4,7 @@
 
 #include "core/engine/drive/runeval.h"
 #include "core/report/table.h"
+#include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -19,13 +20,7 @@ namespace pitwall::cli {
 
 namespace {
 
-std::atomic<bool> g_cancel{false};
 
-void onInterrupt(int)
-{
-    if (g_cancel.exchange(true))
-        std::_Exit(130);
-}
 
 long long integerOption(const Args& args, const std::string& name, long long fallback, long long min, long long max)
 {
@@ -108,14 +103,14 @@ std::optional<drive::DrivingReport> drivePolicy(drive::DrivingPolicy& policy, co
 {
     ProgressLine line;
     drive::DriveCallbacks callbacks;
-    callbacks.cancel = &g_cancel;
+    callbacks.cancel = processCancelToken().flag();
     callbacks.progress = [&](const drive::DriveProgress& p) {
         line.update(policy.name() + " route " + std::to_string(p.route + 1) + "/" + std::to_string(p.routes), p.timeS,
                     p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %");
     };
     std::vector<drive::RouteResult> routes;
     for (const drive::RouteSpec& route : drive::routeSpecs(options)) {
-        if (g_cancel.load())
+        if (processCancelToken().requested())
             return std::nullopt;
         routes.push_back(drive::driveRoute(policy, route, options, callbacks));
         const drive::RouteResult& r = routes.back();
@@ -126,7 +121,7 @@ std::optional<drive::DrivingReport> drivePolicy(drive::DrivingPolicy& policy, co
                      formatFixed(r.infractionPenalty, 3) + ")" +
                      (r.replayFile.empty() ? "" : ", replay " + r.replayFile));
     }
-    if (g_cancel.load())
+    if (processCancelToken().requested())
         return std::nullopt;
     return drive::summarise(policy.name(), std::move(routes));
 }
@@ -147,8 +142,7 @@ int evalDriving(const Args& args)
     const std::vector<PolicyChoice> policies = parsePolicies(*policyText);
     const std::string replayDir = args.value("replay", "");
 
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    installInterruptHandlers(InterruptPolicy::Command);
     std::vector<drive::DrivingReport> reports;
     for (const PolicyChoice& choice : policies) {
         drive::DrivingEvalOptions runOptions = options;

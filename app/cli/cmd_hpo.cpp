@@ -9,6 +9,7 @@
 #include "core/sched/searchsetup.h"
 #include "core/sched/trialloop.h"
 #include "core/sched/workerpool.h"
+#include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
@@ -34,18 +35,7 @@ namespace fs = std::filesystem;
 constexpr double kDefaultHeartbeatSeconds = 5.0;
 constexpr double kDefaultGraceSeconds = 60.0;
 
-std::atomic<bool> g_cancel{false};
-std::atomic<bool> g_interrupted{false};
 
-// SIGTERM (from the pool) and a first SIGINT cancel the running trial; a second SIGINT (Ctrl-C twice on a worker
-// run by hand) exits at once. A terminal's Ctrl-C reaches the pool's workers too, and the pool then sends
-// SIGTERM: that must not count as a second Ctrl-C.
-void onSignal(int signalNumber)
-{
-    if (signalNumber == SIGINT && g_interrupted.exchange(true))
-        std::_Exit(130);
-    g_cancel = true;
-}
 
 std::string absolute(const std::string& path)
 {
@@ -159,8 +149,7 @@ int workerCommand(const Args& args)
         if (::getppid() == 1)
             return 130; // the pool died before the line above
     }
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    installInterruptHandlers(InterruptPolicy::Worker);
     const std::string db = args.database();
     const std::string studyName = args.value("study", "");
     if (studyName.empty())
@@ -223,7 +212,7 @@ int workerCommand(const Args& args)
     loop.workerLog = args.value("worker-log", "");
     loop.logDir = settings.logDir.empty() ? "hpo-logs" : settings.logDir;
     loop.heartbeatIntervalSeconds = args.positive("heartbeat-interval", kDefaultHeartbeatSeconds);
-    loop.cancel = &g_cancel;
+    loop.cancel = processCancelToken().flag();
     loop.message = [&](const std::string& text) {
         std::cerr << formatTimestamp(nowSeconds()).substr(11, 8) << " [" << device.id << "] " << text << std::endl;
     };

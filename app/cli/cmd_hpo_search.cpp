@@ -9,6 +9,7 @@
 #include "core/hpo/study.h"
 #include "core/sched/searchsetup.h"
 #include "core/sched/workerpool.h"
+#include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
@@ -26,13 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::atomic<bool> g_cancel{false};
 
-void onInterrupt(int)
-{
-    if (g_cancel.exchange(true))
-        std::_Exit(130); // a second Ctrl-C does not wait; the workers stop through their parent-death signal
-}
 
 std::string absolute(const std::string& path)
 {
@@ -267,14 +262,13 @@ int hpoCommand(const Args& args)
     line.message("study '" + studyName + "' in " + db + ": " + std::to_string(settings.targetTrials) + " trials on " +
                  std::to_string(devices.size()) + " " + backend->name() + " worker(s) (" + settings.partition +
                  "), logs in " + settings.logDir);
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    installInterruptHandlers(InterruptPolicy::Command);
     const double start = nowSeconds();
     PoolStatus status;
     if (remaining > 0 || countTrials(store->trials(studyId), direction).running > 0) {
         WorkerPool workers(pool);
         status = workers.run(
-            &g_cancel,
+            processCancelToken().flag(),
             [&](const PoolEvent& e) {
                 if (e.kind == PoolEventKind::HostBound)
                     note(e.message);
@@ -294,7 +288,7 @@ int hpoCommand(const Args& args)
     const StudyCounts counts = countTrials(trials, direction);
     Study handle = Study::load(*store, studyName);
     const auto best = handle.bestTrial();
-    const bool searchDone = best && !g_cancel.load() && status.error.empty();
+    const bool searchDone = best && !processCancelToken().requested() && status.error.empty();
     if (!json) {
         std::printf(
             "\nstudy '%s' in %s: %d complete, %d pruned, %d failed (%d interrupted) in %.1f s on %zu worker(s)\n",
@@ -323,7 +317,7 @@ int hpoCommand(const Args& args)
         final.epochs = *finalEpochs;
         final.storeLocation = db;
         final.studyName = studyName;
-        final.cancel = &g_cancel;
+        final.cancel = processCancelToken().flag();
         final.message = [&](const std::string& text) { line.message(text); };
         final.progress = [&](const std::string& label, const engine::TrainProgress& p) {
             if (!p.epochDone)
@@ -340,7 +334,7 @@ int hpoCommand(const Args& args)
             std::printf("\nheld-out validation after %d epoch(s) (studies '%s/final-default', '%s/final-optimised'):\n%s",
                         *finalEpochs, studyName.c_str(), studyName.c_str(), finalResults->toText().c_str());
     }
-    const bool cancelled = g_cancel.load();
+    const bool cancelled = processCancelToken().requested();
     if (json) {
         Json out{{"study", studyName},
                  {"db", db},

@@ -4,6 +4,7 @@
 #include "app/cli/progress.h"
 
 #include "core/engine/train/experiment.h"
+#include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
@@ -20,13 +21,7 @@ namespace pitwall::cli {
 
 namespace {
 
-std::atomic<bool> g_cancel{false};
 
-void onInterrupt(int)
-{
-    if (g_cancel.exchange(true))
-        std::_Exit(130); // a second Ctrl-C does not wait
-}
 
 std::string fixed(double value, int decimals)
 {
@@ -94,9 +89,8 @@ int trainCommand(const Args& args)
         line.update(label, static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch),
                     "loss " + fixed(p.loss, 4) + "  " + fixed(p.computeFps, 1) + " samples/s");
     };
-    options.cancel = &g_cancel;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    options.cancel = processCancelToken().flag();
+    installInterruptHandlers(InterruptPolicy::Command);
 
     const engine::ExperimentResult result = engine::runExperiment(config, options);
     line.finish();
@@ -158,9 +152,8 @@ int trainRankCommand(const Args& args)
     if (args.value("trial-id"))
         request.trialId = integer("trial-id");
     request.resume = args.flag("resume");
-    request.cancel = &g_cancel;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    request.cancel = processCancelToken().flag();
+    installInterruptHandlers(InterruptPolicy::Command);
     const engine::TrainResult result = engine::train(request);
     std::ofstream out(args.value("result", ""));
     out << engine::trainResultToJson(result).dump();

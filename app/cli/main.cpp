@@ -1,7 +1,12 @@
-// pitwall: the headless command line (no Qt). Each command group lives in its own file beside this one.
+// pitwall: the headless command line (no Qt). Each command group lives in its own file beside this one; the
+// commands that train or evaluate live in the engine module, loaded only when one of them runs.
 #include "app/cli/cli.h"
+#include "app/cli/engineloader.h"
 
 #include <malloc.h>
+
+#include <cstring>
+#include <iostream>
 
 int main(int argc, char** argv)
 {
@@ -9,20 +14,30 @@ int main(int argc, char** argv)
     // returning them to the kernel saves the page faults (about 6 % CPU per step, measured).
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    pitwall::cli::Cli cli;
-    pitwall::cli::addConfigCommands(cli);
-    pitwall::cli::addDbCommands(cli);
-    pitwall::cli::addDeviceCommands(cli);
-    pitwall::cli::addPluginCommands(cli);
-    pitwall::cli::addStudyCommands(cli);
-#ifdef PITWALL_HAVE_ENGINE
-    pitwall::cli::addTrainCommands(cli);
-    pitwall::cli::addBenchCommands(cli);
-    pitwall::cli::addLoaderBenchCommands(cli);
-    pitwall::cli::addEvalCommands(cli);
-    pitwall::cli::addDataCommands(cli);
-    pitwall::cli::addHpoCommands(cli);
-    pitwall::cli::addBenchPartitionsCommands(cli);
-#endif
+    using namespace pitwall::cli;
+    Cli cli;
+    addConfigCommands(cli);
+    addDbCommands(cli);
+    addDeviceCommands(cli);
+    addPluginCommands(cli);
+    addStudyCommands(cli);
+    addJobCommands(cli);
+
+    const std::string first = argc > 1 ? argv[1] : "";
+    std::string why;
+    if (first == "internal-write-engine-index" && argc == 3) { // run by the build, beside the module
+        const std::size_t before = cli.commands().size();
+        if (!loadEngineCommands(cli, why)) {
+            std::cerr << "pitwall: " << why << "\n";
+            return kExitFailure;
+        }
+        return writeEngineIndex(cli, before, argv[2]);
+    }
+    if (needsEngine(cli, first)) {
+        if (!loadEngineCommands(cli, why))
+            std::cerr << "pitwall: " << why << "\n";
+    } else {
+        listEngineCommands(cli);
+    }
     return cli.run(argc, argv);
 }

@@ -1,5 +1,7 @@
 #include "app/cli/progress.h"
 
+#include "core/sched/jobsession.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@ ProgressLine::ProgressLine(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out
 void ProgressLine::update(const std::string& label, double done, double total, const std::string& suffix)
 {
     const double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
+    reportJobProgress(fraction, suffix.empty() ? label : label + "  " + suffix); // the job record, if any
     const bool newLabel = label != m_lastLabel;
     m_lastLabel = label;
     if (m_tty) {

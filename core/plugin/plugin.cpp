@@ -43,12 +43,19 @@ PluginLibrary PluginLibrary::open(const std::filesystem::path& file)
         throw InputError(where, "plugin '" + std::string(info->name) + "' was built for plugin ABI " +
                                     std::to_string(info->abiVersion) + ", this Pitwall has ABI " +
                                     std::to_string(kPluginAbiVersion) + "; rebuild the plugin");
+    if (!info->buildId || std::string(info->buildId) != PITWALL_BUILD_ID)
+        throw InputError(where, "plugin '" + std::string(info->name) + "' was built by another build (" +
+                                    (info->buildId ? info->buildId : "none") + ") than this Pitwall (" +
+                                    PITWALL_BUILD_ID + "); its C++ interface must match: rebuild the plugin "
+                                    "against this Pitwall");
     const int kind = static_cast<int>(info->kind);
     if (kind < 1 || kind > 3)
         throw InputError(where, "plugin '" + std::string(info->name) + "' has an unknown kind " + std::to_string(kind));
     library.m_info = info;
     return library;
 }
+
+const char* pitwallBuildId() { return PITWALL_BUILD_ID; }
 
 void* PluginLibrary::symbol(const char* name) const { return m_handle ? dlsym(m_handle.get(), name) : nullptr; }
 

@@ -15,7 +15,7 @@
 namespace pitwall {
 
 // Bumped whenever PluginInfo or an entry point's signature changes.
-constexpr int kPluginAbiVersion = 1;
+constexpr int kPluginAbiVersion = 2;
 
 enum class PluginKind : int { Model = 1, Dataset = 2, Runner = 3 };
 const char* pluginKindName(PluginKind kind);
@@ -26,6 +26,10 @@ struct PluginInfo {
     const char* name;        // also the schema file's base name
     PluginKind kind;
     const char* description; // one line for `pitwall plugins` and the GUI
+    // The build the plugin belongs to: Pitwall version, compiler and LibTorch version (PITWALL_BUILD_ID, set
+    // by pitwall_add_plugin). The plugin interface is C++ (models are torch modules), so a plugin of another
+    // build is refused rather than loaded into a crash.
+    const char* buildId;
 };
 
 extern "C" {
@@ -39,9 +43,13 @@ using PluginInfoFunction = const PluginInfo* (*)();
 #define PITWALL_DECLARE_PLUGIN(NAME, KIND, DESCRIPTION)                                                        \
     extern "C" __attribute__((visibility("default"))) const pitwall::PluginInfo* pitwall_plugin_info()           \
     {                                                                                                          \
-        static const pitwall::PluginInfo info{pitwall::kPluginAbiVersion, NAME, KIND, DESCRIPTION};              \
+        static const pitwall::PluginInfo info{pitwall::kPluginAbiVersion, NAME, KIND, DESCRIPTION,               \
+                                              PITWALL_BUILD_ID};                                               \
         return &info;                                                                                          \
     }
+
+// The build id of this Pitwall, which plugins must match.
+const char* pitwallBuildId();
 
 // An opened plugin library. Closing happens when the last copy is destroyed.
 class PluginLibrary {

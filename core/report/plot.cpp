@@ -1,5 +1,7 @@
 #include "core/report/plot.h"
 
+#include "core/util/numformat.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -130,12 +132,9 @@ double niceStep(double top, int count)
 
 std::string tickText(double v)
 {
-    char text[32];
     if (std::abs(v) >= 1000 || v == std::floor(v))
-        std::snprintf(text, sizeof text, "%.0f", v);
-    else
-        std::snprintf(text, sizeof text, "%.3g", v);
-    return text;
+        return formatFixedPoint(v, 0);
+    return formatGeneral(v, 3);
 }
 
 bool drawable(double y)

@@ -1,5 +1,7 @@
 #include "core/report/table.h"
 
+#include "core/util/numformat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,9 +40,7 @@ std::string MeanStd::toString(int decimals) const
 {
     if (count == 0)
         return "–";
-    char text[96];
-    std::snprintf(text, sizeof text, "%.*f ± %.*f", decimals, mean, decimals, std);
-    return text;
+    return formatFixedPoint(mean, decimals) + " ± " + formatFixedPoint(std, decimals);
 }
 
 MeanStd meanStd(const std::vector<double>& values)
@@ -66,9 +66,7 @@ std::string formatFixed(std::optional<double> value, int decimals)
 {
     if (!value || std::isnan(*value))
         return "–";
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, *value);
-    return text;
+    return formatFixedPoint(*value, decimals);
 }
 
 void Table::addRow(std::vector<std::string> cells)

@@ -190,6 +190,37 @@ CREATE INDEX ix_pitwall_artifacts_run_id ON pitwall_artifacts (run_id);
 CREATE INDEX ix_pitwall_benchmarks_suite ON pitwall_benchmarks (suite, benchmark_id);
 )sql";
 
+// Jobs: one row per piece of work (a training run, a search, a benchmark, an evaluation) started by the CLI or
+// the window, with what is needed to start it again, its state, progress and heartbeat; links name the studies
+// and runs it produced.
+const char* const kMigration3Sql = R"sql(
+CREATE TABLE pitwall_jobs (
+    job_id INTEGER NOT NULL PRIMARY KEY,
+    kind VARCHAR(32) NOT NULL,
+    spec_json TEXT NOT NULL,
+    state VARCHAR(16) NOT NULL,
+    host VARCHAR(256) NOT NULL,
+    pid INTEGER NOT NULL,
+    create_time REAL NOT NULL,
+    start_time REAL,
+    end_time REAL,
+    heartbeat_time REAL,
+    progress REAL NOT NULL,
+    progress_message TEXT NOT NULL,
+    eta_seconds REAL,
+    exit_code INTEGER,
+    error TEXT NOT NULL,
+    log_file TEXT NOT NULL
+);
+CREATE INDEX ix_pitwall_jobs_state ON pitwall_jobs (state, job_id);
+CREATE TABLE pitwall_job_links (
+    job_id INTEGER NOT NULL REFERENCES pitwall_jobs (job_id),
+    kind VARCHAR(16) NOT NULL,
+    ref TEXT NOT NULL,
+    UNIQUE (job_id, kind, ref)
+);
+)sql";
+
 const char* const kVersionTableSql = R"sql(
 CREATE TABLE IF NOT EXISTS pitwall_schema_version (
     version INTEGER NOT NULL PRIMARY KEY,
@@ -223,6 +254,7 @@ const std::vector<Migration>& pitwallMigrations()
     static const std::vector<Migration> migrations{
         {1, "runs, metric series, events, artifacts, benchmarks", kMigration1Sql},
         {2, "indexes for reading new rows per run", kMigration2Sql},
+        {3, "jobs and the studies and runs they produced", kMigration3Sql},
     };
     return migrations;
 }

@@ -16,6 +16,9 @@ namespace store_internal {
 class Connection;
 }
 
+// The file behind a location that openStore() accepts (a path or sqlite:///path); InputError for other backends.
+std::string sqliteFilePath(const std::string& location);
+
 // Whether opening ReadWrite applies pending Pitwall migrations. No is for tools and tests that build files of
 // an older schema (see migrateTo()).
 enum class AutoMigrate { Yes, No };

@@ -4,6 +4,7 @@
 
 #include "core/store/sqlitestore.h"
 
+#include "core/store/internal/joblinks.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -84,7 +85,9 @@ std::int64_t SqliteStore::createRun(const RunRecord& run)
             .bind(11, run.exitCode)
             .bind(12, run.message)
             .run();
-        return m_db->lastInsertId();
+        const std::int64_t runId = m_db->lastInsertId();
+        store_internal::linkCurrentJob(*m_db, m_pitwallVersion, "run", std::to_string(runId));
+        return runId;
     });
 }
 

@@ -4,6 +4,8 @@
 
 #include "core/store/sqlitestore.h"
 
+#include "core/store/internal/joblinks.h"
+
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -60,6 +62,7 @@ std::int64_t SqliteStore::createStudy(const std::string& name, const std::vector
                 .bind(3, static_cast<std::int64_t>(objective))
                 .run();
         }
+        store_internal::linkCurrentJob(*m_db, m_pitwallVersion, "study", name);
         return studyId;
     });
 }

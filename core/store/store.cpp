@@ -26,7 +26,7 @@ StudyRecord Store::requireStudy(const std::string& name)
     throw InputError(message);
 }
 
-std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)
+std::string sqliteFilePath(const std::string& location)
 {
     if (location.empty())
         throw InputError("no results database given (a file path or sqlite:///path)");
@@ -45,7 +45,12 @@ std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)
         if (path.empty())
             throw InputError(location + ": the SQLite URL names no file (in-memory databases are not supported)");
     }
-    return std::make_unique<SqliteStore>(path, mode);
+    return path;
+}
+
+std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)
+{
+    return std::make_unique<SqliteStore>(sqliteFilePath(location), mode);
 }
 
 } // namespace pitwall

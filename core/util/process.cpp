@@ -4,10 +4,12 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -25,11 +27,11 @@ ProcessExit fromStatus(int status)
     return e;
 }
 
-void redirect(const std::string& file, int fd)
+void redirect(const std::string& file, int fd, bool append)
 {
     if (file.empty())
         return;
-    const int out = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = ::open(file.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
     if (out >= 0) {
         dup2(out, fd);
         close(out);
@@ -45,12 +47,14 @@ std::string ProcessExit::describe() const
     return "killed by signal " + std::to_string(code) + (name ? std::string(" (SIG") + name + ")" : std::string());
 }
 
-ExecArrays::ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment)
+ExecArrays::ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment,
+                       const std::vector<std::string>& unset)
     : m_argv(argv)
 {
     for (char** e = environ; *e; ++e) {
         const std::string entry = *e;
-        if (!environment.count(entry.substr(0, entry.find('='))))
+        const std::string name = entry.substr(0, entry.find('='));
+        if (!environment.count(name) && std::find(unset.begin(), unset.end(), name) == unset.end())
             m_env.push_back(entry);
     }
     for (const auto& [key, value] : environment)
@@ -68,25 +72,63 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     if (argv.empty())
         throw RuntimeError("cannot start a process without a program");
     // Everything the child needs is prepared before fork: after it only async-signal-safe calls are made.
-    const ExecArrays exec(argv, options.environment);
+    const ExecArrays exec(argv, options.environment, options.unsetEnvironment);
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     for (int c : options.cpuSet)
         CPU_SET(c, &cpus);
+    // The child writes its errno here when exec fails; a successful exec closes the pipe (O_CLOEXEC).
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0)
+        throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
 
+    const pid_t parent = getpid();
     const pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        ::close(report[0]);
+        ::close(report[1]);
         throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
+    }
     if (pid == 0) {
-        redirect(options.stdoutFile, STDOUT_FILENO);
-        redirect(options.stderrFile, STDERR_FILENO);
+        ::close(report[0]);
+        if (options.group == ProcessGroup::NewSession)
+            ::setsid();
+        else if (options.group == ProcessGroup::Own)
+            ::setpgid(0, 0);
+        if (options.parentDeathSignal != 0) {
+            ::prctl(PR_SET_PDEATHSIG, options.parentDeathSignal);
+            if (::getppid() != parent)
+                _exit(137); // the parent died before the line above
+        }
+        redirect(options.stdoutFile, STDOUT_FILENO, options.appendOutput);
+        redirect(options.stderrFile, STDERR_FILENO, options.appendOutput);
+        if (options.stdinFromDevNull) {
+            const int devNull = ::open("/dev/null", O_RDONLY);
+            if (devNull >= 0)
+                dup2(devNull, STDIN_FILENO);
+        }
         if (!options.cpuSet.empty())
             sched_setaffinity(0, sizeof cpus, &cpus);
         execve(exec.program(), exec.argv(), exec.envp());
+        const int why = errno;
+        (void)!::write(report[1], &why, sizeof why);
         _exit(127);
     }
+    if (options.group == ProcessGroup::Own)
+        ::setpgid(pid, pid); // also from the parent, so signal() reaches the group even before the child ran
+    ::close(report[1]);
+    int why = 0;
+    ssize_t n;
+    while ((n = ::read(report[0], &why, sizeof why)) < 0 && errno == EINTR) {
+    }
+    ::close(report[0]);
     ChildProcess child;
     child.m_pid = pid;
+    child.m_ownGroup = options.group != ProcessGroup::Inherit;
+    if (n == static_cast<ssize_t>(sizeof why)) {
+        child.wait();
+        throw RuntimeError("cannot execute " + argv.front() + ": " + std::strerror(why));
+    }
     return child;
 }
 
@@ -114,7 +156,7 @@ std::optional<ProcessExit> ChildProcess::poll()
 void ChildProcess::signal(int signalNumber) const
 {
     if (!m_exit && m_pid > 0)
-        ::kill(m_pid, signalNumber);
+        ::kill(m_ownGroup ? -m_pid : m_pid, signalNumber);
 }
 
 std::string fileTail(const std::string& path, std::size_t maxBytes)

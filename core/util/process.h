@@ -11,11 +11,23 @@
 
 namespace pitwall {
 
+// How a child relates to its parent's process group and session.
+enum class ProcessGroup {
+    Inherit,    // the parent's group: a terminal's Ctrl-C reaches both
+    Own,        // a group of its own (signal() then reaches its children too)
+    NewSession, // detached: a new session, so it outlives the terminal (a background job)
+};
+
 struct ProcessOptions {
     std::map<std::string, std::string> environment; // added to (or replacing in) the parent's environment
+    std::vector<std::string> unsetEnvironment;       // removed from the child's environment
     std::string stdoutFile;                          // empty: inherit
     std::string stderrFile;                          // empty: inherit
+    bool appendOutput = false;                       // append to the files instead of truncating them
+    bool stdinFromDevNull = false;
     std::vector<int> cpuSet;                         // empty: inherit the parent's affinity
+    ProcessGroup group = ProcessGroup::Inherit;
+    int parentDeathSignal = 0;                       // sent to the child when the parent dies (0: none)
 };
 
 struct ProcessExit {
@@ -29,7 +41,8 @@ struct ProcessExit {
 // arrays point into the strings.
 class ExecArrays {
 public:
-    ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment);
+    ExecArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment,
+               const std::vector<std::string>& unset = {});
     ExecArrays(const ExecArrays&) = delete;
     ExecArrays& operator=(const ExecArrays&) = delete;
     const char* program() const { return m_argvPointers.front(); }
@@ -43,7 +56,8 @@ private:
 
 class ChildProcess {
 public:
-    // Starts argv[0] (a path) with the arguments; throws RuntimeError when it cannot start.
+    // Starts argv[0] (a path) with the arguments. Throws RuntimeError when it cannot start, also when the
+    // program cannot be executed ("cannot execute PROGRAM: No such file or directory"), never a bare exit 127.
     static ChildProcess start(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
     pid_t pid() const { return m_pid; }
@@ -51,10 +65,12 @@ public:
     ProcessExit wait();
     // The exit if it has ended, without blocking.
     std::optional<ProcessExit> poll();
+    // Signals the child, or its whole group when it has one of its own (ProcessGroup::Own or NewSession).
     void signal(int signalNumber) const;
 
 private:
     pid_t m_pid = -1;
+    bool m_ownGroup = false;
     std::optional<ProcessExit> m_exit;
 };
 

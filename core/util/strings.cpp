@@ -1,4 +1,5 @@
 #include "core/util/strings.h"
+#include "core/util/numformat.h"
 
 #include <algorithm>
 #include <cctype>
@@ -181,6 +182,22 @@ std::string formatDouble(double value)
     return buffer;
 }
 
+namespace {
+std::string formatWith(double value, std::chars_format format, int precision)
+{
+    char buffer[400]; // "%.2f" of 1e308 needs 312 characters
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, format, precision);
+    return ec == std::errc() ? std::string(buffer, end) : formatDouble(value);
+}
+} // namespace
+
+std::string formatFixedPoint(double value, int decimals) { return formatWith(value, std::chars_format::fixed, decimals); }
+
+std::string formatGeneral(double value, int significantDigits)
+{
+    return formatWith(value, std::chars_format::general, significantDigits);
+}
+
 std::string formatBytes(double bytes)
 {
     static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -189,9 +206,7 @@ std::string formatBytes(double bytes)
         bytes /= 1024.0;
         ++unit;
     }
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-    return buffer;
+    return formatFixedPoint(bytes, unit == 0 ? 0 : 1) + " " + units[unit];
 }
 
 } // namespace pitwall

@@ -24,10 +24,16 @@ void TestPlugins::scanLoadsGoodAndReportsBroken()
     QVERIFY(answer);
     QCOMPARE(answer(), 42);
 
-    QCOMPARE(scan.problems.size(), std::size_t(3));
-    const QString all = QString::fromStdString(scan.problems[0] + "\n" + scan.problems[1] + "\n" + scan.problems[2]);
+    QCOMPARE(scan.problems.size(), std::size_t(4));
+    QString all;
+    for (const std::string& p : scan.problems)
+        all += QString::fromStdString(p) + "\n";
     QVERIFY2(all.contains("no_info.so: not a Pitwall plugin: it exports no 'pitwall_plugin_info'"), qPrintable(all));
-    QVERIFY2(all.contains("wrong_abi.so: plugin 'wrong_abi' was built for plugin ABI 100"), qPrintable(all));
+    QVERIFY2(all.contains("wrong_abi.so: plugin 'wrong_abi' was built for plugin ABI 101"), qPrintable(all));
+    // A plugin of another build (another Pitwall, compiler or LibTorch) is refused, saying which and why.
+    QVERIFY2(all.contains("other_build.so: plugin 'other_build' was built by another build (pitwall 0.0.1, GNU 9.9.9, "
+                          "LibTorch 0.1) than this Pitwall (" + QString(pitwallBuildId()) + "); its C++ interface must match"),
+             qPrintable(all));
     QVERIFY2(all.contains("not_a_library.so: cannot load plugin:"), qPrintable(all));
 }
 

@@ -142,7 +142,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
                                spec.state == TrialState::Complete ? std::vector{spec.value} : std::vector<double>{});
         }
         const auto info = store->info();
-        QCOMPARE(info.pitwallSchemaVersion, 2);
+        QCOMPARE(info.pitwallSchemaVersion, 3);
     }
 
     const Json result = runInteropScript({"extend", QString::fromStdString(path), "pitwall-made"}, m_dir.path());
@@ -197,7 +197,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     const auto info = store->info();
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     QCOMPARE(info.alembicVersion, std::string("v3.0.0.d"));
-    QCOMPARE(info.pitwallSchemaVersion, 2);
+    QCOMPARE(info.pitwallSchemaVersion, 3);
 }
 
 void TestOptunaInterop::pitwallReadsOptunaStudy()
@@ -227,7 +227,7 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
     }
     {
         auto migrated = openStore(path);
-        QCOMPARE(migrated->info().pitwallSchemaVersion, 2);
+        QCOMPARE(migrated->info().pitwallSchemaVersion, 3);
         compareStudy(*migrated, "optuna-made", study);
     }
     // Optuna still opens the file after Pitwall added its tables (and switched it to WAL).

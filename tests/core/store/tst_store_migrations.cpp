@@ -111,13 +111,14 @@ void TestStoreMigrations::version1FileComesUpToDate()
 
     auto store = openStore(path); // ReadWrite applies the pending migration
     const auto info = store->info();
-    QCOMPARE(info.pitwallSchemaVersion, 2);
-    QCOMPARE(info.latestPitwallSchemaVersion, 2);
+    QCOMPARE(info.pitwallSchemaVersion, 3);
+    QCOMPARE(info.latestPitwallSchemaVersion, 3);
     QVERIFY(hasIndex(path, "ix_pitwall_metrics_run_id"));
     QVERIFY(hasIndex(path, "ix_pitwall_events_run_id"));
     QCOMPARE(query(path, "SELECT version, description FROM pitwall_schema_version ORDER BY version"),
              (std::vector<storetest::Row>{{"1", pitwallMigrations()[0].description},
-                                          {"2", pitwallMigrations()[1].description}}));
+                                          {"2", pitwallMigrations()[1].description},
+                                          {"3", pitwallMigrations()[2].description}}));
     // The live-view query uses the new index.
     const auto plan = query(path, "EXPLAIN QUERY PLAN SELECT metric_id FROM pitwall_metrics "
                                   "WHERE run_id = 1 AND metric_id > 5 ORDER BY metric_id");
@@ -147,14 +148,14 @@ void TestStoreMigrations::migrateIsIdempotent()
     const auto path = m_dir.filePath("idempotent.db").toStdString();
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
-        QCOMPARE(store.migrate(), 2);
+        QCOMPARE(store.migrate(), 3);
         QCOMPARE(store.migrate(), 0);
         QCOMPARE(store.migrateTo(1), 0);
-        QCOMPARE(store.info().pitwallSchemaVersion, 2);
+        QCOMPARE(store.info().pitwallSchemaVersion, 3);
     }
     auto again = openStore(path);
     QCOMPARE(again->migrate(), 0);
-    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("2"));
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("3"));
 }
 
 void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
@@ -182,8 +183,8 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
         QCOMPARE(store.info().pitwallSchemaVersion, 0);
-        QCOMPARE(store.migrate(), 2);
-        QCOMPARE(store.info().pitwallSchemaVersion, 2);
+        QCOMPARE(store.migrate(), 3);
+        QCOMPARE(store.info().pitwallSchemaVersion, 3);
         RunRecord run;
         run.trialId = store.trial(store.requireStudy("reference").id, 0)->id;
         run.kind = "eval";

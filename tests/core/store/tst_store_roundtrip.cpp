@@ -446,8 +446,8 @@ void TestStoreRoundtrip::reopeningKeepsData()
     auto store = openStore(m_path);
     const auto info = store->info();
     QCOMPARE(info.backend, std::string("sqlite"));
-    QCOMPARE(info.pitwallSchemaVersion, 2);
-    QCOMPARE(info.latestPitwallSchemaVersion, 2);
+    QCOMPARE(info.pitwallSchemaVersion, 3);
+    QCOMPARE(info.latestPitwallSchemaVersion, 3);
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     QCOMPARE(info.optunaLibraryVersion, std::string("3.1.0"));
     QCOMPARE(info.alembicVersion, std::string("v3.0.0.d"));

@@ -1,0 +1,361 @@
+// pitwall jobs list|show|stop|resume|log: the jobs recorded in the results store, whichever front end started them.
+#include "app/cli/cli.h"
+#include "app/cli/jobrunner.h"
+
+#include "core/report/table.h"
+#include "core/store/jobstore.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+#include "core/util/timefmt.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+namespace pitwall::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kStopNowWaitSeconds = 10.0;
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+// Read-only where the file cannot be written (then vanished jobs are shown as their record says).
+std::unique_ptr<JobStore> openJobs(const Args& args)
+{
+    const std::string db = args.database();
+    if (!fs::exists(db))
+        throw InputError(db + ": no such results database (give --db FILE or set $PITWALL_DB)");
+    std::unique_ptr<JobStore> store;
+    const bool writable = ::access(db.c_str(), W_OK) == 0;
+    store = std::make_unique<JobStore>(db, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
+    store->reapVanished(nowSeconds());
+    return store;
+}
+
+std::int64_t jobIdArgument(const Args& args, const std::string& command)
+{
+    if (args.positionals.size() != 1)
+        throw InputError("pitwall jobs " + command + ": give one job id (pitwall jobs list shows them)");
+    const auto id = parseInteger(args.positionals[0]);
+    if (!id || *id <= 0)
+        throw InputError("pitwall jobs " + command + ": '" + args.positionals[0] + "' is not a job id");
+    return *id;
+}
+
+JobRecord requireJob(JobStore& store, std::int64_t id)
+{
+    auto job = store.job(id);
+    if (!job)
+        throw InputError("no job " + std::to_string(id) + " in " + store.path() + " (pitwall jobs list --all shows them)");
+    return *job;
+}
+
+std::string duration(double seconds)
+{
+    const long long s = static_cast<long long>(seconds + 0.5);
+    char text[32];
+    if (s >= 3600)
+        std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, (s / 60) % 60);
+    else if (s >= 60)
+        std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
+    else
+        std::snprintf(text, sizeof text, "%llds", s);
+    return text;
+}
+
+double elapsedOf(const JobRecord& j)
+{
+    if (!j.startTime)
+        return 0;
+    return j.endTime.value_or(nowSeconds()) - *j.startTime;
+}
+
+std::vector<std::string> studiesOf(const JobRecord& j)
+{
+    std::vector<std::string> out;
+    for (const JobLink& l : j.links)
+        if (l.kind == "study")
+            out.push_back(l.ref);
+    return out;
+}
+
+nlohmann::json jobJson(const JobRecord& j)
+{
+    const auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json links = nlohmann::json::array();
+    for (const JobLink& l : j.links)
+        links.push_back({{"kind", l.kind}, {"ref", l.ref}});
+    return {{"id", j.id},
+            {"kind", j.kind},
+            {"state", jobStateName(j.state)},
+            {"spec", j.spec},
+            {"host", j.host},
+            {"pid", j.pid},
+            {"create_time", j.createTime},
+            {"start_time", optional(j.startTime)},
+            {"end_time", optional(j.endTime)},
+            {"heartbeat_time", optional(j.heartbeatTime)},
+            {"elapsed_seconds", elapsedOf(j)},
+            {"progress", j.progress},
+            {"message", j.progressMessage},
+            {"eta_seconds", optional(j.etaSeconds)},
+            {"exit_code", optional(j.exitCode)},
+            {"error", j.error},
+            {"log_file", j.logFile},
+            {"links", links}};
+}
+
+int listJobs(const Args& args)
+{
+    auto store = openJobs(args);
+    const auto jobs = store->jobs(args.flag("all"));
+    if (args.flag("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const JobRecord& j : jobs)
+            out.push_back(jobJson(j));
+        std::cout << out.dump(2) << "\n";
+        return kExitOk;
+    }
+    if (jobs.empty()) {
+        std::cout << (args.flag("all") ? "no jobs in " : "no running or queued jobs in ") << store->path()
+                  << (args.flag("all") ? "\n" : " (--all lists ended ones too)\n");
+        return kExitOk;
+    }
+    Table table({"ID", "Kind", "State", "Progress", "Elapsed", "ETA", "Host", "PID", "Message"});
+    for (const JobRecord& j : jobs) {
+        std::string message = isFinal(j.state) && !j.error.empty() ? j.error : j.progressMessage;
+        const auto studies = studiesOf(j);
+        if (message.empty() && !studies.empty())
+            message = "study " + join(studies, ", ");
+        table.addRow({std::to_string(j.id), j.kind, jobStateName(j.state), formatFixed(j.progress * 100, 0) + " %",
+                      duration(elapsedOf(j)), j.etaSeconds && !isFinal(j.state) ? duration(*j.etaSeconds) : "–", j.host,
+                      std::to_string(j.pid), message});
+    }
+    std::cout << table.toText();
+    return kExitOk;
+}
+
+int showJob(const Args& args)
+{
+    auto store = openJobs(args);
+    const JobRecord j = requireJob(*store, jobIdArgument(args, "show"));
+    if (args.flag("json")) {
+        std::cout << jobJson(j).dump(2) << "\n";
+        return kExitOk;
+    }
+    std::printf("job %lld: %s, %s\n", static_cast<long long>(j.id), j.kind.c_str(), jobStateName(j.state));
+    std::printf("  command   pitwall %s\n", j.spec.contains("argv") ? join(j.spec["argv"].get<std::vector<std::string>>(), " ").c_str() : "?");
+    std::printf("  in        %s\n", j.spec.value("cwd", std::string("?")).c_str());
+    std::printf("  process   %s pid %lld\n", j.host.c_str(), static_cast<long long>(j.pid));
+    std::printf("  created   %s\n", formatTimestamp(j.createTime).c_str());
+    if (j.startTime)
+        std::printf("  started   %s (%s)\n", formatTimestamp(*j.startTime).c_str(), duration(elapsedOf(j)).c_str());
+    if (j.endTime)
+        std::printf("  ended     %s, exit %s\n", formatTimestamp(*j.endTime).c_str(),
+                    j.exitCode ? std::to_string(*j.exitCode).c_str() : "–");
+    std::printf("  progress  %.0f %% %s%s\n", j.progress * 100, j.progressMessage.c_str(),
+                j.etaSeconds && !isFinal(j.state) ? (" (ETA " + duration(*j.etaSeconds) + ")").c_str() : "");
+    if (!j.error.empty())
+        std::printf("  error     %s\n", j.error.c_str());
+    if (!j.logFile.empty())
+        std::printf("  log       %s\n", j.logFile.c_str());
+    for (const JobLink& l : j.links)
+        std::printf("  %-9s %s\n", l.kind.c_str(), l.ref.c_str());
+    return kExitOk;
+}
+
+bool aliveHere(const JobRecord& j)
+{
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return j.host == host && j.pid > 0 && (::kill(static_cast<pid_t>(j.pid), 0) == 0 || errno == EPERM);
+}
+
+int stopJob(const Args& args)
+{
+    auto store = openJobs(args);
+    const std::int64_t id = jobIdArgument(args, "stop");
+    const JobRecord j = requireJob(*store, id);
+    if (isFinal(j.state)) {
+        std::cerr << "job " << id << " has already ended (" << jobStateName(j.state) << ")\n";
+        return kExitBadInput;
+    }
+    store->requestStop(id);
+    if (args.flag("now")) {
+        if (aliveHere(j)) {
+            // A detached job leads its own session: its whole group (the workers) goes with it.
+            const bool leadsGroup = ::getpgid(static_cast<pid_t>(j.pid)) == static_cast<pid_t>(j.pid);
+            ::kill(leadsGroup ? -static_cast<pid_t>(j.pid) : static_cast<pid_t>(j.pid), SIGKILL);
+            const double until = nowSeconds() + kStopNowWaitSeconds;
+            while (aliveHere(j) && nowSeconds() < until)
+                std::this_thread::sleep_for(kPollInterval);
+        } else if (!j.host.empty()) {
+            std::cerr << "job " << id << " runs on " << j.host << ": asked it to stop through the store\n";
+            return kExitOk;
+        }
+        store->finish(id, JobState::Cancelled, 137, "");
+        std::cout << "job " << id << " stopped at once (cancelled)\n";
+        return kExitOk;
+    }
+    // Graceful: the job's heartbeat sees Stopping within a few seconds on any machine; on this one a SIGINT
+    // (as one Ctrl-C) makes it immediate.
+    if (aliveHere(j))
+        ::kill(static_cast<pid_t>(j.pid), SIGINT);
+    std::cout << "job " << id << " is stopping (the current step or trial ends; finished work is kept)\n";
+    if (args.flag("wait")) {
+        for (;;) {
+            store->reapVanished(nowSeconds());
+            const JobRecord now = requireJob(*store, id);
+            if (isFinal(now.state)) {
+                std::cout << "job " << id << " " << jobStateName(now.state) << "\n";
+                break;
+            }
+            std::this_thread::sleep_for(kPollInterval);
+        }
+    }
+    return kExitOk;
+}
+
+std::string optionValue(const std::vector<std::string>& argv, const std::string& name)
+{
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+        if (argv[i] == "--" + name)
+            return argv[i + 1];
+    for (const std::string& a : argv)
+        if (startsWith(a, "--" + name + "="))
+            return a.substr(name.size() + 3);
+    return {};
+}
+
+// The command line that continues a job: a training run from its checkpoints, a search from its study.
+std::vector<std::string> resumeWords(const JobRecord& j)
+{
+    const auto argv = j.spec.value("argv", std::vector<std::string>{});
+    const std::string db = j.spec.value("db", std::string());
+    if (j.kind == "train") {
+        std::vector<std::string> words = argv;
+        if (std::find(words.begin(), words.end(), "--resume") == words.end())
+            words.push_back("--resume");
+        if (optionValue(words, "db").empty() && !db.empty())
+            words.insert(words.end(), {"--db", db});
+        return words;
+    }
+    if (j.kind == "hpo") {
+        std::string study = optionValue(argv, "resume");
+        if (study.empty() && !studiesOf(j).empty())
+            study = studiesOf(j).front();
+        if (study.empty())
+            throw InputError("job " + std::to_string(j.id) + " created no study, so there is nothing to resume; start it again");
+        std::vector<std::string> words{"hpo", "--resume", study, "--db", db};
+        for (const char* carried : {"trials", "partition", "backend"})
+            if (const std::string v = optionValue(argv, carried); !v.empty())
+                words.insert(words.end(), {std::string("--") + carried, v});
+        return words;
+    }
+    throw InputError("a " + j.kind + " job cannot resume (only train and hpo jobs continue where they stopped); " +
+                     "start it again with: pitwall " + join(argv, " "));
+}
+
+int resumeJob(const Args& args)
+{
+    auto store = openJobs(args);
+    const std::int64_t id = jobIdArgument(args, "resume");
+    const JobRecord j = requireJob(*store, id);
+    if (j.state != JobState::Cancelled && j.state != JobState::Failed)
+        throw InputError("job " + std::to_string(id) + " is " + jobStateName(j.state) +
+                         ": only a cancelled or failed job resumes");
+    const std::vector<std::string> words = resumeWords(j);
+    Json spec = j.spec;
+    spec["argv"] = words;
+    spec["resumed_from"] = j.spec.value("argv", std::vector<std::string>{});
+    store->requeue(id, spec);
+    // The job continues where it was started: its config paths are relative to that folder.
+    const std::string db = j.spec.value("db", args.database());
+    if (const auto cwd = j.spec.value("cwd", std::string()); !cwd.empty()) {
+        std::error_code error;
+        fs::current_path(cwd, error);
+    }
+    startDetached(db, id, words);
+    std::cout << id << "\n";
+    std::cerr << "pitwall: job " << id << " resumes in the background: pitwall " << join(words, " ") << "\n";
+    return kExitOk;
+}
+
+int jobLog(const Args& args)
+{
+    auto store = openJobs(args);
+    const std::int64_t id = jobIdArgument(args, "log");
+    JobRecord j = requireJob(*store, id);
+    if (j.logFile.empty()) {
+        std::cerr << "job " << id << " ran in the foreground: its output went to the terminal that started it\n";
+        return kExitBadInput;
+    }
+    std::ifstream in(j.logFile, std::ios::binary);
+    if (!in && !args.flag("follow"))
+        throw InputError(j.logFile + ": cannot read job " + std::to_string(id) + "'s log");
+    std::string chunk(65536, '\0');
+    for (;;) {
+        while (in) {
+            in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+            std::cout.write(chunk.data(), in.gcount());
+        }
+        std::cout.flush();
+        if (!args.flag("follow") || isFinal(j.state))
+            break;
+        std::this_thread::sleep_for(kPollInterval);
+        in.clear();
+        if (!in.is_open())
+            in.open(j.logFile, std::ios::binary);
+        store->reapVanished(nowSeconds());
+        j = requireJob(*store, id);
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void addJobCommands(Cli& cli)
+{
+    const std::string kinds = join(jobKinds(), ", ");
+    cli.add({"jobs list", "list the jobs of the results database: running and queued ones, or all with --all",
+             "[--all] [--db FILE] [--json]",
+             "Every long command (" + kinds + ") records itself as a job while it runs, from a terminal,\n"
+             "the window, or another machine sharing the database. A job whose process died without saying so\n"
+             "shows as failed (\"process vanished\"): at once on this machine, after " +
+                 formatDouble(kJobHeartbeatGraceSeconds) + " s without a heartbeat elsewhere.\n"
+             "--json prints an array of objects with the fields id, kind, state, spec, host, pid, create_time,\n"
+             "start_time, end_time, heartbeat_time, elapsed_seconds, progress (0-1), message, eta_seconds,\n"
+             "exit_code, error, log_file and links (the studies and runs it produced).",
+             {dbOption(), jsonOption(), {"all", "", "include finished, failed and cancelled jobs"}}, listJobs});
+    cli.add({"jobs show", "one job's record: command, process, times, progress, error, log and results", "ID [--db FILE] [--json]", "",
+             {dbOption(), jsonOption()}, showJob});
+    cli.add({"jobs stop", "stop a job: gracefully (finished epochs and trials are kept), or at once with --now",
+             "ID [--now] [--wait] [--db FILE]",
+             "Graceful: the job ends its current step or trial, keeps everything finished and ends 'cancelled'\n"
+             "(the same as one Ctrl-C). It works across machines: the job reads the request from the database.\n"
+             "--now kills the job's process (and its workers when it runs detached) and records it cancelled.",
+             {dbOption(), {"now", "", "kill the process at once instead of waiting for the current step"},
+              {"wait", "", "return only when the job has ended"}},
+             stopJob});
+    cli.add({"jobs resume", "continue a cancelled or failed training run or search in the background",
+             "ID [--db FILE]",
+             "A training job continues its unfinished trials from their last checkpoints (train --resume); a\n"
+             "search continues its study until it has its trials (hpo --resume STUDY). Prints the job id; other\n"
+             "kinds cannot resume (exit 2) and say how to start them again.",
+             {dbOption()}, resumeJob});
+    cli.add({"jobs log", "print a background job's log; --follow keeps printing until the job ends", "ID [--follow] [--db FILE]", "",
+             {dbOption(), {"follow", "", "keep printing new output until the job ends"}}, jobLog});
+}
+
+} // namespace pitwall::cli

@@ -1,0 +1,56 @@
+#pragma once
+// The running side of a job: the process doing the work records itself in the store's jobs table, keeps a
+// heartbeat with its latest progress, learns from the store that someone asked it to stop (`pitwall jobs stop`
+// from any machine, the window's Stop), and records how it ended. Front ends (the CLI's job commands) open a
+// JobSession around the work; the work itself reports progress through reportJobProgress() and checks
+// processCancelToken().
+
+#include "core/store/jobstore.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace pitwall {
+
+class JobSession {
+public:
+    // Adopts the queued job `adoptId` (a detached start) or creates a new running job of `kind` with `spec`.
+    // Sets $PITWALL_JOB_ID for this process and its children (so the studies and runs they create are linked)
+    // and starts the heartbeat thread.
+    JobSession(const std::string& storeLocation, const std::string& kind, const Json& spec,
+               std::optional<std::int64_t> adoptId, const std::string& logFile);
+    // Stops the heartbeat; a session destroyed without finish() records the job as failed.
+    ~JobSession();
+    JobSession(const JobSession&) = delete;
+    JobSession& operator=(const JobSession&) = delete;
+
+    std::int64_t id() const { return m_id; }
+    // Records the end from the command's exit status: 0 finished, 130 (or a requested cancel) cancelled,
+    // anything else failed with `error`.
+    void finish(int exitCode, const std::string& error);
+    // Bad input: the job never started; its record is removed.
+    void discard();
+
+private:
+    void beat();
+
+    std::string m_location;
+    std::int64_t m_id = 0;
+    bool m_done = false;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+// Progress of the current job, if this process has one (a no-op otherwise). Cheap: the heartbeat thread
+// writes the latest value every kJobHeartbeatIntervalSeconds. The ETA is estimated from the fraction's rate
+// while `message`'s phase (the text before the first digit) stays the same.
+void reportJobProgress(double fraction, const std::string& message);
+
+} // namespace pitwall

@@ -1,0 +1,182 @@
+// Jobs through the real command line, as a user runs them: a foreground training run records a finished job
+// with its study and run; a search started with --detach returns at once, is stopped with `jobs stop` (cancelled,
+// finished trials kept, no RUNNING trial left) and `jobs resume` completes it; a job whose process is killed
+// shows as failed ("process vanished"); bad input leaves no job and no new results file; and the commands that
+// do not train start without loading LibTorch. If this fails, jobs cannot be listed, stopped or resumed the
+// way the README and `pitwall jobs --help` promise.
+#include "../../cli/clitestutil.h"
+
+#include "core/devices/devices.h"
+#include "core/store/jobstore.h"
+#include "core/store/store.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace pitwall;
+
+namespace {
+constexpr int kJobTimeoutMs = 240000;
+
+QJsonObject showJob(const QString& db, const QString& id)
+{
+    const CliResult r = runCli({"jobs", "show", id, "--db", db, "--json"});
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+int trialsIn(const QString& db, const std::string& study, TrialState state)
+{
+    auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
+    const auto s = store->findStudy(study);
+    if (!s)
+        return 0;
+    int n = 0;
+    for (const TrialRecord& t : store->trials(s->id))
+        n += t.state == state ? 1 : 0;
+    return n;
+}
+
+QStringList hpoArgs(const QString& db, const QString& partition)
+{
+    return {"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=60",
+            "--space", PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4", "--epochs", "1",
+            "--partition", partition, "--sampler", "random", "--seed", "5", "--study", "jobs-hpo", "--db", db};
+}
+} // namespace
+
+class TestJobsCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void foregroundTrainRecordsFinishedJob();
+    void detachedSearchStopsAndResumes();
+    void killedJobShowsVanished();
+    void badInputLeavesNothing();
+    void commandsThatDoNotTrainLoadNoLibTorch();
+};
+
+void TestJobsCli::foregroundTrainRecordsFinishedJob()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("t.db");
+    const CliResult r = runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=40",
+                                "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1", "--db", db},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QRegularExpressionMatch m = QRegularExpression("pitwall: job (\\d+) \\(train\\)").match(r.err);
+    QVERIFY2(m.hasMatch(), qPrintable(r.err));
+    const QJsonObject job = showJob(db, m.captured(1));
+    QCOMPARE(job["kind"].toString(), QString("train"));
+    QCOMPARE(job["state"].toString(), QString("finished"));
+    QCOMPARE(job["exit_code"].toInt(), 0);
+    QCOMPARE(job["progress"].toDouble(), 1.0);
+    QCOMPARE(job["spec"].toObject()["argv"].toArray().first().toString(), QString("train"));
+    QStringList links;
+    for (const QJsonValue& l : job["links"].toArray())
+        links << l.toObject()["kind"].toString() + ":" + l.toObject()["ref"].toString();
+    QVERIFY2(links.contains("study:transfuser-smoke"), qPrintable(links.join(",")));
+    QVERIFY2(links.filter(QRegularExpression("^run:\\d+$")).size() == 1, qPrintable(links.join(",")));
+    // The printed output is the same as before, apart from the job line.
+    QVERIFY(r.out.contains("study 'transfuser-smoke'"));
+}
+
+void TestJobsCli::detachedSearchStopsAndResumes()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("h.db");
+    const QString partition = processCores().size() >= 2 ? "DPX" : "SPX";
+    QStringList args = hpoArgs(db, partition);
+    args << "--detach";
+    const CliResult started = runCli(args, dir.path());
+    QVERIFY2(started.exitCode == 0, qPrintable(started.err));
+    const QString id = started.out.trimmed();
+    QVERIFY2(QRegularExpression("^\\d+$").match(id).hasMatch(), qPrintable(started.out));
+
+    // Running in the background: wait for the first finished trial, then stop gracefully.
+    QTRY_VERIFY_WITH_TIMEOUT(trialsIn(db, "jobs-hpo", TrialState::Complete) + trialsIn(db, "jobs-hpo", TrialState::Pruned) >= 1,
+                             kJobTimeoutMs);
+    QCOMPARE(showJob(db, id)["state"].toString(), QString("running"));
+    const CliResult stop = runCli({"jobs", "stop", id, "--wait", "--db", db});
+    QVERIFY2(stop.exitCode == 0, qPrintable(stop.err));
+    const QJsonObject stopped = showJob(db, id);
+    QCOMPARE(stopped["state"].toString(), QString("cancelled"));
+    QCOMPARE(trialsIn(db, "jobs-hpo", TrialState::Running), 0);
+    const int kept = trialsIn(db, "jobs-hpo", TrialState::Complete) + trialsIn(db, "jobs-hpo", TrialState::Pruned);
+    QVERIFY(kept >= 1);
+
+    const CliResult resumed = runCli({"jobs", "resume", id, "--db", db});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(resumed.out.trimmed(), id);
+    QTRY_COMPARE_WITH_TIMEOUT(showJob(db, id)["state"].toString(), QString("finished"), kJobTimeoutMs);
+    QCOMPARE(trialsIn(db, "jobs-hpo", TrialState::Complete) + trialsIn(db, "jobs-hpo", TrialState::Pruned), 4);
+    QCOMPARE(trialsIn(db, "jobs-hpo", TrialState::Running), 0);
+    // Its log is beside the database and holds the search's output.
+    const CliResult log = runCli({"jobs", "log", id, "--db", db});
+    QCOMPARE(log.exitCode, 0);
+    QVERIFY(log.out.contains("jobs-hpo"));
+    // A train job cannot be resumed while it is finished; an unknown id is bad input.
+    QCOMPARE(runCli({"jobs", "resume", id, "--db", db}).exitCode, 2);
+    QCOMPARE(runCli({"jobs", "show", "999", "--db", db}).exitCode, 2);
+}
+
+void TestJobsCli::killedJobShowsVanished()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("k.db");
+    QStringList args = hpoArgs(db, "SPX");
+    args << "--detach";
+    const CliResult started = runCli(args, dir.path());
+    QVERIFY2(started.exitCode == 0, qPrintable(started.err));
+    const QString id = started.out.trimmed();
+    QTRY_VERIFY_WITH_TIMEOUT(showJob(db, id)["state"].toString() == "running" && showJob(db, id)["pid"].toInt() > 0,
+                             kJobTimeoutMs);
+    const int pid = showJob(db, id)["pid"].toInt();
+    ::kill(-pid, SIGKILL); // the detached job leads its own session: it and its workers die without a word
+    QTRY_COMPARE_WITH_TIMEOUT(showJob(db, id)["state"].toString(), QString("failed"), 30000);
+    QVERIFY2(showJob(db, id)["error"].toString().startsWith("process vanished"), qPrintable(showJob(db, id)["error"].toString()));
+    const CliResult list = runCli({"jobs", "list", "--all", "--db", db});
+    QVERIFY(list.out.contains("process vanished"));
+}
+
+void TestJobsCli::badInputLeavesNothing()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("never.db");
+    const CliResult r = runCli({"train", dir.filePath("missing.yaml"), "--db", db}, dir.path());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(!QFile::exists(db));
+    QVERIFY(!QFile::exists(db + "-wal"));
+}
+
+void TestJobsCli::commandsThatDoNotTrainLoadNoLibTorch()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("s.db");
+    QCOMPARE(runCli({"study", "create", "s", "--db", db}).exitCode, 0);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("LD_DEBUG", "files"); // the dynamic loader names every library it opens on stderr
+    for (const QStringList& args : {QStringList{"--version"}, QStringList{"--help"}, QStringList{"study", "list", "--db", db},
+                                    QStringList{"jobs", "list", "--db", db}, QStringList{"db", "info", "--db", db},
+                                    QStringList{"config", "validate", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"}}) {
+        const CliResult r = runCli(args, dir.path(), env);
+        QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err.right(500)));
+        QVERIFY2(!r.err.contains("libtorch"), qPrintable(args.join(' ') + " loaded LibTorch"));
+        QVERIFY2(r.err.contains("libpitwall_core"), "LD_DEBUG printed nothing: the check would prove nothing");
+    }
+    // --help still lists the engine's commands (from the index written at build time).
+    const CliResult help = runCli({"--help"});
+    for (const char* command : {"train", "hpo", "bench variants", "eval driving", "engine info"})
+        QVERIFY2(help.out.contains(command), command);
+    // And an engine command does load it.
+    const CliResult engine = runCli({"engine", "info"}, dir.path(), env);
+    QCOMPARE(engine.exitCode, 0);
+    QVERIFY(engine.err.contains("libtorch"));
+}
+
+QTEST_GUILESS_MAIN(TestJobsCli)
+#include "tst_jobs_cli.moc"
