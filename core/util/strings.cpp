@@ -140,7 +140,7 @@ std::optional<double> parseDouble(std::string_view text)
     const char* end = t.data() + t.size();
     if (*begin == '+')
         ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors (from_chars takes no sign after it)
-    if (begin == end || *begin == '+')
+    if (begin == end || *begin == '+' || (begin != t.data() && *begin == '-'))
         return std::nullopt;
     // Only decimal digits, a point and an exponent: no hex floats, "infinity", or "nan(...)" payloads.
     for (const char* c = begin; c != end; ++c)

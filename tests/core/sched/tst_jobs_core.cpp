@@ -27,11 +27,11 @@ private Q_SLOTS:
     void recordLifecycle();
     void vanishedProcessFails();
     void storeLinksStudiesAndRunsOfTheCurrentJob();
-    void sessionHeartbeatSeesStopRequest();
     void sessionFinishStates();
     void execFailureNamesProgramAndErrno();
     void ownGroupSignalReachesGrandchildren();
     void secondSignalStopsAtOnce();
+    void sessionHeartbeatSeesStopRequest(); // last: it leaves this process's cancel token requested
 
 private:
     std::string db(const char* name) const { return m_dir.filePath(name).toStdString(); }
@@ -187,11 +187,17 @@ void TestJobsCore::execFailureNamesProgramAndErrno()
     } catch (const RuntimeError& e) {
         QCOMPARE(QString(e.what()), QString("cannot execute /nonexistent/pitwall-program: No such file or directory"));
     }
+    const QString plain = m_dir.filePath("plain.txt"); // exists, no execute bit (refused even for root)
+    QFile file(plain);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not a program\n");
+    file.close();
+    QVERIFY(file.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
     try {
-        ChildProcess::start({"/etc/hostname"}); // exists, not executable
+        ChildProcess::start({plain.toStdString()});
         QFAIL("starting a non-executable file did not throw");
     } catch (const RuntimeError& e) {
-        QCOMPARE(QString(e.what()), QString("cannot execute /etc/hostname: Permission denied"));
+        QCOMPARE(QString(e.what()), "cannot execute " + plain + ": Permission denied");
     }
 }
 
