@@ -132,10 +132,14 @@ void JobSession::beat()
 void JobSession::finish(int exitCode, const std::string& error)
 {
     m_done = true;
+    double fraction = 0;
+    std::string message;
     {
         ProgressState& p = progressState();
         std::lock_guard lock(p.mutex);
         p.active = false;
+        fraction = p.fraction;
+        message = p.message;
     }
     constexpr int kInterruptedExit = 130;
     JobState state = JobState::Failed;
@@ -144,6 +148,7 @@ void JobSession::finish(int exitCode, const std::string& error)
     else if (exitCode == kInterruptedExit || processCancelToken().requested())
         state = JobState::Cancelled;
     JobStore store(m_location);
+    store.heartbeat(m_id, fraction, message, std::nullopt); // the last progress, not the one of the last beat
     store.finish(m_id, state, exitCode, state == JobState::Failed ? error : std::string());
 }
 

@@ -404,7 +404,7 @@ void TestStoreRoundtrip::badInputs()
     openStore(newer).reset();
     query(newer, "INSERT INTO pitwall_schema_version VALUES (99, 'from the future', 0)");
     expectInputError([&] { openStore(newer); },
-                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 2)"});
+                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 3)"});
     expectInputError([&] { openStore(newer, OpenMode::ReadOnly); }, {"newer Pitwall"});
 
     expectInputError([&] { openStore("postgresql://db.example/pitwall"); }, {"'postgresql' backend is not built"});

@@ -44,8 +44,10 @@ int trialsIn(const QString& db, const std::string& study, TrialState state)
 
 QStringList hpoArgs(const QString& db, const QString& partition)
 {
-    return {"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=60",
-            "--space", PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4", "--epochs", "1",
+    // Trials long enough (two epochs per stage on 120 frames, a few seconds each) that the search is still
+    // running when the test stops it right after the first trial finished.
+    return {"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=120",
+            "--space", PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4", "--epochs", "2",
             "--partition", partition, "--sampler", "random", "--seed", "5", "--study", "jobs-hpo", "--db", db};
 }
 } // namespace
@@ -157,7 +159,7 @@ void TestJobsCli::commandsThatDoNotTrainLoadNoLibTorch()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("s.db");
-    QCOMPARE(runCli({"study", "create", "s", "--db", db}).exitCode, 0);
+    QCOMPARE(runCli({"study", "create", "--study", "s", "--db", db}).exitCode, 0);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("LD_DEBUG", "files"); // the dynamic loader names every library it opens on stderr
     for (const QStringList& args : {QStringList{"--version"}, QStringList{"--help"}, QStringList{"study", "list", "--db", db},
