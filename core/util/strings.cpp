@@ -137,9 +137,10 @@ std::optional<double> parseDouble(std::string_view text)
         return std::nan("");
     const char* begin = t.data();
     const char* end = t.data() + t.size();
-    if (*begin == '+')
-        ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors (from_chars takes no sign after it)
-    if (begin == end || *begin == '+')
+    const bool plusSign = *begin == '+';
+    if (plusSign)
+        ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors
+    if (begin == end || *begin == '+' || (plusSign && *begin == '-'))
         return std::nullopt;
     // Only decimal digits, a point and an exponent: no hex floats, "infinity", or "nan(...)" payloads.
     for (const char* c = begin; c != end; ++c)
