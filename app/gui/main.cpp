@@ -39,7 +39,6 @@ bool prepareDisplay(int argc, char** argv)
                          "render a view with --screenshot FILE, or use the command line: pitwall --help\n");
     return false;
 }
-} // namespace
 
 int runWindow(pitwall::ui::Application& app);
 } // namespace
