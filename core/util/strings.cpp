@@ -182,6 +182,33 @@ std::string formatDouble(double value)
     return buffer;
 }
 
+std::string csvCell(std::string_view text)
+{
+    std::string cell(text);
+    if (!cell.empty() && std::string_view("=+-@\t\r").find(cell.front()) != std::string_view::npos &&
+        !parseDouble(cell))
+        cell.insert(0, 1, '\'');
+    const bool needsQuotes = cell.find_first_of(",\"\r\n") != std::string::npos ||
+                             (!cell.empty() && (cell.front() == ' ' || cell.back() == ' '));
+    if (!needsQuotes)
+        return cell;
+    std::string quoted = "\"";
+    for (char c : cell) {
+        if (c == '"')
+            quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+std::string csvRow(const std::vector<std::string>& cells)
+{
+    std::string row;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        row += (i ? "," : "") + csvCell(cells[i]);
+    return row + "\r\n";
+}
+
 std::string formatBytes(double bytes)
 {
     static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

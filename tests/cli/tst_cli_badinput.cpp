@@ -1,15 +1,23 @@
 // Bad input at the `pitwall` command line: each is refused with exit status 2 and a message that says where.
 #include "clitestutil.h"
 
+#include "core/store/store.h"
+
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 class TestCliBadInput : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void configValidateRefuses_data();
     void configValidateRefuses();
+    void infiniteValuesStayDistinct();
 
 private:
     QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
@@ -42,6 +50,42 @@ void TestCliBadInput::configValidateRefuses()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(expected), qPrintable(r.err));
     QVERIFY2(!r.out.contains("valid"), qPrintable(r.out));
+}
+
+// JSON has no infinity: an infinite objective is "inf" / "-inf" in every JSON output, never the null of a
+// failed trial; a --value that overflows a double is stored as inf with a warning.
+void TestCliBadInput::infiniteValuesStayDistinct()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("inf.db");
+    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "s", "--direction", "maximize"}).exitCode, 0);
+    {
+        auto store = pitwall::openStore(db.toStdString());
+        const auto study = store->requireStudy("s");
+        store->finishTrial(store->createTrial(study.id).id, pitwall::TrialState::Complete, {HUGE_VAL});
+        store->finishTrial(store->createTrial(study.id).id, pitwall::TrialState::Fail, {});
+        store->createTrial(study.id); // trials 2 and 3, running
+        store->createTrial(study.id);
+    }
+    const CliResult best = runCli({"study", "best", "--db", db, "--study", "s", "--json"});
+    QCOMPARE(best.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(best.out.toUtf8()).object()["value"].toString(), QString("inf"));
+
+    const CliResult exported = runCli({"db", "export", "--db", db, "--study", "s", "--format", "json"});
+    QCOMPARE(exported.exitCode, 0);
+    const QJsonArray rows = QJsonDocument::fromJson(exported.out.toUtf8()).array();
+    QCOMPARE(rows.size(), 4);
+    QCOMPARE(rows[0].toObject()["value"].toString(), QString("inf"));
+    QVERIFY(rows[1].toObject()["value"].isNull());
+
+    const CliResult tell = runCli({"study", "tell", "--db", db, "--study", "s", "--trial", "2", "--value", "1e999"});
+    QCOMPARE(tell.exitCode, 0);
+    QVERIFY2(tell.err.contains("warning: --value '1e999' is beyond the range of a double; it is stored as inf"),
+             qPrintable(tell.err));
+    QVERIFY2(tell.out.contains("trial 2: COMPLETE (value inf)"), qPrintable(tell.out));
+    const CliResult explicitInf = runCli({"study", "tell", "--db", db, "--study", "s", "--trial", "3", "--value", "-inf"});
+    QCOMPARE(explicitInf.exitCode, 0);
+    QVERIFY2(!explicitInf.err.contains("beyond the range"), qPrintable(explicitInf.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliBadInput)
