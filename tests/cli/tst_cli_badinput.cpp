@@ -7,10 +7,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+
+#include <unistd.h>
 
 class TestCliBadInput : public QObject {
     Q_OBJECT
@@ -18,6 +21,7 @@ private Q_SLOTS:
     void configValidateRefuses_data();
     void configValidateRefuses();
     void infiniteValuesStayDistinct();
+    void readOnlyFolderIsReadable();
 
 private:
     QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
@@ -86,6 +90,47 @@ void TestCliBadInput::infiniteValuesStayDistinct()
     const CliResult explicitInf = runCli({"study", "tell", "--db", db, "--study", "s", "--trial", "3", "--value", "-inf"});
     QCOMPARE(explicitInf.exitCode, 0);
     QVERIFY2(!explicitInf.err.contains("beyond the range"), qPrintable(explicitInf.err));
+}
+
+// A WAL results file in a folder the user cannot write (so SQLite cannot create its -shm file) is still read by
+// the read-only commands, and they write nothing. Root ignores file modes, so as root the commands run as
+// nobody (setpriv); before the fix they failed with "attempt to write a readonly database".
+void TestCliBadInput::readOnlyFolderIsReadable()
+{
+    QStringList prefix;
+    if (::geteuid() == 0) {
+        const QString setpriv = QStandardPaths::findExecutable("setpriv");
+        if (setpriv.isEmpty())
+            QSKIP("running as root without setpriv: cannot take away write permission");
+        prefix = {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+    }
+    QTemporaryDir dir;
+    const QString db = dir.filePath("r.db");
+    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "kept"}).exitCode, 0);
+    QVERIFY(!QFile::exists(db + "-wal")); // a clean close leaves the database alone, in WAL mode
+    const QByteArray before = [&] { QFile f(db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    const auto readOnly = QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther;
+    QVERIFY(QFile::setPermissions(db, readOnly));
+    QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther));
+    auto run = [&](const QStringList& args) {
+        QProcess process;
+        const QStringList command = prefix + QStringList{QStringLiteral(PITWALL_CLI)} + args;
+        process.start(command.front(), command.mid(1));
+        process.waitForFinished(60000);
+        return CliResult{process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+                         QString::fromUtf8(process.readAllStandardError())};
+    };
+    const CliResult info = run({"db", "info", "--db", db});
+    const CliResult list = run({"study", "list", "--db", db});
+    QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::WriteOwner | QFile::ExeOwner));
+    QCOMPARE(info.exitCode, 0);
+    QVERIFY2(info.out.contains("1 studies"), qPrintable(info.err + info.out));
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("kept"), qPrintable(list.err + list.out));
+    QVERIFY(!QFile::exists(db + "-shm"));
+    QFile after(db);
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), before);
 }
 
 QTEST_GUILESS_MAIN(TestCliBadInput)
