@@ -1,5 +1,7 @@
 #include "ui/exporting.h"
 
+#include "core/util/strings.h"
+
 #include <QAbstractItemView>
 #include <QAction>
 #include <QFile>
@@ -12,14 +14,13 @@
 namespace pitwall::ui {
 
 namespace {
-QString csvCell(QString text)
+// The cells as one CSV record, quoted and formula-guarded by core's csvRow.
+QString csvRecord(const QStringList& cells)
 {
-    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')) ||
-        text.contains(QLatin1Char('\r'))) {
-        text.replace(QLatin1String("\""), QLatin1String("\"\""));
-        return QLatin1Char('"') + text + QLatin1Char('"');
-    }
-    return text;
+    std::vector<std::string> texts;
+    for (const QString& cell : cells)
+        texts.push_back(cell.toStdString());
+    return QString::fromStdString(csvRow(texts));
 }
 
 QString proposedName(const QWidget* widget, const char* suffix)
@@ -33,16 +34,15 @@ QString proposedName(const QWidget* widget, const char* suffix)
 
 QString tableToCsv(const QAbstractItemModel& model)
 {
-    QString out;
     QStringList header;
     for (int c = 0; c < model.columnCount(); ++c)
-        header << csvCell(model.headerData(c, Qt::Horizontal).toString());
-    out += header.join(QLatin1Char(',')) + QLatin1String("\r\n");
+        header << model.headerData(c, Qt::Horizontal).toString();
+    QString out = csvRecord(header);
     for (int r = 0; r < model.rowCount(); ++r) {
         QStringList cells;
         for (int c = 0; c < model.columnCount(); ++c)
-            cells << csvCell(model.index(r, c).data(Qt::DisplayRole).toString());
-        out += cells.join(QLatin1Char(',')) + QLatin1String("\r\n");
+            cells << model.index(r, c).data(Qt::DisplayRole).toString();
+        out += csvRecord(cells);
     }
     return out;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Export of what the views show: any table model to CSV (RFC 4180), any widget (charts included) to PNG,
-// and the right-click menus that offer it. GUI thread only.
+// Export of what the views show: any table model to CSV (core's csvRow: RFC 4180, formulas guarded), any
+// widget (charts included) to PNG, and the right-click menus that offer it. GUI thread only.
 
 #include <QString>
 

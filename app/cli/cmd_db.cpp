@@ -44,7 +44,7 @@ int dbInfo(const Args& args)
                                          {"pruned", s.pruned},
                                          {"failed", s.failed},
                                          {"running", s.running},
-                                         {"best_value", s.bestValue ? nlohmann::json(*s.bestValue) : nlohmann::json(nullptr)}});
+                                         {"best_value", jsonNumber(s.bestValue)}});
         std::cout << out.dump(2) << "\n";
         return kExitOk;
     }
@@ -134,7 +134,10 @@ void addDbCommands(Cli& cli)
     cli.add({"db export", "export a study's trials or a run's metric series as CSV or JSON",
              "(--study NAME | --run ID) [--format csv|json] [--out FILE] [--db FILE]",
              "Trials: one row per trial with number, state, values, start/complete time, duration, params_<name>\n"
-             "and user_attrs_<key> columns. Metrics: run, stage, step, key, value, wall_time.",
+             "and user_attrs_<key> columns. Metrics: run, stage, step, key, value, wall_time.\n"
+             "JSON has no infinity: an infinite number is the string \"inf\" or \"-inf\" (as Optuna's storage\n"
+             "writes it); a missing value (a failed trial's) is null. CSV writes inf and -inf, and leaves a\n"
+             "missing value empty. CSV cells that a spreadsheet would run as a formula start with a quote (').",
              {dbOption(),
               {"study", "NAME", "export this study's trials"},
               {"run", "ID", "export this run's metric series"},

@@ -32,11 +32,16 @@ int requireTrialNumber(const Args& args)
     return static_cast<int>(*number);
 }
 
+// A number from the command line. Text beyond a double's range (1e999) reads as ±inf, as strtod reads it;
+// that is kept, with a warning on stderr, since an overflow is rarely what was meant (an explicit inf is not).
 double parseValue(const std::string& text, const std::string& what)
 {
     const auto value = parseDouble(text);
     if (!value)
         throw InputError(what + " '" + text + "' is not a number");
+    if (std::isinf(*value) && toLower(text).find("inf") == std::string::npos)
+        std::cerr << "warning: " << what << " '" << text << "' is beyond the range of a double; it is stored as "
+                  << formatDouble(*value) << "\n";
     return *value;
 }
 
@@ -193,7 +198,8 @@ int bestTrial(const Args& args)
         params[p.name] = p.value();
     if (args.flag("json")) {
         std::cout
-            << nlohmann::json{{"number", best->number}, {"value", best->values.front()}, {"params", params}}.dump()
+            << nlohmann::json{{"number", best->number}, {"value", jsonNumber(best->values.front())}, {"params", params}}
+                   .dump()
             << "\n";
         return kExitOk;
     }
@@ -218,7 +224,7 @@ int listStudies(const Args& args)
             {"pruned", s.pruned},
             {"failed", s.failed},
             {"running", s.running},
-            {"best_value", s.bestValue ? nlohmann::json(*s.bestValue) : nlohmann::json(nullptr)},
+            {"best_value", jsonNumber(s.bestValue)},
             {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
         for (StudyDirection d : s.study.directions)
             row["directions"].push_back(toLower(studyDirectionName(d)));
@@ -239,13 +245,16 @@ int listStudies(const Args& args)
     }
     std::printf("%-28s %-9s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", "direction", "sampler", "pruner", "trials",
                 "complete", "pruned", "failed", "running", "best");
-    for (const auto& row : out)
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const nlohmann::json& row = out[i];
+        const std::optional<double>& best = studies[i].bestValue;
         std::printf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", row["name"].get<std::string>().c_str(),
                     join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
                     row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
                     row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
                     row["failed"].get<int>(), row["running"].get<int>(),
-                    row["best_value"].is_null() ? "-" : formatDouble(row["best_value"].get<double>()).c_str());
+                    best ? formatDouble(*best).c_str() : "-");
+    }
     return kExitOk;
 }
 
@@ -322,8 +331,9 @@ void addStudyCommands(Cli& cli)
     cli.add({"study best",
              "show the best complete trial of a study",
              "--study NAME [--json] [--db FILE]",
-             "--json prints {\"number\": N, \"value\": V, \"params\": {...}} on one line. Exit status 1 when no\n"
-             "trial is complete yet.",
+             "--json prints {\"number\": N, \"value\": V, \"params\": {...}} on one line; an infinite V is the\n"
+             "string \"inf\" or \"-inf\" (JSON has no infinity; as Optuna's storage writes it). Exit status 1\n"
+             "when no trial is complete yet.",
              {dbOption(), studyOption(), jsonOption()},
              bestTrial});
     cli.add({"study list",

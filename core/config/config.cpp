@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -358,12 +359,78 @@ private:
 };
 
 namespace {
-void finish(ConfigResolver& resolver)
+
+// A problem with a resolved value, placed where that value came from, worded as the per-key checks word it.
+Diagnostic problemWith(const ConfigEntry& entry, const std::string& issue)
+{
+    switch (entry.origin.kind) {
+    case OriginKind::File:
+        return {entry.origin.where, "'" + entry.spec.key + "': " + issue};
+    case OriginKind::Override:
+        return {entry.origin.where, "'" + entry.spec.key + "' in override '" + entry.origin.text + "': " + issue};
+    default:
+        return {{}, "'" + entry.spec.key + "' (" + entry.origin.toString() + "): " + issue};
+    }
+}
+
+// Something must train: a model that counts its own epochs (`<experiment.model>.epochs`, as AutoSpeed-lite)
+// ignores the stages; otherwise at least one training.stages.*.epochs must be above 0. The problem is placed
+// at the stage key set last (an override before a file before a default).
+void checkStages(const ResolvedConfig& config, std::vector<Diagnostic>& problems)
+{
+    if (config.contains("experiment.model") && config.contains(config.getString("experiment.model") + ".epochs"))
+        return;
+    std::vector<const ConfigEntry*> stages;
+    for (const ConfigEntry& entry : config.entries())
+        if (startsWith(entry.spec.key, "training.stages.") && endsWith(entry.spec.key, ".epochs")) {
+            if (entry.value.asInt() > 0)
+                return;
+            stages.push_back(&entry);
+        }
+    if (stages.empty())
+        return;
+    const ConfigEntry* blamed = *std::max_element(stages.begin(), stages.end(), [](auto* a, auto* b) {
+        return static_cast<int>(a->origin.kind) < static_cast<int>(b->origin.kind);
+    });
+    std::vector<std::string> keys;
+    for (const ConfigEntry* stage : stages)
+        keys.push_back(stage->spec.key);
+    problems.push_back(problemWith(*blamed, "every training stage has 0 epochs (" + join(keys, ", ") +
+                                                "), so nothing would train; give one stage at least 1 epoch"));
+}
+
+// experiment.seeds is the list of runs of a trial: at least one, each seed once.
+void checkSeeds(const ResolvedConfig& config, std::vector<Diagnostic>& problems)
+{
+    if (!config.contains("experiment.seeds"))
+        return;
+    const ConfigEntry& entry = config.entry("experiment.seeds");
+    const std::vector<long long>& seeds = entry.value.asIntList();
+    if (seeds.empty()) {
+        problems.push_back(problemWith(entry, "the list is empty; give at least one training seed"));
+        return;
+    }
+    std::set<long long> seen;
+    for (long long seed : seeds)
+        if (!seen.insert(seed).second) {
+            problems.push_back(problemWith(entry, "seed " + std::to_string(seed) +
+                                                      " is listed twice (each seed is one run of the trial)"));
+            return;
+        }
+}
+
+// Throws every problem of the layers, or else every problem between keys of the resolved values.
+void finish(ConfigResolver& resolver, const ResolvedConfig& config)
 {
     std::vector<Diagnostic> problems = resolver.takeProblems();
+    if (problems.empty()) {
+        checkStages(config, problems);
+        checkSeeds(config, problems);
+    }
     if (!problems.empty())
         throw InputError(std::move(problems));
 }
+
 } // namespace
 
 ResolvedConfig resolveConfig(const Schema& schema, const std::vector<std::string>& files,
@@ -375,7 +442,7 @@ ResolvedConfig resolveConfig(const Schema& schema, const std::vector<std::string
         resolver.applyFile(file, {});
     for (const std::string& text : overrides)
         resolver.applyOverride(text);
-    finish(resolver);
+    finish(resolver, config);
     return config;
 }
 
@@ -387,7 +454,7 @@ ResolvedConfig resolveConfigText(const Schema& schema, const std::string& yamlTe
     resolver.applyText(yamlText, sourceName, baseDir);
     for (const std::string& text : overrides)
         resolver.applyOverride(text);
-    finish(resolver);
+    finish(resolver, config);
     return config;
 }
 

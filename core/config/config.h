@@ -1,8 +1,10 @@
 #pragma once
 // Resolving an experiment's configuration: schema defaults, then YAML documents layered in order (files,
 // the documents inside each file, and their `include:`s first), then `dotted.key=value` overrides from the
-// command line. Every value is checked against the schema; all problems are reported together in one
-// InputError, each with file:line:column or the override that caused it. Nothing is partially applied.
+// command line. Every value is checked against the schema, and the resolved values against the rules between
+// keys (some training stage has epochs, unless the model counts its own; experiment.seeds is non-empty and has
+// no repeats); all problems are reported together in one InputError, each with file:line:column or the
+// override that caused it. Nothing is partially applied.
 
 #include "core/config/schema.h"
 

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -25,8 +26,14 @@ std::string rangeText(const KeySpec& spec)
     return std::string(spec.minimumExclusive ? " in (" : " in [") + low + ", " + high + "]";
 }
 
+// NaN is no number of any range (every comparison with it is false, so it must be refused first); ±inf is
+// refused by a key that declares a range, whose values are finite by intent, even on its unbounded side.
 std::string checkNumber(const KeySpec& spec, double value)
 {
+    if (std::isnan(value))
+        return "nan is not a number";
+    if (std::isinf(value) && (spec.minimum || spec.maximum))
+        return formatDouble(value) + " is not a finite number";
     if (spec.minimum && (value < *spec.minimum || (spec.minimumExclusive && value == *spec.minimum)))
         return formatDouble(value) + (spec.minimumExclusive ? " is not above the minimum " : " is below the minimum ") +
                formatDouble(*spec.minimum);

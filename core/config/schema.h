@@ -32,6 +32,7 @@ struct KeySpec {
 
     // Checks a value of the right type against choices and range; returns "" or what is wrong
     // ("96.5 is not an integer", "0 is below the minimum 1", "'linear' is not one of: bilinear, nearest").
+    // A number must not be NaN ("nan is not a number"), and not ±inf when the key declares a min or a max.
     std::string check(const ConfigValue& value) const;
     // "an integer in [1, 65536]", "one of: bilinear, nearest" — for messages and tooltips.
     std::string expectation() const;

@@ -226,8 +226,13 @@ private:
     {
         const YAML::Node node = range[field];
         const Json value = node.IsScalar() ? scalarToJson(node) : Json(nullptr);
-        if (value.is_number() && (!integer || value.is_number_integer()))
-            return value.get<double>();
+        if (value.is_number() && (!integer || value.is_number_integer())) {
+            if (std::isfinite(value.get<double>()))
+                return value.get<double>();
+            problem(at(m_source, node), std::string("'") + field + "' must be a finite number, got '" +
+                                            node.Scalar() + "'");
+            return std::nullopt;
+        }
         problem(at(m_source, node), std::string("'") + field + "' must be " + (integer ? "an integer" : "a number") +
                                         ", got " + (node.IsScalar() ? "'" + node.Scalar() + "'" : "a non-scalar"));
         return std::nullopt;

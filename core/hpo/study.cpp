@@ -98,15 +98,18 @@ AskedTrial Study::ask(const SearchSpace& space)
 
 AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
 {
-    TrialRecord trial = m_store->createTrial(m_record.id, TrialState::Running);
-    try {
+    // Sample for the number the next trial will get, then create the trial with its parameters in one
+    // transaction; when another process took that number meanwhile, nothing was written: sample again.
+    constexpr int kAttempts = 100;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
         std::vector<TrialRecord> trials = m_store->trials(m_record.id);
+        const int number = static_cast<int>(trials.size()); // Optuna's numbering: trials created before
         if (m_options.pruner.kind == PrunerKind::Hyperband) {
             // TPE learns from the new trial's bracket only (Optuna's _BracketStudy); the bracket layout may
             // have been fixed by another process since this study was opened.
             if (auto fresh = m_store->findStudy(m_record.name))
                 m_record = *fresh;
-            if (const auto bracket = hyperbandBracket(m_options.pruner, m_record, trial.number)) {
+            if (const auto bracket = hyperbandBracket(m_options.pruner, m_record, number)) {
                 std::vector<TrialRecord> same;
                 for (TrialRecord& t : trials)
                     if (hyperbandBracket(m_options.pruner, m_record, t.number) == bracket)
@@ -118,28 +121,24 @@ AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
         context.studyName = m_record.name;
         context.direction = direction();
         context.trials = trials;
-        context.trialNumber = trial.number;
-        context.seed =
-            m_options.sampler.seed ? hpo_internal::deriveSeed(*m_options.sampler.seed, trial.number) : freshSeed();
+        context.trialNumber = number;
+        context.seed = m_options.sampler.seed ? hpo_internal::deriveSeed(*m_options.sampler.seed, number) : freshSeed();
         const SampleResult result = makeSampler(m_options.sampler)->sample(context, requests);
 
+        std::vector<TrialParam> params;
+        for (std::size_t i = 0; i < requests.size(); ++i)
+            params.push_back({requests[i].name, result.internalValues[i], requests[i].distribution});
+        auto trial = m_store->createTrialWithParams(m_record.id, number, params, result.trialSystemAttrs);
+        if (!trial)
+            continue;
         AskedTrial asked;
-        for (auto it = result.trialSystemAttrs.begin(); it != result.trialSystemAttrs.end(); ++it) {
-            m_store->setTrialSystemAttr(trial.id, it.key(), it.value());
-            trial.systemAttrs[it.key()] = it.value();
-        }
-        for (std::size_t i = 0; i < requests.size(); ++i) {
-            const ParamRequest& request = requests[i];
-            m_store->setTrialParam(trial.id, request.name, result.internalValues[i], request.distribution);
-            trial.params.push_back({request.name, result.internalValues[i], request.distribution});
-            asked.params[request.name] = request.distribution.toExternal(result.internalValues[i]);
-        }
-        asked.trial = std::move(trial);
+        for (const TrialParam& p : params)
+            asked.params[p.name] = p.value();
+        asked.trial = std::move(*trial);
         return asked;
-    } catch (...) {
-        m_store->finishTrial(trial.id, TrialState::Fail, {});
-        throw;
     }
+    throw RuntimeError("could not start a trial of study '" + m_record.name + "': other processes started one first " +
+                       std::to_string(kAttempts) + " times in a row");
 }
 
 bool Study::report(int trialNumber, std::int64_t step, double value)

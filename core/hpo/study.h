@@ -1,7 +1,7 @@
 #pragma once
 // The ask/tell protocol of a study in the results store, compatible with Optuna 3.1 over the same file:
-// ask() creates a RUNNING trial numbered atomically by the store and sets its parameters (with Optuna's
-// distributions), report() adds intermediate values, shouldPrune() asks the study's pruner, tell() finishes
+// ask() creates a RUNNING trial numbered atomically by the store together with its parameters (with Optuna's
+// distributions) in one transaction, so an ask that fails leaves no trial behind; report() adds intermediate values, shouldPrune() asks the study's pruner, tell() finishes
 // the trial. Any number of processes may ask and tell at once; the sampler and pruner read what they need
 // from the store each time (nothing is kept in memory between calls).
 //

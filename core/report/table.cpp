@@ -1,6 +1,7 @@
 #include "core/report/table.h"
 
 #include "core/util/numformat.h"
+#include "core/util/strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,16 +24,6 @@ std::size_t displayWidth(const std::string& text)
 std::string pad(const std::string& text, std::size_t width)
 {
     return text + std::string(width - std::min(width, displayWidth(text)), ' ');
-}
-
-std::string csvCell(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char c : text)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
 }
 } // namespace
 
@@ -123,15 +114,9 @@ std::string Table::toMarkdown() const
 
 std::string Table::toCsv() const
 {
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t c = 0; c < cells.size(); ++c)
-            out += (c ? "," : "") + csvCell(cells[c]);
-        out += "\n";
-    };
-    line(m_header);
+    std::string out = csvRow(m_header);
     for (const auto& row : m_rows)
-        line(row);
+        out += csvRow(row);
     return out;
 }
 

@@ -29,7 +29,7 @@ public:
 
     std::string toText() const;     // aligned columns for a terminal
     std::string toMarkdown() const; // GitHub-style pipe table
-    std::string toCsv() const;      // RFC 4180 quoting
+    std::string toCsv() const;      // csvRow (core/util/strings.h) per line: RFC 4180, formulas guarded
     nlohmann::json toJson() const;  // [{"column": "cell", ...}, ...]
 
 private:

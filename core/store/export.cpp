@@ -5,7 +5,6 @@
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
-#include <cmath>
 #include <ostream>
 #include <set>
 
@@ -13,16 +12,11 @@ namespace pitwall {
 
 namespace {
 
-// A cell as typed JSON; CSV renders it as text.
-Json numberOrNull(double value)
-{
-    return std::isfinite(value) ? Json(value) : Json(nullptr);
-}
-
-std::string csvText(const Json& value, double numberFallback = std::nan(""))
+// A typed JSON cell as CSV text: null is empty, ±inf (jsonNumber's "inf"/"-inf") is its text.
+std::string csvText(const Json& value)
 {
     if (value.is_null())
-        return std::isnan(numberFallback) ? std::string() : formatDouble(numberFallback);
+        return {};
     if (value.is_string())
         return value.get<std::string>();
     if (value.is_number_float())
@@ -30,32 +24,7 @@ std::string csvText(const Json& value, double numberFallback = std::nan(""))
     return value.dump();
 }
 
-void writeCsvRow(std::ostream& out, const std::vector<std::string>& cells)
-{
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i > 0)
-            out << ',';
-        out << csvCell(cells[i]);
-    }
-    out << "\r\n";
-}
-
 } // namespace
-
-std::string csvCell(const std::string& text)
-{
-    const bool needsQuotes = text.find_first_of(",\"\r\n") != std::string::npos ||
-                             (!text.empty() && (text.front() == ' ' || text.back() == ' '));
-    if (!needsQuotes)
-        return text;
-    std::string quotedText = "\"";
-    for (char c : text) {
-        if (c == '"')
-            quotedText += '"';
-        quotedText += c;
-    }
-    return quotedText + "\"";
-}
 
 void exportStudyTrials(Store& store, const std::string& studyName, ExportFormat format, std::ostream& out)
 {
@@ -83,23 +52,17 @@ void exportStudyTrials(Store& store, const std::string& studyName, ExportFormat 
     for (const auto& key : attrKeys)
         header.push_back("user_attrs_" + key);
 
-    // Each row as typed JSON cells in header order; non-finite values keep their number for CSV.
+    // Each row as typed JSON cells in header order.
     Json rows = Json::array();
     if (format == ExportFormat::Csv)
-        writeCsvRow(out, header);
+        out << csvRow(header);
     for (const auto& trial : trials) {
         std::vector<Json> cells;
-        std::vector<double> numbers; // the raw number behind a cell (for inf in CSV), NaN otherwise
-        auto addCell = [&](Json cell, double number = std::nan("")) {
-            cells.push_back(std::move(cell));
-            numbers.push_back(number);
-        };
+        auto addCell = [&](Json cell) { cells.push_back(std::move(cell)); };
         addCell(trial.number);
         addCell(std::string(trialStateName(trial.state)));
-        for (std::size_t i = 0; i < objectives; ++i) {
-            const double value = i < trial.values.size() ? trial.values[i] : std::nan("");
-            addCell(numberOrNull(value), value);
-        }
+        for (std::size_t i = 0; i < objectives; ++i)
+            addCell(i < trial.values.size() ? jsonNumber(trial.values[i]) : Json(nullptr));
         addCell(trial.startTime ? Json(formatTimestamp(*trial.startTime)) : Json(nullptr));
         addCell(trial.completeTime ? Json(formatTimestamp(*trial.completeTime)) : Json(nullptr));
         addCell(trial.startTime && trial.completeTime ? Json(*trial.completeTime - *trial.startTime) : Json(nullptr));
@@ -115,9 +78,9 @@ void exportStudyTrials(Store& store, const std::string& studyName, ExportFormat 
 
         if (format == ExportFormat::Csv) {
             std::vector<std::string> text;
-            for (std::size_t i = 0; i < cells.size(); ++i)
-                text.push_back(csvText(cells[i], numbers[i]));
-            writeCsvRow(out, text);
+            for (const Json& cell : cells)
+                text.push_back(csvText(cell));
+            out << csvRow(text);
         } else {
             Json row = Json::object();
             for (std::size_t i = 0; i < cells.size(); ++i)
@@ -136,7 +99,7 @@ void exportRunMetrics(Store& store, std::int64_t runId, ExportFormat format, std
                          (store.location().empty() ? std::string() : " in " + store.location()));
     constexpr std::size_t kPageRows = 50000;
     if (format == ExportFormat::Csv)
-        writeCsvRow(out, {"run", "stage", "step", "key", "value", "wall_time"});
+        out << csvRow({"run", "stage", "step", "key", "value", "wall_time"});
     else
         out << "[";
     bool first = true;
@@ -146,15 +109,15 @@ void exportRunMetrics(Store& store, std::int64_t runId, ExportFormat format, std
         for (const auto& row : page) {
             const auto& sample = row.sample;
             if (format == ExportFormat::Csv) {
-                writeCsvRow(out, {std::to_string(sample.runId), sample.stage, std::to_string(sample.step), sample.key,
-                                  formatDouble(sample.value), formatDouble(sample.wallTime)});
+                out << csvRow({std::to_string(sample.runId), sample.stage, std::to_string(sample.step), sample.key,
+                               formatDouble(sample.value), formatDouble(sample.wallTime)});
             } else {
                 const Json object{{"run", sample.runId},
                                   {"stage", sample.stage},
                                   {"step", sample.step},
                                   {"key", sample.key},
-                                  {"value", numberOrNull(sample.value)},
-                                  {"wall_time", sample.wallTime}};
+                                  {"value", jsonNumber(sample.value)},
+                                  {"wall_time", jsonNumber(sample.wallTime)}};
                 out << (first ? "\n  " : ",\n  ") << object.dump();
             }
             first = false;

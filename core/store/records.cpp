@@ -58,6 +58,15 @@ std::string integerText(double value)
 
 } // namespace
 
+Json jsonNumber(double value)
+{
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    return std::isnan(value) ? Json(nullptr) : Json(value);
+}
+
+Json jsonNumber(const std::optional<double>& value) { return value ? jsonNumber(*value) : Json(nullptr); }
+
 std::string_view trialStateName(TrialState state)
 {
     return kTrialStateNames.at(static_cast<std::size_t>(state));

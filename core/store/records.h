@@ -14,6 +14,12 @@ namespace pitwall {
 
 using Json = nlohmann::json;
 
+// A number for JSON output (exports and every --json). JSON has no infinity, so +inf and -inf are the strings
+// "inf" and "-inf" (as Optuna's storage writes them); NaN and a missing value are null, so an infinite value
+// stays distinguishable from a failed trial's missing one.
+Json jsonNumber(double value);
+Json jsonNumber(const std::optional<double>& value);
+
 // Trial states under Optuna's names (RUNNING, WAITING, COMPLETE, PRUNED, FAIL).
 enum class TrialState { Running, Waiting, Complete, Pruned, Fail };
 std::string_view trialStateName(TrialState state);

@@ -27,6 +27,30 @@ bool contains(const std::vector<std::string>& names, const std::string& name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A read-only connection that can read the file. A WAL database needs its -shm file, which SQLite creates
+// beside it; where it cannot (a folder without write permission: "attempt to write a readonly database"), a
+// file whose -wal holds no commits is read as immutable, and one with commits in its -wal cannot be read
+// safely here: InputError says so.
+std::unique_ptr<Connection> openForReading(const std::string& path)
+{
+    auto connection = std::make_unique<Connection>(path, ConnectionMode::ReadOnly);
+    try {
+        store_internal::tableNames(*connection);
+        return connection;
+    } catch (const SqliteError& error) {
+        if (error.primaryCode() != SQLITE_READONLY && error.primaryCode() != SQLITE_CANTOPEN)
+            throw;
+    }
+    connection.reset();
+    std::error_code noWal;
+    const auto walBytes = std::filesystem::file_size(path + "-wal", noWal);
+    if (!noWal && walBytes > 0)
+        throw InputError(path + ": cannot be read here: its folder is not writable, so SQLite cannot create the " +
+                         "-shm file a WAL database needs, and its -wal file holds commits not yet in the database; " +
+                         "open it once where the folder is writable (or copy the .db and -wal files elsewhere)");
+    return std::make_unique<Connection>(path, ConnectionMode::ReadOnlyImmutable);
+}
+
 } // namespace
 
 SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate autoMigrate) : m_path(path), m_mode(mode)
@@ -43,8 +67,8 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
     // process would lose its shared lock and a second process could delete the WAL under it (lost commits).
 
     try {
-        m_db = std::make_unique<Connection>(path, mode == OpenMode::ReadOnly ? ConnectionMode::ReadOnly
-                                                                             : ConnectionMode::ReadWriteCreate);
+        m_db = mode == OpenMode::ReadOnly ? openForReading(path)
+                                          : std::make_unique<Connection>(path, ConnectionMode::ReadWriteCreate);
         const auto tables = store_internal::tableNames(*m_db);
         const bool optunaLayout = contains(tables, "studies") && contains(tables, "trials");
         const bool pitwallLayout = contains(tables, kPitwallVersionTable);

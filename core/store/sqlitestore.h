@@ -45,6 +45,9 @@ public:
     void setStudySystemAttr(std::int64_t studyId, const std::string& key, const Json& value) override;
 
     TrialRecord createTrial(std::int64_t studyId, TrialState state = TrialState::Running) override;
+    std::optional<TrialRecord> createTrialWithParams(std::int64_t studyId, int expectedNumber,
+                                                     const std::vector<TrialParam>& params,
+                                                     const Json& systemAttrs) override;
     void setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                        const Distribution& distribution) override;
     void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) override;
@@ -88,6 +91,12 @@ private:
     std::vector<StudyDirection> directionsOf(std::int64_t studyId);
     void setAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
                  const Json& value);
+    // The writes of createTrial, setTrialParam and setAttr, inside the caller's write transaction.
+    TrialRecord insertTrial(std::int64_t studyId, TrialState state);
+    void upsertTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
+                          const Distribution& distribution);
+    void upsertAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
+                    const Json& value);
     std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number);
     std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
     const std::string& nameOf(std::int64_t nameId);

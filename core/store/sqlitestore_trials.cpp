@@ -67,22 +67,26 @@ std::int64_t SqliteStore::createStudy(const std::string& name, const std::vector
     });
 }
 
+void SqliteStore::upsertAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
+                             const Json& value)
+{
+    const std::string ownerTable = std::string(ownerColumn) == "study_id" ? "studies" : "trials";
+    auto owner = m_db->cached("SELECT 1 FROM " + ownerTable + " WHERE " + ownerColumn + " = ?");
+    owner.bind(1, ownerId);
+    if (!owner.step())
+        throw InputError(m_path + ": no " + (ownerTable == "studies" ? "study" : "trial") + " with id " +
+                         std::to_string(ownerId));
+    auto upsert = m_db->cached(std::string("INSERT INTO ") + table + " (" + ownerColumn +
+                               ", \"key\", value_json) VALUES (?, ?, ?) ON CONFLICT (" + ownerColumn +
+                               ", \"key\") DO UPDATE SET value_json = excluded.value_json");
+    upsert.bind(1, ownerId).bind(2, key).bind(3, store_internal::pythonJsonDumps(value)).run();
+}
+
 void SqliteStore::setAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
                           const Json& value)
 {
     requireWritable();
-    const std::string ownerTable = std::string(ownerColumn) == "study_id" ? "studies" : "trials";
-    m_db->write([&] {
-        auto owner = m_db->cached("SELECT 1 FROM " + ownerTable + " WHERE " + ownerColumn + " = ?");
-        owner.bind(1, ownerId);
-        if (!owner.step())
-            throw InputError(m_path + ": no " + (ownerTable == "studies" ? "study" : "trial") + " with id " +
-                             std::to_string(ownerId));
-        auto upsert = m_db->cached(std::string("INSERT INTO ") + table + " (" + ownerColumn +
-                                   ", \"key\", value_json) VALUES (?, ?, ?) ON CONFLICT (" + ownerColumn +
-                                   ", \"key\") DO UPDATE SET value_json = excluded.value_json");
-        upsert.bind(1, ownerId).bind(2, key).bind(3, store_internal::pythonJsonDumps(value)).run();
-    });
+    m_db->write([&] { upsertAttr(table, ownerColumn, ownerId, key, value); });
 }
 
 void SqliteStore::setStudyUserAttr(std::int64_t studyId, const std::string& key, const Json& value)
@@ -132,68 +136,100 @@ SqliteStore::TrialRow SqliteStore::trialRow(std::int64_t trialId, bool requireUn
     return row;
 }
 
+TrialRecord SqliteStore::insertTrial(std::int64_t studyId, TrialState state)
+{
+    auto study = m_db->cached("SELECT 1 FROM studies WHERE study_id = ?");
+    study.bind(1, studyId);
+    if (!study.step())
+        throw InputError(m_path + ": no study with id " + std::to_string(studyId));
+    TrialRecord record;
+    record.studyId = studyId;
+    record.state = state;
+    const double now = nowSeconds();
+    if (state != TrialState::Waiting)
+        record.startTime = now;
+    if (isFinished(state))
+        record.completeTime = now;
+    auto insert = m_db->cached("INSERT INTO trials (number, study_id, state, datetime_start, datetime_complete) "
+                               "VALUES (NULL, ?, ?, ?, ?)");
+    insert.bind(1, studyId).bind(2, trialStateName(state));
+    record.startTime ? insert.bind(3, formatTimestamp(*record.startTime)) : insert.bindNull(3);
+    record.completeTime ? insert.bind(4, formatTimestamp(*record.completeTime)) : insert.bindNull(4);
+    insert.run();
+    record.id = m_db->lastInsertId();
+    // Optuna 3.1's rule: the number is how many trials of the study have a smaller trial_id. Computed in
+    // the same write transaction, so concurrent writers (Pitwall or Optuna) cannot get the same number.
+    auto count = m_db->cached("SELECT COUNT(*) FROM trials WHERE study_id = ? AND trial_id < ?");
+    count.bind(1, studyId).bind(2, record.id);
+    count.step();
+    record.number = static_cast<int>(count.int64(0));
+    count.reset();
+    m_db->cached("UPDATE trials SET number = ? WHERE trial_id = ?").bind(1, record.number).bind(2, record.id).run();
+    return record;
+}
+
 TrialRecord SqliteStore::createTrial(std::int64_t studyId, TrialState state)
 {
     requireWritable();
-    return m_db->write([&] {
-        auto study = m_db->cached("SELECT 1 FROM studies WHERE study_id = ?");
-        study.bind(1, studyId);
-        if (!study.step())
-            throw InputError(m_path + ": no study with id " + std::to_string(studyId));
-        TrialRecord record;
-        record.studyId = studyId;
-        record.state = state;
-        const double now = nowSeconds();
-        if (state != TrialState::Waiting)
-            record.startTime = now;
-        if (isFinished(state))
-            record.completeTime = now;
-        auto insert = m_db->cached("INSERT INTO trials (number, study_id, state, datetime_start, datetime_complete) "
-                                   "VALUES (NULL, ?, ?, ?, ?)");
-        insert.bind(1, studyId).bind(2, trialStateName(state));
-        record.startTime ? insert.bind(3, formatTimestamp(*record.startTime)) : insert.bindNull(3);
-        record.completeTime ? insert.bind(4, formatTimestamp(*record.completeTime)) : insert.bindNull(4);
-        insert.run();
-        record.id = m_db->lastInsertId();
-        // Optuna 3.1's rule: the number is how many trials of the study have a smaller trial_id. Computed in
-        // the same write transaction, so concurrent writers (Pitwall or Optuna) cannot get the same number.
-        auto count = m_db->cached("SELECT COUNT(*) FROM trials WHERE study_id = ? AND trial_id < ?");
-        count.bind(1, studyId).bind(2, record.id);
+    return m_db->write([&] { return insertTrial(studyId, state); });
+}
+
+std::optional<TrialRecord> SqliteStore::createTrialWithParams(std::int64_t studyId, int expectedNumber,
+                                                              const std::vector<TrialParam>& params,
+                                                              const Json& systemAttrs)
+{
+    requireWritable();
+    return m_db->write([&]() -> std::optional<TrialRecord> {
+        // The write lock is held from BEGIN IMMEDIATE on, so the count is the number the new trial gets.
+        auto count = m_db->cached("SELECT COUNT(*) FROM trials WHERE study_id = ?");
+        count.bind(1, studyId);
         count.step();
-        record.number = static_cast<int>(count.int64(0));
+        const std::int64_t next = count.int64(0);
         count.reset();
-        m_db->cached("UPDATE trials SET number = ? WHERE trial_id = ?").bind(1, record.number).bind(2, record.id).run();
+        if (next != expectedNumber)
+            return std::nullopt;
+        TrialRecord record = insertTrial(studyId, TrialState::Running);
+        for (auto it = systemAttrs.begin(); it != systemAttrs.end(); ++it) {
+            upsertAttr("trial_system_attributes", "trial_id", record.id, it.key(), it.value());
+            record.systemAttrs[it.key()] = it.value();
+        }
+        for (const TrialParam& param : params)
+            upsertTrialParam(record.id, param.name, param.internalValue, param.distribution);
+        record.params = params;
         return record;
     });
+}
+
+void SqliteStore::upsertTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
+                                   const Distribution& distribution)
+{
+    if (distribution.kind == Distribution::Kind::Categorical)
+        distribution.toExternal(internalValue); // throws InputError for an index outside the choices
+    const std::string distributionJson = distribution.toOptunaJson();
+    const TrialRow row = trialRow(trialId, true);
+    // Like Optuna: a parameter keeps its kind, log scale and choices across the trials of a study.
+    auto previous = m_db->cached("SELECT p.distribution_json FROM trial_params p JOIN trials t "
+                                 "ON t.trial_id = p.trial_id WHERE t.study_id = ? AND p.param_name = ? LIMIT 1");
+    previous.bind(1, row.studyId).bind(2, name);
+    if (previous.step()) {
+        const Distribution old = Distribution::fromOptunaJson(previous.text(0));
+        if (old.kind != distribution.kind || old.log != distribution.log ||
+            (old.kind == Distribution::Kind::Categorical && old.choices != distribution.choices))
+            throw InputError(m_path + ": parameter " + quoted(name) + " was recorded with " + previous.text(0) +
+                             " in this study; it cannot change to " + distributionJson);
+    }
+    previous.reset();
+    auto upsert = m_db->cached("INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) "
+                               "VALUES (?, ?, ?, ?) ON CONFLICT (trial_id, param_name) DO UPDATE SET "
+                               "param_value = excluded.param_value, distribution_json = excluded.distribution_json");
+    upsert.bind(1, trialId).bind(2, name).bind(3, internalValue).bind(4, distributionJson).run();
 }
 
 void SqliteStore::setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                                 const Distribution& distribution)
 {
     requireWritable();
-    if (distribution.kind == Distribution::Kind::Categorical)
-        distribution.toExternal(internalValue); // throws InputError for an index outside the choices
-    const std::string distributionJson = distribution.toOptunaJson();
-    m_db->write([&] {
-        const TrialRow row = trialRow(trialId, true);
-        // Like Optuna: a parameter keeps its kind, log scale and choices across the trials of a study.
-        auto previous = m_db->cached("SELECT p.distribution_json FROM trial_params p JOIN trials t "
-                                     "ON t.trial_id = p.trial_id WHERE t.study_id = ? AND p.param_name = ? LIMIT 1");
-        previous.bind(1, row.studyId).bind(2, name);
-        if (previous.step()) {
-            const Distribution old = Distribution::fromOptunaJson(previous.text(0));
-            if (old.kind != distribution.kind || old.log != distribution.log ||
-                (old.kind == Distribution::Kind::Categorical && old.choices != distribution.choices))
-                throw InputError(m_path + ": parameter " + quoted(name) + " was recorded with " + previous.text(0) +
-                                 " in this study; it cannot change to " + distributionJson);
-        }
-        previous.reset();
-        auto upsert =
-            m_db->cached("INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) "
-                         "VALUES (?, ?, ?, ?) ON CONFLICT (trial_id, param_name) DO UPDATE SET "
-                         "param_value = excluded.param_value, distribution_json = excluded.distribution_json");
-        upsert.bind(1, trialId).bind(2, name).bind(3, internalValue).bind(4, distributionJson).run();
-    });
+    m_db->write([&] { upsertTrialParam(trialId, name, internalValue, distribution); });
 }
 
 void SqliteStore::reportIntermediate(std::int64_t trialId, std::int64_t step, double value)

@@ -55,6 +55,13 @@ public:
     virtual TrialRecord createTrial(std::int64_t studyId, TrialState state = TrialState::Running) = 0;
     virtual void setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                                const Distribution& distribution) = 0;
+    // Creates a RUNNING trial with its parameters and system attributes in one transaction, so a failure part
+    // way (a full disk, a parameter that contradicts the study) leaves no trial behind. Returns std::nullopt
+    // and creates nothing when the trial would not get `expectedNumber` (another process created a trial
+    // since the caller counted). Throws what createTrial and setTrialParam throw.
+    virtual std::optional<TrialRecord> createTrialWithParams(std::int64_t studyId, int expectedNumber,
+                                                             const std::vector<TrialParam>& params,
+                                                             const Json& systemAttrs) = 0;
     virtual void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) = 0;
     // Sets the final state; values (one per objective) are required for Complete and ignored otherwise.
     // Like Optuna 3.1, a pruned single-objective trial gets its last intermediate value as its value, and

@@ -138,9 +138,10 @@ std::optional<double> parseDouble(std::string_view text)
         return std::nan("");
     const char* begin = t.data();
     const char* end = t.data() + t.size();
-    if (*begin == '+')
-        ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors (from_chars takes no sign after it)
-    if (begin == end || *begin == '+' || (begin != t.data() && *begin == '-'))
+    const bool plusSign = *begin == '+';
+    if (plusSign)
+        ++begin; // one leading '+' as YAML allows; "+-5" and "++5" stay errors
+    if (begin == end || *begin == '+' || (plusSign && *begin == '-'))
         return std::nullopt;
     // Only decimal digits, a point and an exponent: no hex floats, "infinity", or "nan(...)" payloads.
     for (const char* c = begin; c != end; ++c)
@@ -196,6 +197,33 @@ std::string formatFixedPoint(double value, int decimals) { return formatWith(val
 std::string formatGeneral(double value, int significantDigits)
 {
     return formatWith(value, std::chars_format::general, significantDigits);
+}
+
+std::string csvCell(std::string_view text)
+{
+    std::string cell(text);
+    if (!cell.empty() && std::string_view("=+-@\t\r").find(cell.front()) != std::string_view::npos &&
+        !parseDouble(cell))
+        cell.insert(0, 1, '\'');
+    const bool needsQuotes = cell.find_first_of(",\"\r\n") != std::string::npos ||
+                             (!cell.empty() && (cell.front() == ' ' || cell.back() == ' '));
+    if (!needsQuotes)
+        return cell;
+    std::string quoted = "\"";
+    for (char c : cell) {
+        if (c == '"')
+            quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+std::string csvRow(const std::vector<std::string>& cells)
+{
+    std::string row;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        row += (i ? "," : "") + csvCell(cells[i]);
+    return row + "\r\n";
 }
 
 std::string formatBytes(double bytes)

@@ -30,6 +30,14 @@ std::optional<double> parseDouble(std::string_view text);
 // Shortest text that reads back as the same double ("0.1", "3e-05", "inf", "nan").
 std::string formatDouble(double value);
 
+// One CSV cell, the one quoter of every CSV Pitwall writes: RFC 4180 quotes when the text holds a comma, a
+// quote or a line break, or starts or ends with a space. Text a spreadsheet would run as a formula (starting
+// with =, +, -, @, a tab or a carriage return) gets a leading single quote first, unless the whole text is
+// a number ("-1.5", "+3", "-inf" stay numbers).
+std::string csvCell(std::string_view text);
+// The cells as one CSV record, each through csvCell, ended by CRLF.
+std::string csvRow(const std::vector<std::string>& cells);
+
 // A human size such as "23.4 GiB".
 std::string formatBytes(double bytes);
 

@@ -240,6 +240,12 @@ void TestWorkbench::exportsTablesAndCharts()
     model.setHorizontalHeaderLabels({"a,b"});
     model.setItem(0, 0, new QStandardItem("say \"hi\""));
     QCOMPARE(ui::tableToCsv(model), QString("\"a,b\"\r\n\"say \"\"hi\"\"\"\r\n"));
+    // Formula injection guarded (core's csvCell): text that starts with '=' gets a quote, a negative number not.
+    QStandardItemModel formulas(1, 2);
+    formulas.setHorizontalHeaderLabels({"name", "value"});
+    formulas.setItem(0, 0, new QStandardItem("=1+2"));
+    formulas.setItem(0, 1, new QStandardItem("-1.5"));
+    QCOMPARE(ui::tableToCsv(formulas), QString("name,value\r\n'=1+2,-1.5\r\n"));
     // Any chart to PNG.
     window.showView(ui::View::Live);
     ui::ChartView* chart = window.liveView()->charts().front();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <thread>
 
@@ -157,11 +158,34 @@ std::optional<std::string> Statement::optionalText(int column) const
 
 // --- Connection -------------------------------------------------------------------------------------
 
+namespace {
+// `file:` URI of a path with its URI-special characters percent-encoded.
+std::string fileUri(const std::string& path, const char* query)
+{
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+            uri += escaped;
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?" + query;
+}
+} // namespace
+
 Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move(path))
 {
     int flags = SQLITE_OPEN_NOMUTEX;
-    flags |= mode == ConnectionMode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    const int code = sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr);
+    flags |= mode == ConnectionMode::ReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+    std::string name = m_path;
+    if (mode == ConnectionMode::ReadOnlyImmutable) {
+        flags |= SQLITE_OPEN_URI;
+        name = fileUri(m_path, "immutable=1");
+    }
+    const int code = sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr);
     if (code != SQLITE_OK) {
         const std::string message =
             m_path + ": cannot open (" + (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(code)) + ")";

@@ -38,7 +38,10 @@ public:
     using SqliteError::SqliteError;
 };
 
-enum class ConnectionMode { ReadOnly, ReadWriteCreate };
+// ReadOnlyImmutable opens the file as `file:PATH?immutable=1`: no locks and no -shm file, so it reads a
+// database in a folder where the -shm cannot be created; only correct while nobody writes the file and its
+// -wal holds no commits.
+enum class ConnectionMode { ReadOnly, ReadOnlyImmutable, ReadWriteCreate };
 
 class Statement {
 public:

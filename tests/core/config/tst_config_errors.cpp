@@ -15,6 +15,7 @@ private Q_SLOTS:
     void reportsEveryProblemAtOnce();
     void missingFileIsNamed();
     void includeCycleIsFound();
+    void modelWithOwnEpochsNeedsNoStage();
 };
 
 void TestConfigErrors::rejectsWithExactMessage_data()
@@ -43,12 +44,29 @@ void TestConfigErrors::rejectsWithExactMessage_data()
                                        << "'training.optimization.lr': 0 is not above the minimum 0";
     QTest::newRow("above range") << QByteArray("training.optimization.weight_decay: 2\n") << QStringList()
                                  << "'training.optimization.weight_decay': 2 is above the maximum 1";
+    QTest::newRow("nan in yaml") << QByteArray("training.optimization.lr: .nan\n") << QStringList()
+                                 << "{f}:1:27: 'training.optimization.lr': nan is not a number";
+    QTest::newRow("override NaN over a file value") << QByteArray("training.optimization.lr: 0.1\n") << QStringList{"training.optimization.lr=NaN"}
+                                         << "command line: 'training.optimization.lr' in override 'training.optimization.lr=NaN': nan is not a number";
+    QTest::newRow("inf above an open range") << QByteArray("policy.transfuser.loss_weights.depth: .inf\n") << QStringList()
+                                             << "{f}:1:39: 'policy.transfuser.loss_weights.depth': inf is not a finite number";
     QTest::newRow("bad choice") << QByteArray("policy:\n  transfuser:\n    upsample_mode: linear\n") << QStringList()
                                 << "{f}:3:20: 'policy.transfuser.upsample_mode': 'linear' is not one of: bilinear, nearest";
     QTest::newRow("bool expected") << QByteArray("policy.transfuser.use_depth: 2\n") << QStringList()
                                    << "'policy.transfuser.use_depth': expected true or false, got '2'";
     QTest::newRow("list element") << QByteArray("experiment.seeds: [1, x]\n") << QStringList()
                                   << "'experiment.seeds': expected a list of integers, got 'x' at position 2";
+    QTest::newRow("every stage at 0 epochs")
+        << QByteArray("training:\n  stages:\n    pretrain:\n      epochs: 0\n    posttrain:\n      epochs: 0\n") << QStringList()
+        << "{f}:4:7: 'training.stages.pretrain.epochs': every training stage has 0 epochs (training.stages.pretrain.epochs, "
+           "training.stages.posttrain.epochs), so nothing would train";
+    QTest::newRow("every stage at 0 epochs by overrides")
+        << QByteArray("") << QStringList{"training.stages.pretrain.epochs=0", "training.stages.posttrain.epochs=0"}
+        << "command line: 'training.stages.pretrain.epochs' in override 'training.stages.pretrain.epochs=0': every training stage has 0 epochs";
+    QTest::newRow("no seeds") << QByteArray("experiment.seeds: []\n") << QStringList()
+                              << "{f}:1:1: 'experiment.seeds': the list is empty; give at least one training seed";
+    QTest::newRow("repeated seed") << QByteArray("") << QStringList{"experiment.seeds=[1, 2, 1]"}
+                                   << "command line: 'experiment.seeds' in override 'experiment.seeds=[1, 2, 1]': seed 1 is listed twice";
     QTest::newRow("section given a value") << QByteArray("training: fast\n") << QStringList()
                                            << "{f}:1:1: 'training' is a section; expected a mapping of its keys, got 'fast'";
     QTest::newRow("key set twice") << QByteArray("training.optimization.batch_size: 8\ntraining:\n  optimization:\n    batch_size: 9\n")
@@ -63,6 +81,10 @@ void TestConfigErrors::rejectsWithExactMessage_data()
                                           << "command line: unknown key 'policy.transfuser.upsample_mod'; did you mean 'policy.transfuser.upsample_mode'?";
     QTest::newRow("override out of range") << QByteArray("") << QStringList{"training.optimization.batch_size=-4"}
                                            << "command line: 'training.optimization.batch_size' in override 'training.optimization.batch_size=-4': -4 is below the minimum 1";
+    QTest::newRow("override nan") << QByteArray("") << QStringList{"training.optimization.lr=nan"}
+                                  << "command line: 'training.optimization.lr' in override 'training.optimization.lr=nan': nan is not a number";
+    QTest::newRow("override -inf") << QByteArray("") << QStringList{"policy.transfuser.loss_weights.depth=-inf"}
+                                   << "'policy.transfuser.loss_weights.depth' in override 'policy.transfuser.loss_weights.depth=-inf': -inf is not a finite number";
     QTest::newRow("override no value") << QByteArray("") << QStringList{"training.optimization.batch_size="}
                                        << "command line: override 'training.optimization.batch_size=' has no value (expected an integer in [1, 65536])";
     QTest::newRow("override bad choice") << QByteArray("") << QStringList{"device.partition_mode=XPX"}
@@ -126,6 +148,15 @@ void TestConfigErrors::includeCycleIsFound()
         QVERIFY2(QString(e.what()).contains("include cycle"), e.what());
         QVERIFY2(QString(e.what()).contains("b.yaml:1:10"), e.what());
     }
+}
+
+// AutoSpeed-lite trains autospeed.epochs and ignores training.stages.*: turning the stages off is no error there.
+void TestConfigErrors::modelWithOwnEpochsNeedsNoStage()
+{
+    const ResolvedConfig config = resolveConfig(loadSchema(), {},
+                                                {"experiment.model=autospeed", "training.stages.pretrain.epochs=0",
+                                                 "training.stages.posttrain.epochs=0"});
+    QCOMPARE(config.getInt("training.stages.pretrain.epochs"), 0LL);
 }
 
 QTEST_GUILESS_MAIN(TestConfigErrors)

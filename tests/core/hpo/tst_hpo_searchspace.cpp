@@ -172,6 +172,14 @@ void TestSearchSpace::badSpaces_data()
                                                << "1:33: 'min' must be an integer, got '0.5'";
     QTest::newRow("bound not a number") << "box: {type: uniform, min: low, max: 4}"
                                         << "1:27: 'min' must be a number, got 'low'";
+    QTest::newRow("nan bound") << "box: {type: uniform, min: .nan, max: 4}"
+                               << "1:27: 'min' must be a finite number, got '.nan'";
+    QTest::newRow("infinite bound") << "box: {type: uniform, min: 1, max: .inf}"
+                                    << "1:35: 'max' must be a finite number, got '.inf'";
+    QTest::newRow("fixed nan") << "box: .nan"
+                               << "1:6: fixed value of 'box': 'autospeed.box': nan is not a number";
+    QTest::newRow("categorical nan") << "box: {type: categorical, values: [1, .nan]}"
+                                     << "1:38: 'box' (autospeed.box): nan is not a number";
     QTest::newRow("unknown field") << "box: {type: uniform, min: 1, mx: 2}"
                                    << "1:30: unknown field 'mx' in 'box'; did you mean 'max'?";
     QTest::newRow("step on loguniform") << "min_lr: {type: loguniform, min: 1.0e-6, max: 1.0e-4, step: 1.0e-6}"

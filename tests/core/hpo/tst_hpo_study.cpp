@@ -4,6 +4,7 @@
 #include "hpotestutil.h"
 
 #include "../../cli/clitestutil.h"
+#include "../store/storetestutil.h"
 
 #include "core/config/config.h"
 #include "core/hpo/study.h"
@@ -43,7 +44,8 @@ private Q_SLOTS:
     void reportAndPrune();
     void settingsSurviveReopening();
     void optunaStudyDefaultsToTpe();
-    void exhaustedGridFailsTheNewTrial();
+    void exhaustedGridLeavesNoTrial();
+    void failedAskLeavesNoTrial();
     void cliAskTellBest();
     void cliRejectsBadInput();
 
@@ -172,7 +174,7 @@ void TestStudy::optunaStudyDefaultsToTpe()
     QCOMPARE(study.options().sampler.tpe.startupTrials, 10);
 }
 
-void TestStudy::exhaustedGridFailsTheNewTrial()
+void TestStudy::exhaustedGridLeavesNoTrial()
 {
     const auto store = openStore(db("grid.db"));
     StudyOptions options;
@@ -187,7 +189,27 @@ void TestStudy::exhaustedGridFailsTheNewTrial()
     }
     QCOMPARE(points.size(), std::size_t(4));
     QVERIFY_THROWS_EXCEPTION(InputError, study.ask(requests));
-    QCOMPARE(study.requireTrial(4).state, TrialState::Fail); // the trial created for the ask is not left running
+    // A failed ask leaves nothing: no trial is left running, and none is created to be failed.
+    QCOMPARE(store->trials(study.record().id).size(), std::size_t(4));
+}
+
+// The store fails part way through an ask (here: a trigger refuses the parameter rows, as a full disk would
+// refuse them): the trial and its parameters are one transaction, so no parameterless RUNNING trial remains.
+void TestStudy::failedAskLeavesNoTrial()
+{
+    const std::string file = db("failing.db");
+    const auto store = openStore(file);
+    Study study = Study::create(*store, "failing", StudyOptions{});
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}, {"n", intRange(1, 8)}};
+    storetest::query(file, "CREATE TRIGGER refuse_params BEFORE INSERT ON trial_params "
+                           "BEGIN SELECT RAISE(ABORT, 'database or disk is full (test)'); END");
+    QVERIFY_THROWS_EXCEPTION(std::exception, study.ask(requests));
+    QCOMPARE(storetest::scalar(file, "SELECT COUNT(*) FROM trials"), std::string("0"));
+    QCOMPARE(storetest::scalar(file, "SELECT COUNT(*) FROM trial_system_attributes"), std::string("0"));
+    storetest::query(file, "DROP TRIGGER refuse_params");
+    const AskedTrial asked = study.ask(requests);
+    QCOMPARE(asked.trial.number, 0);
+    QCOMPARE(study.requireTrial(0).params.size(), std::size_t(2));
 }
 
 void TestStudy::cliAskTellBest()

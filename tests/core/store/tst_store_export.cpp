@@ -21,6 +21,7 @@ private Q_SLOTS:
     void csvCells();
     void trialsAsCsv();
     void trialsAsJson();
+    void formulaCellsAreGuarded();
     void metricsAsCsvAndJson();
     void unknownStudyOrRun();
 
@@ -76,6 +77,29 @@ void TestStoreExport::csvCells_data()
                                 << "\" x\"";
     QTest::newRow("empty") << ""
                            << "";
+    // Spreadsheet formula injection: text that would run as a formula gets a leading quote; numbers stay numbers.
+    QTest::newRow("formula") << "=1+2"
+                             << "'=1+2";
+    QTest::newRow("plus formula") << "+cmd|' /C calc'!A0"
+                                  << "'+cmd|' /C calc'!A0";
+    QTest::newRow("minus formula") << "-2+3"
+                                   << "'-2+3";
+    QTest::newRow("at formula") << "@SUM(A1)"
+                                << "'@SUM(A1)";
+    QTest::newRow("tab first") << "\t=1"
+                               << "'\t=1";
+    QTest::newRow("formula needing quotes") << "=HYPERLINK(\"http://x\",\"y\")"
+                                            << "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"";
+    QTest::newRow("lone minus") << "-"
+                                << "'-";
+    QTest::newRow("negative number") << "-1.5"
+                                     << "-1.5";
+    QTest::newRow("negative exponent") << "-3e-05"
+                                       << "-3e-05";
+    QTest::newRow("signed number") << "+7"
+                                   << "+7";
+    QTest::newRow("minus infinity") << "-inf"
+                                    << "-inf";
 }
 
 void TestStoreExport::csvCells()
@@ -124,9 +148,30 @@ void TestStoreExport::trialsAsJson()
     QCOMPARE(rows[0]["datetime_start"], Json(formatTimestamp(*m_trials[0].startTime)));
     QVERIFY(std::abs(rows[0]["duration_s"].get<double>() - (*m_trials[0].completeTime - *m_trials[0].startTime)) <
             1e-9);
-    QVERIFY(rows[1]["value"].is_null()); // inf has no JSON number
+    QCOMPARE(rows[1]["value"], Json("inf")); // JSON has no infinity: the string, as Optuna's storage writes it
+    QVERIFY(rows[2]["value"].is_null());     // no value (a running trial): null, distinct from inf
     QCOMPARE(rows[1]["user_attrs_tags"], Json::array({1, 2}));
     QVERIFY(rows[2]["datetime_complete"].is_null());
+}
+
+// A known row: a categorical choice and a user attr that a spreadsheet would run, next to a negative value
+// that must stay a number.
+void TestStoreExport::formulaCellsAreGuarded()
+{
+    const auto studyId = m_store->createStudy("formulas", {StudyDirection::Minimize});
+    Distribution choice;
+    choice.kind = Distribution::Kind::Categorical;
+    choice.choices = {"=cmd|' /C calc'!A0"};
+    const auto trial = m_store->createTrial(studyId);
+    m_store->setTrialParam(trial.id, "choice", 0, choice);
+    m_store->setTrialUserAttr(trial.id, "note", "@SUM(A1:A9)");
+    m_store->finishTrial(trial.id, TrialState::Complete, {-1.5});
+    std::ostringstream out;
+    exportStudyTrials(*m_store, "formulas", ExportFormat::Csv, out);
+    const QStringList lines = QString::fromStdString(out.str()).split("\r\n");
+    QCOMPARE(lines.size(), 3); // header, the trial, the empty piece after the last CRLF
+    QVERIFY2(lines[1].startsWith("0,COMPLETE,-1.5,"), qPrintable(lines[1]));
+    QVERIFY2(lines[1].endsWith(",'=cmd|' /C calc'!A0,'@SUM(A1:A9)"), qPrintable(lines[1]));
 }
 
 void TestStoreExport::metricsAsCsvAndJson()
