@@ -14,33 +14,44 @@ namespace pitwall::cli {
 
 namespace {
 
-int intOption(const Args& args, const std::string& name, int fallback, int min)
+// Bounds that keep a typo from asking for gigabytes or a hundred thousand threads.
+constexpr int kMaxImageSide = 8192;
+constexpr int kMaxThreads = 256;
+constexpr int kMaxBatch = 4096;
+constexpr int kMaxCount = 1000000;
+
+int intOption(const Args& args, const std::string& name, int fallback, int min, int max)
 {
     const auto text = args.value(name);
     if (!text)
         return fallback;
     const auto value = parseInteger(*text);
-    if (!value || *value < min || *value > 1000000)
-        throw InputError("--" + name + " " + *text + ": give a whole number >= " + std::to_string(min));
+    if (!value || *value < min || *value > max)
+        throw InputError("--" + name + " " + *text + ": give a whole number in " + std::to_string(min) + ".." +
+                         std::to_string(max));
     return static_cast<int>(*value);
 }
 
 engine::data::LoaderBenchOptions optionsFrom(const Args& args)
 {
     using namespace engine::data;
+    if (!args.positionals.empty())
+        throw InputError("pitwall bench loader takes no positional arguments (got '" + args.positionals.front() +
+                         "'): name the images with --images DIR or --dataset DIR; it reads no config files or "
+                         "key=value overrides");
     LoaderBenchOptions o;
     o.images = args.value("images", "");
     o.dataset = args.value("dataset", "");
     o.split = args.value("split", "");
-    o.batches = intOption(args, "batches", 1000, 1);
-    o.warmup = intOption(args, "warmup", 300, 0);
+    o.batches = intOption(args, "batches", 1000, 1, kMaxCount);
+    o.warmup = intOption(args, "warmup", 300, 0, kMaxCount);
     LoaderOptions& l = o.loader;
-    l.batchSize = intOption(args, "batch", 8, 1);
-    l.sample.outputWidth = intOption(args, "width", 1024, 1);
-    l.sample.outputHeight = intOption(args, "height", 372, 1);
-    l.threads = intOption(args, "threads", 0, 0);
-    l.prefetchBatches = intOption(args, "prefetch", l.prefetchBatches, 1);
-    l.shard.seed = static_cast<std::uint64_t>(intOption(args, "seed", 0, 0));
+    l.batchSize = intOption(args, "batch", 8, 1, kMaxBatch);
+    l.sample.outputWidth = intOption(args, "width", 1024, 1, kMaxImageSide);
+    l.sample.outputHeight = intOption(args, "height", 372, 1, kMaxImageSide);
+    l.threads = intOption(args, "threads", 0, 0, kMaxThreads);
+    l.prefetchBatches = intOption(args, "prefetch", l.prefetchBatches, 1, kMaxBatch);
+    l.shard.seed = static_cast<std::uint64_t>(intOption(args, "seed", 0, 0, 2147483647));
     l.sample.augment.enabled = !args.flag("no-augment");
     l.usePreprocessed = args.flag("preprocessed");
     l.cachePath = args.value("cache", "");

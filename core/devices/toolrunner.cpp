@@ -1,5 +1,7 @@
 #include "core/devices/toolrunner.h"
 
+#include "core/util/error.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
 
 #include <fcntl.h>
@@ -28,41 +30,21 @@ public:
         const auto path = findOnPath(argv.front());
         if (!path)
             return result;
-        // Everything the child needs is prepared before fork (only async-signal-safe calls after it).
-        std::vector<char*> args;
-        for (const std::string& a : argv)
-            args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        int outPipe[2], errPipe[2];
-        if (pipe2(outPipe, O_CLOEXEC) != 0)
-            return result;
-        if (pipe2(errPipe, O_CLOEXEC) != 0) {
-            close(outPipe[0]);
-            close(outPipe[1]);
-            return result;
-        }
-        const int devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            if (devNull >= 0)
-                dup2(devNull, STDIN_FILENO);
-            dup2(outPipe[1], STDOUT_FILENO);
-            dup2(errPipe[1], STDERR_FILENO);
-            execv(path->c_str(), args.data());
-            _exit(127);
-        }
-        if (devNull >= 0)
-            close(devNull);
-        close(outPipe[1]);
-        close(errPipe[1]);
-        if (pid < 0) {
-            close(outPipe[0]);
-            close(errPipe[0]);
+        std::vector<std::string> resolved = argv;
+        resolved.front() = *path;
+        ProcessOptions options;
+        options.pipeStdout = options.pipeStderr = true;
+        options.stdinFromDevNull = true;
+        std::optional<ChildProcess> child;
+        try {
+            child = ChildProcess::start(resolved, options);
+        } catch (const RuntimeError& e) {
+            result.err = e.what(); // could not execute: started stays false
             return result;
         }
         result.started = true;
         const auto deadline = std::chrono::steady_clock::now() + timeout;
-        pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+        pollfd fds[2] = {{child->stdoutFd(), POLLIN, 0}, {child->stderrFd(), POLLIN, 0}};
         int openPipes = 2;
         char buffer[65536];
         while (openPipes > 0) {
@@ -73,8 +55,6 @@ public:
                 break;
             }
             const int ready = poll(fds, 2, static_cast<int>(left.count()));
-            if (ready < 0 && errno == EINTR)
-                continue;
             if (ready <= 0)
                 continue;
             for (int i = 0; i < 2; ++i) {
@@ -84,22 +64,16 @@ public:
                 if (n > 0) {
                     (i == 0 ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
                 } else if (n == 0 || errno != EINTR) {
-                    close(fds[i].fd);
-                    fds[i].fd = -1;
+                    fds[i].fd = -1; // closed with the ChildProcess
                     --openPipes;
                 }
             }
         }
-        for (pollfd& fd : fds)
-            if (fd.fd >= 0)
-                close(fd.fd);
-        int status = 0;
         if (result.timedOut)
-            kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+            child->signal(SIGKILL);
+        const ProcessExit exit = child->wait();
         if (!result.timedOut)
-            result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            result.exitCode = exit.exited ? exit.code : 128 + exit.code;
         return result;
     }
 };

@@ -1,6 +1,7 @@
 #include "core/report/table.h"
 
 #include "core/util/numformat.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
@@ -73,7 +74,14 @@ std::string Table::toText() const
     std::vector<std::size_t> widths;
     for (const std::string& h : m_header)
         widths.push_back(displayWidth(h));
-    for (const auto& row : m_rows)
+    // Names come from outside (a study called "a\nb" must not break the table): printed escaped.
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& row : m_rows) {
+        rows.emplace_back();
+        for (const std::string& cell : row)
+            rows.back().push_back(printable(cell));
+    }
+    for (const auto& row : rows)
         for (std::size_t c = 0; c < row.size(); ++c)
             widths[c] = std::max(widths[c], displayWidth(row[c]));
     std::string out;
@@ -89,7 +97,7 @@ std::string Table::toText() const
     for (std::size_t w : widths)
         rule.push_back(std::string(w, '-'));
     line(rule);
-    for (const auto& row : m_rows)
+    for (const auto& row : rows)
         line(row);
     return out;
 }
@@ -98,8 +106,12 @@ std::string Table::toMarkdown() const
 {
     auto line = [](const std::vector<std::string>& cells) {
         std::string out = "|";
-        for (const std::string& c : cells)
-            out += " " + c + " |";
+        for (const std::string& c : cells) {
+            std::string cell = printable(c);
+            for (std::size_t bar = 0; (bar = cell.find('|', bar)) != std::string::npos; bar += 2)
+                cell.insert(bar, 1, '\\');
+            out += " " + cell + " |";
+        }
         return out + "\n";
     };
     std::string out = line(m_header);

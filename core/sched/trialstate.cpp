@@ -1,6 +1,7 @@
 #include "core/sched/trialstate.h"
 
 #include "core/util/error.h"
+#include "core/util/printable.h"
 #include "core/util/timefmt.h"
 
 #include <signal.h>
@@ -75,7 +76,9 @@ bool failTrial(Store& store, const TrialRecord& trial, const std::string& reason
     const auto current = store.trial(trial.studyId, trial.number);
     if (!current || current->state != TrialState::Running)
         return false;
-    store.setTrialSystemAttr(trial.id, kFailReasonAttr, reason);
+    // A command's output can be anything (binary, megabytes): stored as readable UTF-8, at most kMaxFailReasonBytes.
+    constexpr std::size_t kMaxFailReasonBytes = 2000;
+    store.setTrialSystemAttr(trial.id, kFailReasonAttr, printable(reason, LineBreaks::Keep, kMaxFailReasonBytes));
     if (kind == FailKind::Interrupted)
         store.setTrialSystemAttr(trial.id, kInterruptedAttr, true);
     try {

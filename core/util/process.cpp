@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 extern char** environ;
 
@@ -81,13 +82,24 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0)
         throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    const auto closeAll = [&] {
+        for (int fd : {report[0], report[1], out[0], out[1], err[0], err[1]})
+            if (fd >= 0)
+                ::close(fd);
+    };
+    if ((options.pipeStdout && ::pipe2(out, O_CLOEXEC) != 0) || (options.pipeStderr && ::pipe2(err, O_CLOEXEC) != 0)) {
+        const int why = errno;
+        closeAll();
+        throw RuntimeError(std::string("pipe failed: ") + std::strerror(why));
+    }
 
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
-        ::close(report[0]);
-        ::close(report[1]);
-        throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
+        const int why = errno;
+        closeAll();
+        throw RuntimeError(std::string("fork failed: ") + std::strerror(why));
     }
     if (pid == 0) {
         ::close(report[0]);
@@ -102,6 +114,14 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
         }
         redirect(options.stdoutFile, STDOUT_FILENO, options.appendOutput);
         redirect(options.stderrFile, STDERR_FILENO, options.appendOutput);
+        if (out[1] >= 0)
+            dup2(out[1], STDOUT_FILENO);
+        if (err[1] >= 0)
+            dup2(err[1], STDERR_FILENO);
+        // Default dispositions: an ignored SIGPIPE or SIGINT would otherwise survive exec.
+        ::signal(SIGPIPE, SIG_DFL);
+        ::signal(SIGINT, SIG_DFL);
+        ::signal(SIGTERM, SIG_DFL);
         if (options.stdinFromDevNull) {
             const int devNull = ::open("/dev/null", O_RDONLY);
             if (devNull >= 0)
@@ -117,6 +137,9 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     if (options.group == ProcessGroup::Own)
         ::setpgid(pid, pid); // also from the parent, so signal() reaches the group even before the child ran
     ::close(report[1]);
+    for (int fd : {out[1], err[1]})
+        if (fd >= 0)
+            ::close(fd);
     int why = 0;
     ssize_t n;
     while ((n = ::read(report[0], &why, sizeof why)) < 0 && errno == EINTR) {
@@ -125,11 +148,47 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     ChildProcess child;
     child.m_pid = pid;
     child.m_ownGroup = options.group != ProcessGroup::Inherit;
+    child.m_stdoutFd = out[0];
+    child.m_stderrFd = err[0];
     if (n == static_cast<ssize_t>(sizeof why)) {
         child.wait();
         throw RuntimeError("cannot execute " + argv.front() + ": " + std::strerror(why));
     }
     return child;
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept { *this = std::move(other); }
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept
+{
+    if (this != &other) {
+        closeStdout();
+        closeStderr();
+        m_pid = std::exchange(other.m_pid, -1);
+        m_exit = std::exchange(other.m_exit, std::nullopt);
+        m_ownGroup = other.m_ownGroup;
+        m_stdoutFd = std::exchange(other.m_stdoutFd, -1);
+        m_stderrFd = std::exchange(other.m_stderrFd, -1);
+    }
+    return *this;
+}
+
+ChildProcess::~ChildProcess()
+{
+    closeStdout();
+    closeStderr();
+}
+
+void ChildProcess::closeStdout()
+{
+    if (m_stdoutFd >= 0)
+        ::close(std::exchange(m_stdoutFd, -1));
+}
+
+void ChildProcess::closeStderr()
+{
+    if (m_stderrFd >= 0)
+        ::close(std::exchange(m_stderrFd, -1));
 }
 
 ProcessExit ChildProcess::wait()

@@ -1,6 +1,7 @@
 #pragma once
-// Child processes without a shell: argv as given, extra environment, output to files or inherited.
-// Used to start one worker per logical device.
+// Child processes without a shell: argv as given, extra environment, output to files, pipes or inherited, a
+// process group or session of their own, a parent-death signal, CPU affinity. The one launcher of Pitwall:
+// workers, data-parallel ranks, detached jobs, trial commands and vendor tools all start through it.
 
 #include <chrono>
 #include <map>
@@ -21,8 +22,10 @@ enum class ProcessGroup {
 struct ProcessOptions {
     std::map<std::string, std::string> environment; // added to (or replacing in) the parent's environment
     std::vector<std::string> unsetEnvironment;       // removed from the child's environment
-    std::string stdoutFile;                          // empty: inherit
-    std::string stderrFile;                          // empty: inherit
+    std::string stdoutFile;                          // empty: inherit (unless piped)
+    std::string stderrFile;                          // empty: inherit (unless piped)
+    bool pipeStdout = false;                         // read it through ChildProcess::stdoutFd()
+    bool pipeStderr = false;                         // read it through ChildProcess::stderrFd()
     bool appendOutput = false;                       // append to the files instead of truncating them
     bool stdinFromDevNull = false;
     std::vector<int> cpuSet;                         // empty: inherit the parent's affinity
@@ -56,11 +59,24 @@ private:
 
 class ChildProcess {
 public:
+    ChildProcess() = default;
+    ChildProcess(ChildProcess&& other) noexcept;
+    ChildProcess& operator=(ChildProcess&& other) noexcept;
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+    // Closes the pipes; a child still running is left running (call signal() and wait() to end it).
+    ~ChildProcess();
+
     // Starts argv[0] (a path) with the arguments. Throws RuntimeError when it cannot start, also when the
     // program cannot be executed ("cannot execute PROGRAM: No such file or directory"), never a bare exit 127.
     static ChildProcess start(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
     pid_t pid() const { return m_pid; }
+    // The read ends of piped output (-1 when not piped or closed). closeStdout/closeStderr close them early.
+    int stdoutFd() const { return m_stdoutFd; }
+    int stderrFd() const { return m_stderrFd; }
+    void closeStdout();
+    void closeStderr();
     // Blocks until the child ends.
     ProcessExit wait();
     // The exit if it has ended, without blocking.
@@ -71,6 +87,8 @@ public:
 private:
     pid_t m_pid = -1;
     bool m_ownGroup = false;
+    int m_stdoutFd = -1;
+    int m_stderrFd = -1;
     std::optional<ProcessExit> m_exit;
 };
 

@@ -3,6 +3,8 @@
 #include "core/util/error.h"
 #include "core/util/process.h"
 
+#include <fstream>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,57 +22,36 @@ CommandProcess CommandProcess::start(const std::vector<std::string>& argv,
 {
     if (argv.empty())
         throw RuntimeError("cannot start a command without a program");
-    // Everything is prepared before fork: the child makes only async-signal-safe calls.
-    const ExecArrays exec(argv, environment);
-    const int log = ::open(logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log < 0)
-        throw RuntimeError("cannot open the trial log " + logFile + ": " + std::strerror(errno));
-    int pipeFds[2];
-    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-        ::close(log);
-        throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
+    {
+        std::ofstream probe(logFile, std::ios::app);
+        if (!probe)
+            throw RuntimeError("cannot open the trial log " + logFile + ": " + std::strerror(errno));
     }
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(log);
-        ::close(pipeFds[0]);
-        ::close(pipeFds[1]);
-        throw RuntimeError(std::string("fork failed: ") + std::strerror(errno));
-    }
-    if (pid == 0) {
-        ::setpgid(0, 0);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent)
-            _exit(137); // the worker died before the line above
-        ::dup2(pipeFds[1], STDOUT_FILENO);
-        ::dup2(log, STDERR_FILENO);
-        const int devNull = ::open("/dev/null", O_RDONLY);
-        if (devNull >= 0)
-            ::dup2(devNull, STDIN_FILENO);
-        ::signal(SIGPIPE, SIG_DFL);
-        ::signal(SIGINT, SIG_DFL);
-        ::signal(SIGTERM, SIG_DFL);
-        ::execve(exec.program(), exec.argv(), exec.envp());
-        const char* why = std::strerror(errno);
-        (void)!::write(STDERR_FILENO, "cannot execute ", 15);
-        (void)!::write(STDERR_FILENO, exec.program(), std::strlen(exec.program()));
-        (void)!::write(STDERR_FILENO, ": ", 2);
-        (void)!::write(STDERR_FILENO, why, std::strlen(why));
-        (void)!::write(STDERR_FILENO, "\n", 1);
-        _exit(127);
-    }
-    ::setpgid(pid, pid); // also from the parent, so signal() works even before the child ran
-    ::close(log);
-    ::close(pipeFds[1]);
+    ProcessOptions options;
+    options.environment = environment;
+    options.group = ProcessGroup::Own;       // the worker decides what a terminal's Ctrl-C means
+    options.parentDeathSignal = SIGKILL;     // no command outlives a killed worker
+    options.pipeStdout = true;
+    options.stderrFile = logFile;
+    options.appendOutput = true;
+    options.stdinFromDevNull = true;
     CommandProcess process;
-    process.m_pid = pid;
-    process.m_fd = pipeFds[0];
+    try {
+        process.m_child = ChildProcess::start(argv, options);
+    } catch (const RuntimeError& e) {
+        // A program that cannot be executed is a failed trial like one that exits 127, with the reason in its log.
+        std::ofstream(logFile, std::ios::app) << e.what() << "\n";
+        process.m_exit = CommandExit{true, 127};
+        return process;
+    }
+    process.m_pid = process.m_child.pid();
+    process.m_fd = process.m_child.stdoutFd();
     return process;
 }
 
 CommandProcess::CommandProcess(CommandProcess&& other) noexcept
-    : m_pid(other.m_pid), m_fd(other.m_fd), m_pending(std::move(other.m_pending)), m_exit(other.m_exit)
+    : m_child(std::move(other.m_child)), m_pid(other.m_pid), m_fd(other.m_fd), m_pending(std::move(other.m_pending)),
+      m_exit(other.m_exit)
 {
     other.m_pid = -1;
     other.m_fd = -1;
@@ -78,13 +59,9 @@ CommandProcess::CommandProcess(CommandProcess&& other) noexcept
 
 CommandProcess::~CommandProcess()
 {
-    if (m_fd >= 0)
-        ::close(m_fd);
     if (m_pid > 0 && !m_exit) {
         signal(SIGKILL);
-        int status = 0;
-        while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        m_child.wait();
     }
 }
 
@@ -110,7 +87,7 @@ std::vector<std::string> CommandProcess::readLines(int timeoutMs)
         if (!m_pending.empty())
             lines.push_back(m_pending);
         m_pending.clear();
-        ::close(m_fd);
+        m_child.closeStdout();
         m_fd = -1;
     }
     return lines;
@@ -120,13 +97,8 @@ std::optional<CommandExit> CommandProcess::poll()
 {
     if (m_exit || m_pid <= 0)
         return m_exit;
-    int status = 0;
-    if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
-        CommandExit e;
-        e.exited = WIFEXITED(status);
-        e.code = e.exited ? WEXITSTATUS(status) : WTERMSIG(status);
-        m_exit = e;
-    }
+    if (const auto exit = m_child.poll())
+        m_exit = CommandExit{exit->exited, exit->code};
     return m_exit;
 }
 

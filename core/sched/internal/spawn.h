@@ -4,6 +4,8 @@
 // reads, stderr appended to the trial's log file, and SIGKILL when the worker dies (PR_SET_PDEATHSIG), so
 // no command outlives a killed worker.
 
+#include "core/util/process.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -20,7 +22,7 @@ struct CommandExit {
 class CommandProcess {
 public:
     // argv[0] must be a path (see findExecutable). Throws RuntimeError when it cannot start; a program that
-    // cannot be executed ends with exit status 127 and says why in the log.
+    // cannot be executed ends at once with exit status 127, and the log says why ("cannot execute P: errno text").
     static CommandProcess start(const std::vector<std::string>& argv,
                                 const std::map<std::string, std::string>& environment, const std::string& logFile);
     CommandProcess(CommandProcess&& other) noexcept;
@@ -38,6 +40,7 @@ public:
 
 private:
     CommandProcess() = default;
+    ChildProcess m_child;
     pid_t m_pid = -1;
     int m_fd = -1;
     std::string m_pending;

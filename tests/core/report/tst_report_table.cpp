@@ -10,6 +10,7 @@ class TestReportTable : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void csvOfKnownRows();
+    void namesWithControlCharactersStayOnTheirLine();
 };
 
 void TestReportTable::csvOfKnownRows()
@@ -20,6 +21,29 @@ void TestReportTable::csvOfKnownRows()
     table.addRow({"@x", "+3"});
     QCOMPARE(QString::fromStdString(table.toCsv()),
              QString("name,value\r\n'=1+2,-1.5\r\n\"a,b\",'-\r\n'@x,+3\r\n"));
+}
+
+// A study named "a\nb" (or holding an escape sequence) printed a broken table before; now escaped, one line a row.
+void TestReportTable::namesWithControlCharactersStayOnTheirLine()
+{
+    Table table({"Study", "Best"});
+    table.addRow({"two\nlines", "1"});
+    table.addRow({"bell\x07\x1b[31mred|bar", "2"});
+    table.addRow({std::string("bad\xff utf8 \xc3\xa9"), "3"});
+    const QStringList lines = QString::fromStdString(table.toText()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 5); // header, rule, three rows: nothing broke a line
+    QVERIFY(lines[2].startsWith("two\\nlines ") && lines[2].endsWith(" 1"));
+    QVERIFY(lines[3].startsWith("bell\\x07\\x1b[31mred|bar ") && lines[3].endsWith(" 2"));
+    QVERIFY(lines[4].startsWith(QString::fromUtf8("bad\\xff utf8 \xc3\xa9 ")) && lines[4].endsWith(" 3"));
+    // The values line up: every row's value starts in the header's "Best" column.
+    const int column = lines[0].indexOf("Best");
+    for (int i = 2; i < 5; ++i)
+        QCOMPARE(lines[i].size(), column + 1);
+    const std::string markdown = table.toMarkdown();
+    QVERIFY(markdown.find("| two\\nlines | 1 |\n") != std::string::npos);
+    QVERIFY(markdown.find("red\\|bar") != std::string::npos);
+    // CSV and JSON keep the data as it is (their formats quote it).
+    QVERIFY(table.toJson()[0]["Study"] == "two\nlines");
 }
 
 QTEST_GUILESS_MAIN(TestReportTable)

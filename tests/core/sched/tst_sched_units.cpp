@@ -29,6 +29,7 @@ private Q_SLOTS:
     void countsAgainstTheTarget();
     void failsOnlyVanishedTrials();
     void failTrialLeavesFinishedTrials();
+    void failReasonIsReadableAndBounded();
     void measuresCpuLoad();
 };
 
@@ -179,6 +180,31 @@ void TestSchedUnits::failTrialLeavesFinishedTrials()
     QVERIFY(!failTrial(*store, t, "late", FailKind::TrialFault));
     QCOMPARE(store->trial(study, t.number)->state, TrialState::Complete);
     QVERIFY(!store->trial(study, t.number)->systemAttrs.contains(kFailReasonAttr));
+}
+
+// A command that printed binary output: the stored reason is valid UTF-8 text without control bytes, bounded,
+// with the start and the end of what the command said (before: 5 KB of raw bytes).
+void TestSchedUnits::failReasonIsReadableAndBounded()
+{
+    QTemporaryDir dir;
+    auto store = openStore(dir.filePath("f.db").toStdString());
+    const std::int64_t study = store->createStudy("f", {StudyDirection::Minimize});
+    const TrialRecord t = store->createTrial(study);
+    std::string reason = "the command ended with exit status 3\n--- end of log ---\n";
+    for (int i = 0; i < 5000; ++i)
+        reason += static_cast<char>(i % 256);
+    reason += "\nlast line: out of memory";
+    QVERIFY(failTrial(*store, t, reason, FailKind::TrialFault));
+    const Json stored = store->trial(study, t.number)->systemAttrs.at(kFailReasonAttr);
+    QVERIFY(stored.is_string());
+    const std::string text = stored.get<std::string>();
+    QVERIFY2(text.size() <= 2100, std::to_string(text.size()).c_str());
+    QVERIFY(text.rfind("the command ended with exit status 3\n--- end of log ---\n", 0) == 0);
+    QVERIFY(text.find("bytes left out") != std::string::npos);
+    QVERIFY(text.find("last line: out of memory") == text.size() - std::string("last line: out of memory").size());
+    for (char c : text)
+        QVERIFY2(c == '\n' || static_cast<unsigned char>(c) >= 0x20, "a control byte was stored");
+    QVERIFY(text.find("\\x00") != std::string::npos); // the NUL byte, escaped
 }
 
 void TestSchedUnits::measuresCpuLoad()

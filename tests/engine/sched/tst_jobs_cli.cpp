@@ -18,6 +18,8 @@
 #include <QtTest>
 
 #include <csignal>
+#include <map>
+#include <vector>
 
 using namespace pitwall;
 
@@ -57,6 +59,8 @@ class TestJobsCli : public QObject {
 private Q_SLOTS:
     void foregroundTrainRecordsFinishedJob();
     void detachedSearchStopsAndResumes();
+    void trainingStopKeepsEpochsAndResumeFinishes();
+    void everyKindRecordsItsJob();
     void killedJobShowsVanished();
     void badInputLeavesNothing();
     void commandsThatDoNotTrainLoadNoLibTorch();
@@ -126,6 +130,77 @@ void TestJobsCli::detachedSearchStopsAndResumes()
     QCOMPARE(runCli({"jobs", "show", "999", "--db", db}).exitCode, 2);
 }
 
+// The epochs ("epoch" metric rows, one per finished epoch) each stage has stored, in order.
+std::map<std::string, std::vector<int>> finishedEpochs(const QString& db)
+{
+    std::map<std::string, std::vector<int>> out;
+    auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
+    for (const MetricRow& row : store->metricsSince(0, 0))
+        if (row.sample.key == "epoch")
+            out[row.sample.stage].push_back(static_cast<int>(row.sample.value));
+    return out;
+}
+
+void TestJobsCli::trainingStopKeepsEpochsAndResumeFinishes()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("r.db");
+    const CliResult started = runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=80",
+                                      "training.stages.pretrain.epochs=4", "training.stages.posttrain.epochs=2", "--db", db,
+                                      "--detach"},
+                                     dir.path());
+    QVERIFY2(started.exitCode == 0, qPrintable(started.err));
+    const QString id = started.out.trimmed();
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(db) && !finishedEpochs(db)["pretrain"].empty(), kJobTimeoutMs);
+    QVERIFY2(runCli({"jobs", "stop", id, "--wait", "--db", db}).exitCode == 0, "jobs stop failed");
+    QCOMPARE(showJob(db, id)["state"].toString(), QString("cancelled"));
+    const auto kept = finishedEpochs(db);
+    QVERIFY(!kept.at("pretrain").empty());
+    QVERIFY2(kept.count("posttrain") == 0 || kept.at("posttrain").size() < 2, "the run finished before it was stopped");
+
+    const CliResult resumed = runCli({"jobs", "resume", id, "--db", db});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QTRY_COMPARE_WITH_TIMEOUT(showJob(db, id)["state"].toString(), QString("finished"), kJobTimeoutMs);
+    // Every epoch exactly once: the ones finished before the stop were not trained again.
+    const auto all = finishedEpochs(db);
+    QCOMPARE(all.at("pretrain"), (std::vector<int>{1, 2, 3, 4}));
+    QCOMPARE(all.at("posttrain"), (std::vector<int>{1, 2}));
+    QVERIFY(showJob(db, id)["spec"].toObject()["argv"].toArray().contains(QJsonValue("--resume")));
+}
+
+// Each long command, run in the foreground, leaves one finished job of its kind with the command line that
+// starts it again.
+void TestJobsCli::everyKindRecordsItsJob()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("kinds.db");
+    QVERIFY2(runCli({"data", "synth", "--frames", "12", "--out", dir.filePath("synth")}, dir.path()).exitCode == 0, "data synth");
+    struct Case {
+        QString kind;
+        QStringList args;
+    };
+    const QList<Case> cases{
+        {"eval-driving", {"eval", "driving", "--policy", "expert", "--routes", "1", "--seed", "1"}},
+        {"bench-loader", {"bench", "loader", "--dataset", dir.filePath("synth"), "--batch", "2", "--width", "256", "--height", "96", "--batches", "2", "--warmup", "1"}},
+    };
+    for (const Case& c : cases) {
+        QStringList args = c.args;
+        args << "--db" << db;
+        const CliResult r = runCli(args, dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(c.kind + ": " + r.err.right(800)));
+        QVERIFY2(r.err.contains("(" + c.kind + ")"), qPrintable(c.kind + ": " + r.err.right(300)));
+    }
+    const CliResult list = runCli({"jobs", "list", "--all", "--json", "--db", db});
+    const QJsonArray jobs = QJsonDocument::fromJson(list.out.toUtf8()).array();
+    QCOMPARE(jobs.size(), cases.size());
+    for (const QJsonValue& j : jobs) {
+        QCOMPARE(j.toObject()["state"].toString(), QString("finished"));
+        QVERIFY(!j.toObject()["spec"].toObject()["argv"].toArray().isEmpty());
+    }
+    QCOMPARE(jobs[0].toObject()["kind"].toString(), QString("bench-loader")); // newest first
+    QCOMPARE(jobs[1].toObject()["kind"].toString(), QString("eval-driving"));
+}
+
 void TestJobsCli::killedJobShowsVanished()
 {
     QTemporaryDir dir;
@@ -153,6 +228,19 @@ void TestJobsCli::badInputLeavesNothing()
     QCOMPARE(r.exitCode, 2);
     QVERIFY(!QFile::exists(db));
     QVERIFY(!QFile::exists(db + "-wal"));
+    // Out-of-range options and arguments a command does not take are refused by name (before: an abort, a
+    // LibTorch allocation trace, or silently ignored).
+    const QString images = dir.path();
+    for (const auto& [args, expected] : std::vector<std::pair<QStringList, QString>>{
+             {{"bench", "loader", "--images", images, "--threads", "100000"}, "--threads 100000: give a whole number in 0..256"},
+             {{"bench", "loader", "--images", images, "--width", "100000", "--height", "100000"}, "--width 100000: give a whole number in 1..8192"},
+             {{"bench", "loader", "--images", images, "stray.yaml"}, "takes no positional arguments (got 'stray.yaml')"},
+             {{"bench", "loader", "--images", images, "data.loader.threads=4"}, "takes no positional arguments"}}) {
+        const CliResult bad = runCli(QStringList(args) << "--db" << db, dir.path());
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(expected), qPrintable(bad.err));
+        QVERIFY(!QFile::exists(db));
+    }
 }
 
 void TestJobsCli::commandsThatDoNotTrainLoadNoLibTorch()
