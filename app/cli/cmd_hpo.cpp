@@ -8,39 +8,20 @@
 #include "core/sched/trialstate.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/timefmt.h"
 
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <csignal>
-#include <filesystem>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr double kDefaultHeartbeatSeconds = 5.0;
-
-std::string absolute(const std::string& path)
-{
-    return fs::absolute(path).lexically_normal().string();
-}
-
-// Config files from --config and positionals; overrides from positionals.
-void configArgs(const Args& args, HpoSettings& settings)
-{
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    for (const std::string& file : args.values("config"))
-        settings.configs.push_back(absolute(file));
-    for (const std::string& file : files)
-        settings.configs.push_back(absolute(file));
-    settings.overrides = overrides;
-}
 
 // ---- pitwall worker --------------------------------------------------------------------------------------
 
@@ -64,14 +45,14 @@ int workerCommand(const Args& args)
             settings = *stored;
     }
     HpoSettings given;
-    configArgs(args, given);
+    absoluteConfigArgs(args, given.configs, given.overrides);
     if (!given.configs.empty() || args.value("command")) {
         settings.configs = given.configs;
         settings.overrides = given.overrides;
         settings.command = args.value("command", "");
     }
     if (auto space = args.value("space"))
-        settings.spacePath = absolute(*space);
+        settings.spacePath = absolutePath(*space);
     if (auto epochs = args.integer("epochs", 0))
         settings.epochs = *epochs;
     settings.objective = args.value("objective", settings.objective);

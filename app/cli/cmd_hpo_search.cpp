@@ -9,22 +9,15 @@
 #include "core/sched/search.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string absolute(const std::string& path)
-{
-    return fs::absolute(path).lexically_normal().string();
-}
 
 // --NAME as an int >= minimum (nullopt when absent).
 std::optional<int> countOption(const Args& args, const std::string& name, int minimum)
@@ -37,18 +30,12 @@ std::optional<int> countOption(const Args& args, const std::string& name, int mi
 HpoSettings newSettings(const Args& args)
 {
     HpoSettings s;
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    for (const std::string& file : args.values("config"))
-        s.configs.push_back(absolute(file));
-    for (const std::string& file : files)
-        s.configs.push_back(absolute(file));
-    s.overrides = overrides;
+    absoluteConfigArgs(args, s.configs, s.overrides);
     const auto space = args.value("space");
     if (!space)
         throw InputError(
             "--space SPACE.yaml is required: the search space (e.g. configs/transfuser/hpo/speed_space.yaml)");
-    s.spacePath = absolute(*space);
+    s.spacePath = absolutePath(*space);
     s.command = args.value("command", "");
     const auto trials = countOption(args, "trials", 1);
     if (!trials)
@@ -88,7 +75,7 @@ StudyOptions studyOptionsFromArgs(const Args& args)
 SearchSpec searchSpec(const Args& args)
 {
     SearchSpec spec;
-    spec.storeLocation = absolute(args.database());
+    spec.storeLocation = absolutePath(args.database());
     spec.schema = schemaWithWarnings();
     spec.resumeStudy = args.value("resume");
     if (spec.resumeStudy) {

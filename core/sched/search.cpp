@@ -18,11 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string absolute(const std::string& path)
-{
-    return fs::absolute(path).lexically_normal().string();
-}
-
 // The search's settings and study before any trial runs: everything that can be checked is checked here.
 struct Prepared {
     HpoSettings settings;
@@ -90,7 +85,7 @@ void createStudy(const SearchSpec& spec, Store& store, Prepared& p, const std::f
                          ": continue it with --resume " + p.studyName + ", or name a new one with --study NAME");
     checkSampler(options, setup, p.settings, note);
     p.settings.logDir =
-        absolute(spec.logDir.value_or((fs::path(outputDir(setup)) / p.studyName / "hpo").string()));
+        absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / p.studyName / "hpo").string()));
     const Study study = Study::create(store, p.studyName, options);
     store.setStudyUserAttr(study.record().id, "objective", p.settings.objective);
 }
@@ -108,7 +103,7 @@ Prepared prepare(const SearchSpec& spec, Store& store, const std::function<void(
     if (spec.finalEpochs && !setup.builtin())
         throw InputError("--final-epochs retrains with the built-in trainer; a --command search has no config to "
                          "retrain (run your command with the values of best_params.yaml)");
-    p.bestParamsPath = absolute(spec.bestParamsPath.value_or(
+    p.bestParamsPath = absolutePath(spec.bestParamsPath.value_or(
         (fs::path(outputDir(setup)) / spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup))) /
          "best_params.yaml")
             .string()));

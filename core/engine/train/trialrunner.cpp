@@ -2,6 +2,7 @@
 
 #include "core/engine/train/experiment.h"
 #include "core/sched/commandrunner.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <atomic>
@@ -14,11 +15,6 @@ namespace pitwall::engine {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string absolute(const std::string& path)
-{
-    return fs::absolute(path).lexically_normal().string();
-}
 
 class TrainerRunner : public TrialRunner {
 public:
@@ -75,7 +71,7 @@ public:
             outcome.userAttrs["full_fps/" + s.stage] = s.fullFps;
         }
         outcome.userAttrs["run_id"] = result.runId;
-        outcome.userAttrs["checkpoint_dir"] = absolute(request.checkpointDir);
+        outcome.userAttrs["checkpoint_dir"] = absolutePath(request.checkpointDir);
         if (pruned) {
             outcome.state = TrialState::Pruned;
         } else if (result.cancelled) {
