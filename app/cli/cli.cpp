@@ -145,6 +145,136 @@ void Cli::printHelp(const Command& c) const
     std::printf("  %-22s  %s\n", "--help", "show this help");
 }
 
+namespace {
+
+// The command whose path the leading words spell, the longest such; `used` gets its number of words.
+const Command* findCommand(const std::vector<Command>& commands, const std::vector<std::string>& words,
+                           std::size_t& used)
+{
+    const Command* command = nullptr;
+    used = 0;
+    for (const Command& c : commands) {
+        const std::vector<std::string> path = split(c.path, ' ');
+        if (path.size() <= words.size() && std::equal(path.begin(), path.end(), words.begin()) && path.size() > used) {
+            command = &c;
+            used = path.size();
+        }
+    }
+    return command;
+}
+
+// parseArgs: --help was given (not an exit status).
+constexpr int kHelpRequested = -1;
+
+// The option `name` of `command` with its value into `args`; the exit status when it is bad, else nullopt.
+std::optional<int> takeOption(const Command& command, const std::vector<std::string>& words, std::size_t& i,
+                              Args& args)
+{
+    std::string name = words[i].substr(2);
+    std::optional<std::string> inlineValue;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+        inlineValue = name.substr(eq + 1);
+        name = name.substr(0, eq);
+    }
+    auto spec = std::find_if(command.options.begin(), command.options.end(),
+                             [&](const OptionSpec& o) { return o.name == name; });
+    if (spec == command.options.end()) {
+        std::vector<std::string> known;
+        for (const OptionSpec& o : command.options)
+            known.push_back(o.name);
+        const auto near = nearestNames(name, known, 1);
+        std::cerr << "pitwall " << command.path << ": unknown option '--" << name << "'"
+                  << (near.empty() ? "" : "; did you mean '--" + near[0] + "'?") << "\n"
+                  << "Usage: pitwall " << command.path << " " << command.usage << "\n";
+        return kExitBadInput;
+    }
+    std::string value;
+    if (!spec->valueName.empty()) {
+        if (inlineValue) {
+            value = *inlineValue;
+        } else if (i + 1 < words.size()) {
+            value = words[++i];
+        } else {
+            std::cerr << "pitwall " << command.path << ": option '--" << name << "' needs a value ("
+                      << spec->valueName << ")\n";
+            return kExitBadInput;
+        }
+    } else if (inlineValue) {
+        std::cerr << "pitwall " << command.path << ": option '--" << name << "' takes no value\n";
+        return kExitBadInput;
+    }
+    if (args.options.count(name) && !spec->repeatable) {
+        std::cerr << "pitwall " << command.path << ": option '--" << name << "' given twice\n";
+        return kExitBadInput;
+    }
+    args.options[name].push_back(value);
+    return std::nullopt;
+}
+
+// The words after the command path as options and positionals; an exit status (or kHelpRequested) when they
+// do not parse.
+std::optional<int> parseArgs(const Command& command, const std::vector<std::string>& words, std::size_t used,
+                             Args& args)
+{
+    for (std::size_t i = used; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        if (word == "--help" || word == "-h")
+            return kHelpRequested;
+        if (word == "--") {
+            args.positionals.insert(args.positionals.end(), words.begin() + static_cast<long>(i) + 1, words.end());
+            break;
+        }
+        if (!startsWith(word, "--") || word.size() == 2) {
+            args.positionals.push_back(word);
+            continue;
+        }
+        if (const auto status = takeOption(command, words, i, args))
+            return status;
+    }
+    return std::nullopt;
+}
+
+int runCommand(const Command& command, const Args& args, const std::vector<std::string>& words)
+{
+    if (!command.run) {
+        std::cerr << "pitwall " << command.path << ": this command's engine module is not loaded\n";
+        return kExitFailure;
+    }
+    try {
+        if (!command.jobKind.empty())
+            return runAsJob(command, args, words);
+        return command.run(args);
+    } catch (const InputError& e) {
+        for (const Diagnostic& d : e.diagnostics())
+            std::cerr << "error: " << d.toString() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "pitwall " << command.path << " failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+} // namespace
+
+int Cli::unknownCommand(const std::vector<std::string>& words) const
+{
+    const bool isGroup = std::any_of(m_commands.begin(), m_commands.end(),
+                                     [&](const Command& c) { return startsWith(c.path, words[0] + " "); });
+    if (isGroup) {
+        if (words.size() > 1 && words[1] != "--help" && words[1] != "-h")
+            std::cerr << "pitwall: unknown subcommand '" << words[0] << " " << words[1] << "'\n\n";
+        printGroup(words[0]);
+        return words.size() > 1 && (words[1] == "--help" || words[1] == "-h") ? kExitOk : kExitBadInput;
+    }
+    std::vector<std::string> names;
+    for (const Command& c : m_commands)
+        names.push_back(split(c.path, ' ')[0]);
+    const auto near = nearestNames(words[0], names, 1);
+    std::cerr << "pitwall: unknown command '" << words[0] << "'"
+              << (near.empty() ? "" : "; did you mean '" + near[0] + "'?") << "\nRun 'pitwall --help' for the list.\n";
+    return kExitBadInput;
+}
+
 int Cli::run(int argc, char** argv)
 {
     std::vector<std::string> words(argv + 1, argv + argc);
@@ -156,106 +286,18 @@ int Cli::run(int argc, char** argv)
         std::cout << "pitwall " << PITWALL_VERSION << "\n";
         return kExitOk;
     }
-
-    // The longest command path that the leading words spell.
-    const Command* command = nullptr;
     std::size_t used = 0;
-    for (const Command& c : m_commands) {
-        const std::vector<std::string> path = split(c.path, ' ');
-        if (path.size() <= words.size() && std::equal(path.begin(), path.end(), words.begin()) && path.size() > used) {
-            command = &c;
-            used = path.size();
-        }
-    }
-    if (!command) {
-        const bool isGroup = std::any_of(m_commands.begin(), m_commands.end(),
-                                         [&](const Command& c) { return startsWith(c.path, words[0] + " "); });
-        if (isGroup) {
-            if (words.size() > 1 && words[1] != "--help" && words[1] != "-h")
-                std::cerr << "pitwall: unknown subcommand '" << words[0] << " " << words[1] << "'\n\n";
-            printGroup(words[0]);
-            return words.size() > 1 && (words[1] == "--help" || words[1] == "-h") ? kExitOk : kExitBadInput;
-        }
-        std::vector<std::string> names;
-        for (const Command& c : m_commands)
-            names.push_back(split(c.path, ' ')[0]);
-        const auto near = nearestNames(words[0], names, 1);
-        std::cerr << "pitwall: unknown command '" << words[0] << "'"
-                  << (near.empty() ? "" : "; did you mean '" + near[0] + "'?") << "\nRun 'pitwall --help' for the list.\n";
-        return kExitBadInput;
-    }
-
+    const Command* command = findCommand(m_commands, words, used);
+    if (!command)
+        return unknownCommand(words);
     Args args;
-    for (std::size_t i = used; i < words.size(); ++i) {
-        const std::string& word = words[i];
-        if (word == "--help" || word == "-h") {
-            printHelp(*command);
-            return kExitOk;
-        }
-        if (word == "--") {
-            args.positionals.insert(args.positionals.end(), words.begin() + i + 1, words.end());
-            break;
-        }
-        if (!startsWith(word, "--") || word.size() == 2) {
-            args.positionals.push_back(word);
-            continue;
-        }
-        std::string name = word.substr(2);
-        std::optional<std::string> inlineValue;
-        if (auto eq = name.find('='); eq != std::string::npos) {
-            inlineValue = name.substr(eq + 1);
-            name = name.substr(0, eq);
-        }
-        auto spec = std::find_if(command->options.begin(), command->options.end(),
-                                 [&](const OptionSpec& o) { return o.name == name; });
-        if (spec == command->options.end()) {
-            std::vector<std::string> known;
-            for (const OptionSpec& o : command->options)
-                known.push_back(o.name);
-            const auto near = nearestNames(name, known, 1);
-            std::cerr << "pitwall " << command->path << ": unknown option '--" << name << "'"
-                      << (near.empty() ? "" : "; did you mean '--" + near[0] + "'?") << "\n"
-                      << "Usage: pitwall " << command->path << " " << command->usage << "\n";
-            return kExitBadInput;
-        }
-        std::string value;
-        if (!spec->valueName.empty()) {
-            if (inlineValue) {
-                value = *inlineValue;
-            } else if (i + 1 < words.size()) {
-                value = words[++i];
-            } else {
-                std::cerr << "pitwall " << command->path << ": option '--" << name << "' needs a value ("
-                          << spec->valueName << ")\n";
-                return kExitBadInput;
-            }
-        } else if (inlineValue) {
-            std::cerr << "pitwall " << command->path << ": option '--" << name << "' takes no value\n";
-            return kExitBadInput;
-        }
-        if (args.options.count(name) && !spec->repeatable) {
-            std::cerr << "pitwall " << command->path << ": option '--" << name << "' given twice\n";
-            return kExitBadInput;
-        }
-        args.options[name].push_back(value);
+    if (const auto status = parseArgs(*command, words, used, args)) {
+        if (*status != kHelpRequested)
+            return *status;
+        printHelp(*command);
+        return kExitOk;
     }
-
-    if (!command->run) {
-        std::cerr << "pitwall " << command->path << ": this command's engine module is not loaded\n";
-        return kExitFailure;
-    }
-    try {
-        if (!command->jobKind.empty())
-            return runAsJob(*command, args, words);
-        return command->run(args);
-    } catch (const InputError& e) {
-        for (const Diagnostic& d : e.diagnostics())
-            std::cerr << "error: " << d.toString() << "\n";
-        return kExitBadInput;
-    } catch (const std::exception& e) {
-        std::cerr << "pitwall " << command->path << " failed: " << e.what() << "\n";
-        return kExitFailure;
-    }
+    return runCommand(*command, args, words);
 }
 
 } // namespace pitwall::cli

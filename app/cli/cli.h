@@ -75,6 +75,8 @@ private:
     void printOverview() const;
     void printGroup(const std::string& prefix) const;
     void printHelp(const Command& command) const;
+    // Prints why `words` name no command (or a group's list); returns the exit status.
+    int unknownCommand(const std::vector<std::string>& words) const;
     std::vector<Command> m_commands;
 };
 

@@ -2,7 +2,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/progress.h"
 
-#include "core/engine/drive/runeval.h"
+#include "core/engine/drive/policyeval.h"
 #include "core/report/table.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
@@ -10,17 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
-
-
 
 long long integerOption(const Args& args, const std::string& name, long long fallback, long long min, long long max)
 {
@@ -76,17 +71,11 @@ void printReport(const drive::DrivingReport& report)
     std::printf("\n  (mean ± sample std over routes; DS = RC × penalty per route, CARLA leaderboard rules)\n");
 }
 
-// One policy to drive: a built-in one, or a run's model (runId set).
-struct PolicyChoice {
-    std::string text;
-    std::optional<std::int64_t> runId;
-};
-
-std::vector<PolicyChoice> parsePolicies(const std::string& text)
+std::vector<drive::PolicySource> parsePolicies(const std::string& text)
 {
     if (text == "expert" || text == "idle")
         return {{text, std::nullopt}};
-    std::vector<PolicyChoice> out;
+    std::vector<drive::PolicySource> out;
     for (const std::string& part : split(text, ',')) {
         const auto id = parseInteger(trim(part));
         if (!id || *id <= 0)
@@ -98,116 +87,71 @@ std::vector<PolicyChoice> parsePolicies(const std::string& text)
     return out;
 }
 
-// Drives every route with one policy, printing progress; an empty report when cancelled.
-std::optional<drive::DrivingReport> drivePolicy(drive::DrivingPolicy& policy, const drive::DrivingEvalOptions& options)
-{
-    ProgressLine line;
-    drive::DriveCallbacks callbacks;
-    callbacks.cancel = processCancelToken().flag();
-    callbacks.progress = [&](const drive::DriveProgress& p) {
-        line.update(policy.name() + " route " + std::to_string(p.route + 1) + "/" + std::to_string(p.routes), p.timeS,
-                    p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %");
-    };
-    std::vector<drive::RouteResult> routes;
-    for (const drive::RouteSpec& route : drive::routeSpecs(options)) {
-        if (processCancelToken().requested())
-            return std::nullopt;
-        routes.push_back(drive::driveRoute(policy, route, options, callbacks));
-        const drive::RouteResult& r = routes.back();
-        line.finish();
-        line.message(policy.name() + " route " + std::to_string(r.index + 1) + "/" + std::to_string(options.routes) +
-                     " (seed " + std::to_string(r.worldSeed) + "): " + drive::routeStatusName(r.status) + ", DS " +
-                     formatFixed(r.drivingScore, 1) + " (RC " + formatFixed(r.routeCompletion, 1) + " %, penalty " +
-                     formatFixed(r.infractionPenalty, 3) + ")" +
-                     (r.replayFile.empty() ? "" : ", replay " + r.replayFile));
-    }
-    if (processCancelToken().requested())
-        return std::nullopt;
-    return drive::summarise(policy.name(), std::move(routes));
-}
-
-int evalDriving(const Args& args)
+drive::PolicyEvalSpec evalSpec(const Args& args)
 {
     const auto policyText = args.value("policy");
     if (!policyText)
         throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
-    drive::DrivingEvalOptions options;
-    options.routes = static_cast<int>(integerOption(args, "routes", 5, 1, 10000));
-    options.seed = static_cast<std::uint64_t>(integerOption(args, "seed", 0, 0, 1LL << 62));
-    options.routeSeconds = doubleOption(args, "route-seconds", 30, 2, 3600);
-    drive::ModelPolicyOptions model;
-    model.planIntervalS = 1.0 / doubleOption(args, "plan-hz", 10, 1, 20);
-    model.threads = static_cast<int>(integerOption(args, "threads", 1, 0, 1024));
-    drive::validateEvalOptions(options);
-    const std::vector<PolicyChoice> policies = parsePolicies(*policyText);
-    const std::string replayDir = args.value("replay", "");
+    drive::PolicyEvalSpec spec;
+    spec.options.routes = static_cast<int>(integerOption(args, "routes", 5, 1, 10000));
+    spec.options.seed = static_cast<std::uint64_t>(integerOption(args, "seed", 0, 0, 1LL << 62));
+    spec.options.routeSeconds = doubleOption(args, "route-seconds", 30, 2, 3600);
+    spec.model.planIntervalS = 1.0 / doubleOption(args, "plan-hz", 10, 1, 20);
+    spec.model.threads = static_cast<int>(integerOption(args, "threads", 1, 0, 1024));
+    drive::validateEvalOptions(spec.options);
+    spec.policies = parsePolicies(*policyText);
+    spec.replayDir = args.value("replay", "");
+    spec.storeLocation = args.database();
+    return spec;
+}
 
+void printJson(const drive::PolicyEvalSpec& spec, const drive::PolicyEvalResult& result)
+{
+    nlohmann::json out;
+    if (result.reports.size() == 1) {
+        out = drive::reportJson(result.reports.front());
+    } else {
+        out = {{"driving_score", result.drivingScore.mean},
+               {"driving_score_std", result.drivingScore.std},
+               {"route_completion", result.routeCompletion.mean},
+               {"route_completion_std", result.routeCompletion.std},
+               {"infraction_penalty", result.infractionPenalty.mean},
+               {"infraction_penalty_std", result.infractionPenalty.std},
+               {"runs", nlohmann::json::array()}};
+        for (const drive::DrivingReport& r : result.reports)
+            out["runs"].push_back(drive::reportJson(r));
+    }
+    out["options"] = {{"routes", spec.options.routes},
+                      {"seed", spec.options.seed},
+                      {"route_seconds", spec.options.routeSeconds}};
+    std::cout << out.dump(2) << "\n";
+}
+
+int evalDriving(const Args& args)
+{
+    const drive::PolicyEvalSpec spec = evalSpec(args);
     installInterruptHandlers(InterruptPolicy::Command);
-    std::vector<drive::DrivingReport> reports;
-    for (const PolicyChoice& choice : policies) {
-        drive::DrivingEvalOptions runOptions = options;
-        runOptions.replayDir = replayDir.empty() || policies.size() == 1
-                                   ? replayDir
-                                   : (std::filesystem::path(replayDir) / ("run_" + choice.text)).string();
-        std::unique_ptr<drive::DrivingPolicy> policy;
-        if (choice.text == "expert") {
-            policy = drive::makeExpertPolicy();
-        } else if (choice.text == "idle") {
-            policy = drive::makeIdlePolicy();
-        } else {
-            auto store = openStore(args.database(), OpenMode::ReadOnly);
-            drive::RunModelInfo info;
-            policy = drive::loadRunPolicy(*store, *choice.runId, model, &info);
-            runOptions.replaySensors = info.sensors;
-            std::fprintf(stderr, "run %s: model '%s' from %s\n", choice.text.c_str(), info.model.c_str(),
-                         info.checkpoint.c_str());
-        }
-        const std::optional<drive::DrivingReport> report = drivePolicy(*policy, runOptions);
-        if (!report) {
-            std::fprintf(stderr, "cancelled: the unfinished evaluation is not recorded\n");
-            return 130;
-        }
-        if (choice.runId)
-            drive::recordRunEvaluation(*openStore(args.database()), *choice.runId, *report, runOptions);
-        reports.push_back(*report);
+    ProgressLine line;
+    const drive::PolicyEvalResult result = drive::evaluatePolicies(spec, processCancelToken(), line.reporter());
+    if (result.cancelled) {
+        std::fprintf(stderr, "cancelled: the unfinished evaluation is not recorded\n");
+        return 130;
     }
-
-    // Across runs (training seeds): mean ± sample std of each run's global figures.
-    std::vector<double> ds, rc, ip;
-    for (const drive::DrivingReport& r : reports) {
-        ds.push_back(r.drivingScore.mean);
-        rc.push_back(r.routeCompletion.mean);
-        ip.push_back(r.infractionPenalty.mean);
-    }
-    const MeanStd dsAcross = meanStd(ds), rcAcross = meanStd(rc), ipAcross = meanStd(ip);
-    const nlohmann::json optionsJson{
-        {"routes", options.routes}, {"seed", options.seed}, {"route_seconds", options.routeSeconds}};
     if (args.flag("json")) {
-        nlohmann::json out;
-        if (reports.size() == 1) {
-            out = drive::reportJson(reports.front());
-        } else {
-            out = {{"driving_score", dsAcross.mean},      {"driving_score_std", dsAcross.std},
-                   {"route_completion", rcAcross.mean},   {"route_completion_std", rcAcross.std},
-                   {"infraction_penalty", ipAcross.mean}, {"infraction_penalty_std", ipAcross.std},
-                   {"runs", nlohmann::json::array()}};
-            for (const drive::DrivingReport& r : reports)
-                out["runs"].push_back(drive::reportJson(r));
-        }
-        out["options"] = optionsJson;
-        std::cout << out.dump(2) << "\n";
+        printJson(spec, result);
         return kExitOk;
     }
-    for (const drive::DrivingReport& r : reports)
+    for (const drive::DrivingReport& r : result.reports)
         printReport(r);
-    if (reports.size() > 1)
+    if (result.reports.size() > 1)
         std::printf("\nover %zu runs (training seeds), mean ± sample std of each run's score:\n"
                     "  driving score %.2f ± %.2f, route completion %.2f ± %.2f %%, infraction penalty %.3f ± %.3f\n",
-                    reports.size(), dsAcross.mean, dsAcross.std, rcAcross.mean, rcAcross.std, ipAcross.mean,
-                    ipAcross.std);
-    if (policies.front().runId)
+                    result.reports.size(), result.drivingScore.mean, result.drivingScore.std,
+                    result.routeCompletion.mean, result.routeCompletion.std, result.infractionPenalty.mean,
+                    result.infractionPenalty.std);
+    if (spec.policies.front().runId)
         std::printf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
-                    args.database().c_str());
+                    spec.storeLocation.c_str());
     return kExitOk;
 }
 

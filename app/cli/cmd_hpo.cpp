@@ -1,144 +1,27 @@
 // pitwall hpo | pitwall worker: a hyperparameter search over logical devices, one worker process each.
 #include "app/cli/cli.h"
 #include "app/cli/configargs.h"
-#include "app/cli/progress.h"
 
-#include "core/engine/train/experiment.h"
-#include "core/hpo/study.h"
-#include "core/sched/commandrunner.h"
+#include "core/engine/train/trialrunner.h"
 #include "core/sched/searchsetup.h"
 #include "core/sched/trialloop.h"
-#include "core/sched/workerpool.h"
+#include "core/sched/trialstate.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
-#include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cmath>
 #include <csignal>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr double kDefaultHeartbeatSeconds = 5.0;
-constexpr double kDefaultGraceSeconds = 60.0;
-
-
-
-std::string absolute(const std::string& path)
-{
-    return fs::absolute(path).lexically_normal().string();
-}
-
-// Config files from --config and positionals; overrides from positionals.
-void configArgs(const Args& args, HpoSettings& settings)
-{
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    for (const std::string& file : args.values("config"))
-        settings.configs.push_back(absolute(file));
-    for (const std::string& file : files)
-        settings.configs.push_back(absolute(file));
-    settings.overrides = overrides;
-}
-
-// ---- the built-in trainer as a trial runner ------------------------------------------------------------
-
-class TrainerRunner : public TrialRunner {
-public:
-    TrainerRunner(const SearchSetup& setup, std::string storeLocation, LogicalDevice device)
-        : m_setup(setup), m_storeLocation(std::move(storeLocation)), m_device(std::move(device)),
-          m_metric(objectiveMetric(setup.settings.objective.empty() ? "val/loss" : setup.settings.objective))
-    {
-    }
-
-    TrialOutcome run(TrialContext& context) override
-    {
-        const AskedTrial& asked = *context.asked;
-        const ResolvedConfig config = m_setup.trialConfig(asked.overrides);
-        engine::TrainRequest request;
-        request.config = &config;
-        request.storeLocation = m_storeLocation;
-        request.trialId = asked.trial.id;
-        request.seed = config.value("experiment.seeds").asIntList().front();
-        request.device = m_device;
-        request.dataDir = engine::ensureDataset(config);
-        request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / context.studyName /
-                                 ("trial_" + std::to_string(asked.trial.number)))
-                                    .string();
-        std::atomic<bool> stop{false};
-        bool pruned = false;
-        std::int64_t epoch = 0; // over all stages: the pruner's step
-        request.cancel = &stop;
-        request.progress = [&](const engine::TrainProgress& p) {
-            if (context.cancel && context.cancel->load())
-                stop = true;
-            if (!p.epochDone || stop)
-                return;
-            // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
-            const auto it = p.validation.find(m_metric);
-            if (it != p.validation.end() && context.report(epoch, it->second)) {
-                pruned = true;
-                stop = true;
-            }
-            context.epochsDone(++epoch);
-        };
-        const engine::TrainResult result = engine::train(request);
-
-        TrialOutcome outcome;
-        Json metrics = Json::object();
-        for (const auto& [key, value] : result.finalMetrics)
-            metrics["val/" + key] = value;
-        outcome.userAttrs["metrics"] = metrics;
-        for (const char* key : {"map50", "precision", "recall"}) // as AutoSpeed's script sets them on its trials
-            if (const auto it = result.finalMetrics.find(key); it != result.finalMetrics.end())
-                outcome.userAttrs[key] = it->second;
-        for (const engine::StageResult& s : result.stages) {
-            outcome.userAttrs["stage_seconds/" + s.stage] = s.seconds;
-            outcome.userAttrs["compute_fps/" + s.stage] = s.computeFps;
-            outcome.userAttrs["full_fps/" + s.stage] = s.fullFps;
-        }
-        outcome.userAttrs["run_id"] = result.runId;
-        outcome.userAttrs["checkpoint_dir"] = absolute(request.checkpointDir);
-        if (pruned) {
-            outcome.state = TrialState::Pruned;
-        } else if (result.cancelled) {
-            outcome.failReason = "cancelled";
-            outcome.interrupted = true;
-        } else if (const auto it = result.finalMetrics.find(m_metric);
-                   it != result.finalMetrics.end() && !std::isfinite(it->second)) {
-            outcome.failReason = "training diverged: " + m_setup.settings.objective + " is " + formatDouble(it->second);
-        } else if (it != result.finalMetrics.end()) {
-            outcome.state = TrialState::Complete;
-            outcome.value = it->second;
-        } else {
-            std::vector<std::string> known;
-            for (const auto& [key, value] : result.finalMetrics)
-                known.push_back("val/" + key);
-            outcome.failReason = "the objective '" + m_setup.settings.objective + "' is not a validation metric of " +
-                                 "this model (it has " + join(known, ", ") + ")";
-        }
-        return outcome;
-    }
-
-private:
-    const SearchSetup& m_setup;
-    std::string m_storeLocation;
-    LogicalDevice m_device;
-    std::string m_metric;
-};
 
 // ---- pitwall worker --------------------------------------------------------------------------------------
 
@@ -162,14 +45,14 @@ int workerCommand(const Args& args)
             settings = *stored;
     }
     HpoSettings given;
-    configArgs(args, given);
+    absoluteConfigArgs(args, given.configs, given.overrides);
     if (!given.configs.empty() || args.value("command")) {
         settings.configs = given.configs;
         settings.overrides = given.overrides;
         settings.command = args.value("command", "");
     }
     if (auto space = args.value("space"))
-        settings.spacePath = absolute(*space);
+        settings.spacePath = absolutePath(*space);
     if (auto epochs = args.integer("epochs", 0))
         settings.epochs = *epochs;
     settings.objective = args.value("objective", settings.objective);
@@ -183,24 +66,7 @@ int workerCommand(const Args& args)
     device.id = args.value("device", "cpu:0.0");
     device.cpuSet = processCores();
     device.threads = static_cast<int>(args.integer("threads", static_cast<std::int64_t>(device.cpuSet.size()), 1));
-    std::unique_ptr<TrialRunner> runner;
-    if (setup.builtin()) {
-        runner = std::make_unique<TrainerRunner>(setup, db, device);
-    } else {
-        CommandRunnerOptions options;
-        options.words = setup.commandWords;
-        options.storeLocation = db;
-        options.device = device.id;
-        options.threads = device.threads;
-        options.epochs = settings.epochs;
-        if (setup.base)
-            options.writeConfig = [&setup](const AskedTrial& asked, const std::string& dir) {
-                const std::string path = (fs::path(dir) / "config.yaml").string();
-                std::ofstream(path) << setup.trialConfig(asked.overrides).toYaml();
-                return path;
-            };
-        runner = std::make_unique<CommandRunner>(options);
-    }
+    const std::unique_ptr<TrialRunner> runner = engine::makeTrialRunner(setup, db, device);
     WorkerLoopOptions loop;
     loop.storeLocation = db;
     loop.studyName = studyName;
@@ -228,10 +94,11 @@ int workerCommand(const Args& args)
 // pitwall hpo itself: cmd_hpo_search.cpp.
 int hpoCommand(const Args& args);
 
-void addHpoCommands(Cli& cli)
+namespace {
+
+Command hpoCommandSpec()
 {
-    cli.add(
-        {"hpo",
+    return {"hpo",
          "hyperparameter search: one worker per logical device, trials from a YAML search space",
          "[CONFIG...] [dotted.key=value...] --space SPACE.yaml --trials N [--epochs E] [--partition SPX|DPX|QPX|CPX]\n"
          "       [--sampler tpe|random|grid] [--pruner median|sha|hyperband|none] [--study NAME] [--command \"...\"]\n"
@@ -283,8 +150,12 @@ void addHpoCommands(Cli& cli)
           {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study>/hpo)"},
           {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
           {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"}},
-         hpoCommand});
-    cli.add({"worker",
+         hpoCommand};
+}
+
+Command workerCommandSpec()
+{
+    return {"worker",
              "run trials of a study: ask, run, tell, until the study has its trials",
              "--study NAME [--db FILE] [CONFIG...|--config CFG...] [overrides] [--command \"...\"] [--space FILE]\n"
              "       [--trials-left N] [--epochs E] [--device ID --threads T]",
@@ -308,7 +179,15 @@ void addHpoCommands(Cli& cli)
               {"worker-id", "ID", "identity given by the pool"},
               {"worker-log", "FILE", "this worker's log, recorded with its trials"},
               {"stop-with-parent", "", "cancel and exit when the parent process dies"}},
-             workerCommand});
+             workerCommand};
+}
+
+} // namespace
+
+void addHpoCommands(Cli& cli)
+{
+    cli.add(hpoCommandSpec());
+    cli.add(workerCommandSpec());
 }
 
 } // namespace pitwall::cli

@@ -11,17 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
-#include <fstream>
-#include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
-
-
 
 std::string fixed(double value, int decimals)
 {
@@ -56,6 +52,28 @@ nlohmann::json resultJson(const engine::ExperimentResult& result)
     return {{"study", result.study}, {"data_dir", result.dataDir}, {"runs", runs}};
 }
 
+void printText(const engine::ExperimentResult& result, const std::string& storeLocation)
+{
+    std::printf("\nstudy '%s' in %s (data: %s)\n", result.study.c_str(), storeLocation.c_str(),
+                result.dataDir.c_str());
+    std::printf("  %-5s %-6s %-10s %8s %12s %10s %10s\n", "seed", "trial", "stage", "seconds", "compute FPS",
+                "full FPS", "val loss");
+    for (const engine::SeedResult& s : result.seeds) {
+        for (const engine::StageResult& st : s.train.stages) {
+            const auto loss = st.validation.find("loss");
+            std::printf("  %-5lld %-6d %-10s %8.1f %12.1f %10.1f %10s\n", static_cast<long long>(s.seed),
+                        s.trialNumber, st.stage.c_str(), st.seconds, st.computeFps, st.fullFps,
+                        loss == st.validation.end() ? "-" : fixed(loss->second, 4).c_str());
+        }
+        std::string metrics;
+        for (const auto& [key, value] : s.train.finalMetrics)
+            metrics += "  " + key + "=" + fixed(value, 4);
+        std::printf("  final validation:%s\n", metrics.c_str());
+        for (const std::string& note : s.train.notices)
+            std::printf("  note: %s\n", note.c_str());
+    }
+}
+
 int trainCommand(const Args& args)
 {
     const ResolvedConfig config = resolveConfigArgs(args, true);
@@ -71,11 +89,7 @@ int trainCommand(const Args& args)
     ProgressLine line;
     const bool json = args.flag("json");
     options.message = [&](const std::string& text) { line.message(text); };
-    options.dataProgress = [&](std::int64_t done, std::int64_t total) {
-        line.update("synthesising frames", static_cast<double>(done), static_cast<double>(total), "");
-        if (done == total)
-            line.finish();
-    };
+    options.dataProgress = line.reporter().counter("synthesising frames");
     options.progress = [&](std::int64_t seed, const engine::TrainProgress& p) {
         const std::string label = "seed " + std::to_string(seed) + " " + p.stage + " epoch " +
                                   std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs);
@@ -97,24 +111,7 @@ int trainCommand(const Args& args)
     if (json) {
         std::cout << resultJson(result).dump(2) << "\n";
     } else {
-        std::printf("\nstudy '%s' in %s (data: %s)\n", result.study.c_str(), options.storeLocation.c_str(),
-                    result.dataDir.c_str());
-        std::printf("  %-5s %-6s %-10s %8s %12s %10s %10s\n", "seed", "trial", "stage", "seconds", "compute FPS",
-                    "full FPS", "val loss");
-        for (const engine::SeedResult& s : result.seeds) {
-            for (const engine::StageResult& st : s.train.stages) {
-                const auto loss = st.validation.find("loss");
-                std::printf("  %-5lld %-6d %-10s %8.1f %12.1f %10.1f %10s\n", static_cast<long long>(s.seed),
-                            s.trialNumber, st.stage.c_str(), st.seconds, st.computeFps, st.fullFps,
-                            loss == st.validation.end() ? "-" : fixed(loss->second, 4).c_str());
-            }
-            std::string metrics;
-            for (const auto& [key, value] : s.train.finalMetrics)
-                metrics += "  " + key + "=" + fixed(value, 4);
-            std::printf("  final validation:%s\n", metrics.c_str());
-            for (const std::string& note : s.train.notices)
-                std::printf("  note: %s\n", note.c_str());
-        }
+        printText(result, options.storeLocation);
     }
     const bool cancelled = !result.seeds.empty() && result.seeds.back().train.cancelled;
     if (cancelled) {

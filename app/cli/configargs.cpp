@@ -1,6 +1,7 @@
 #include "app/cli/configargs.h"
 
 #include "core/util/error.h"
+#include "core/util/paths.h"
 
 #include <iostream>
 
@@ -15,6 +16,16 @@ void splitConfigArgs(const Args& args, std::vector<std::string>& files, std::vec
         else
             files.push_back(word);
     }
+}
+
+void absoluteConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides)
+{
+    std::vector<std::string> given;
+    splitConfigArgs(args, given, overrides);
+    for (const std::string& file : args.values("config"))
+        files.push_back(absolutePath(file));
+    for (const std::string& file : given)
+        files.push_back(absolutePath(file));
 }
 
 Schema schemaWithWarnings()

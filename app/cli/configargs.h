@@ -9,6 +9,8 @@ namespace pitwall::cli {
 
 // Positionals are config files and `dotted.key=value` overrides (an override's key has no '/').
 void splitConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides);
+// The config files of --config then of the positionals, made absolute, and the positionals' overrides.
+void absoluteConfigArgs(const Args& args, std::vector<std::string>& files, std::vector<std::string>& overrides);
 // The schema with plugin keys; problems with plugin schema files are printed as warnings.
 Schema schemaWithWarnings();
 // Resolves the positionals; InputError when invalid, or when requireFile and no file is given.

@@ -58,4 +58,14 @@ void ProgressLine::message(const std::string& text)
     std::fflush(m_out);
 }
 
+ProgressReporter ProgressLine::reporter()
+{
+    ProgressReporter r;
+    r.onProgress = [this](const ProgressReport& p) { update(p.label, p.done, p.total, p.detail); };
+    r.onPhaseDone = [this] { finish(); };
+    r.onMessage = [this](const std::string& text) { message(text); };
+    r.onWarning = [this](const std::string& text) { message("warning: " + text); };
+    return r;
+}
+
 } // namespace pitwall::cli

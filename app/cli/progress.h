@@ -2,6 +2,8 @@
 // A terminal progress line: redrawn in place on a terminal (at most 10 times a second), and one line per
 // 10 % otherwise (logs, CI), so long work shows progress without flooding a log.
 
+#include "core/util/progress.h"
+
 #include <cstdio>
 #include <string>
 
@@ -16,6 +18,9 @@ public:
     void finish();
     // Prints a whole line above the progress line.
     void message(const std::string& text);
+    // A reporter drawing on this line (which must outlive it): progress -> update, phase done -> finish,
+    // messages as lines and warnings as "warning: TEXT" lines.
+    ProgressReporter reporter();
 
 private:
     std::FILE* m_out;

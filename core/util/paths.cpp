@@ -64,4 +64,9 @@ std::string readTextFile(const fs::path& file)
     return buffer.str();
 }
 
+std::string absolutePath(const std::string& path)
+{
+    return std::filesystem::absolute(path).lexically_normal().string();
+}
+
 } // namespace pitwall

@@ -17,6 +17,9 @@ std::vector<std::filesystem::path> pluginSearchPath();
 // The results database a command uses when --db is not given: $PITWALL_DB, else ./pitwall.db.
 std::string defaultDatabasePath();
 
+// `path` made absolute against the working directory, with "." and ".." resolved lexically.
+std::string absolutePath(const std::string& path);
+
 // Reads a whole file; throws InputError naming the file when it cannot be read.
 std::string readTextFile(const std::filesystem::path& file);
 

@@ -5,6 +5,7 @@
 #include "core/engine/synth/dataset.h"
 #include "core/engine/train/dataparallel.h"
 #include "core/engine/train/precision.h"
+#include "core/engine/train/trainranks.h"
 #include "core/sched/workerpool.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -12,12 +13,10 @@
 #include "core/util/process.h"
 #include "core/util/strings.h"
 
-#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <thread>
 
 namespace pitwall::engine {
 
@@ -98,56 +97,32 @@ TrainResult trainDataParallel(const TrainRequest& request, const std::vector<Log
     }
     const fs::path rendezvous = work / "rendezvous";
     fs::remove(rendezvous);
-    const std::string exe = executablePath().string();
-    std::vector<ChildProcess> ranks;
+    std::vector<RankLaunch> launches;
     const int world = static_cast<int>(devices.size());
     for (int rank = 0; rank < world; ++rank) {
-        std::vector<std::string> argv = {exe,
-                                         "train-rank",
-                                         configFile.string(),
-                                         "--rank=" + std::to_string(rank),
-                                         "--world-size=" + std::to_string(world),
-                                         "--rendezvous=" + rendezvous.string(),
-                                         "--db=" + request.storeLocation,
-                                         "--seed=" + std::to_string(request.seed),
-                                         "--data-dir=" + request.dataDir,
-                                         "--checkpoint-dir=" + request.checkpointDir,
-                                         "--device=" + devices[static_cast<std::size_t>(rank)].id,
-                                         "--threads=" + std::to_string(devices[static_cast<std::size_t>(rank)].threads),
-                                         "--result=" + (work / ("result_" + std::to_string(rank) + ".json")).string()};
-        if (request.trialId)
-            argv.push_back("--trial-id=" + std::to_string(*request.trialId));
-        if (request.resume)
-            argv.push_back("--resume");
-        ProcessOptions options;
-        options.environment = devices[static_cast<std::size_t>(rank)].environment;
-        options.cpuSet = devices[static_cast<std::size_t>(rank)].cpuSet;
-        options.stderrFile = (work / ("rank_" + std::to_string(rank) + ".log")).string();
-        options.stdoutFile = options.stderrFile + ".out";
-        ranks.push_back(ChildProcess::start(argv, options));
+        RankLaunch r;
+        r.device = devices[static_cast<std::size_t>(rank)];
+        r.threads = r.device.threads;
+        r.configFile = configFile.string();
+        r.rank = rank;
+        r.worldSize = world;
+        r.rendezvous = rendezvous.string();
+        r.storeLocation = request.storeLocation;
+        r.seed = request.seed;
+        r.dataDir = request.dataDir;
+        r.checkpointDir = request.checkpointDir;
+        r.resultFile = (work / ("result_" + std::to_string(rank) + ".json")).string();
+        r.logFile = (work / ("rank_" + std::to_string(rank) + ".log")).string();
+        r.outputFile = r.logFile + ".out";
+        r.trialId = request.trialId;
+        r.resume = request.resume;
+        launches.push_back(std::move(r));
     }
-    // Wait for all; the first failure stops the others (they would wait for it in the next all-reduce).
-    std::string failure;
-    for (std::size_t done = 0; done < ranks.size();) {
-        done = 0;
-        for (std::size_t r = 0; r < ranks.size(); ++r) {
-            if (request.cancel && request.cancel->load())
-                ranks[r].signal(SIGINT);
-            if (auto exit = ranks[r].poll()) {
-                ++done;
-                if ((!exit->exited || exit->code != 0) && failure.empty()) {
-                    failure = "rank " + std::to_string(r) + " of " + std::to_string(world) + " ended with " +
-                              exit->describe() + ":\n" + fileTail((work / ("rank_" + std::to_string(r) + ".log")).string());
-                    for (ChildProcess& other : ranks)
-                        other.signal(SIGTERM);
-                }
-            }
-        }
-        if (done < ranks.size())
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (!failure.empty())
-        throw RuntimeError(failure);
+    // The first failure stops the others (they would wait for it in the next all-reduce).
+    const RankExits ranks = runTrainRanks(launches, request.cancel, RankFailure::StopAll);
+    if (const auto r = ranks.firstFailure)
+        throw RuntimeError("rank " + std::to_string(*r) + " of " + std::to_string(world) + " ended with " +
+                           ranks.exits[*r].describe() + ":\n" + fileTail(launches[*r].logFile));
     return trainResultFromJson(nlohmann::json::parse(readTextFile(work / "result_0.json")));
 }
 

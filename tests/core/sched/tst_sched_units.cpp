@@ -8,10 +8,16 @@
 #include "core/sched/commandline.h"
 #include "core/sched/commandrunner.h"
 #include "core/sched/cpuload.h"
+#include "core/sched/search.h"
 #include "core/sched/trialstate.h"
+#include "core/util/progress.h"
 #include "core/util/timefmt.h"
 
 #include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +37,9 @@ private Q_SLOTS:
     void failTrialLeavesFinishedTrials();
     void failReasonIsReadableAndBounded();
     void measuresCpuLoad();
+    void searchProgressNamesEveryCount();
+    void bestParamsAreTheSampledValues();
+    void reporterFeedsAPlainSink();
 };
 
 void TestSchedUnits::splitsWithoutAShell()
@@ -219,6 +228,83 @@ void TestSchedUnits::measuresCpuLoad()
     QVERIFY(!busyFraction(a, a).has_value());
     QVERIFY(!busyFraction(a, b, {7}).has_value());
     QVERIFY(!readCpuTimes().empty());
+}
+
+// The text after a search's trial counter: wrong, and `pitwall hpo` shows failed trials that were only cancelled,
+// an epoch total that is not the study's, or no best value.
+void TestSchedUnits::searchProgressNamesEveryCount()
+{
+    PoolStatus status;
+    status.target = 4;
+    status.pending = 1;
+    status.counts.running = 1;
+    status.counts.complete = 1;
+    status.counts.failed = 2;
+    status.counts.interrupted = 1;
+    status.counts.epochsDone = 5;
+    QCOMPARE(searchProgressDetail(status, std::nullopt),
+             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · epochs 5"));
+    status.counts.bestValue = 0.25;
+    status.counts.bestTrial = 3;
+    QCOMPARE(searchProgressDetail(status, 3),
+             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · epochs 5/12 · best 0.25 (#3)"));
+}
+
+// best_params.yaml holds the best trial's values under the space's names, typed as sampled (a categorical
+// string stays a string, an int an int); otherwise a retrain with them would run another configuration.
+void TestSchedUnits::bestParamsAreTheSampledValues()
+{
+    const QTemporaryDir dir;
+    TrialRecord best;
+    best.number = 7;
+    best.values = {0.5};
+    Distribution lr;
+    lr.kind = Distribution::Kind::Float;
+    lr.low = 1e-5;
+    lr.high = 1e-1;
+    best.params.push_back({"lr", 0.001, lr});
+    Distribution batch;
+    batch.kind = Distribution::Kind::Int;
+    batch.low = 1;
+    batch.high = 64;
+    batch.step = 1;
+    best.params.push_back({"batch_size", 16, batch});
+    const std::string path = (std::filesystem::path(dir.path().toStdString()) / "sub" / "best_params.yaml").string();
+    writeBestParams(best, path);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    QVERIFY2(text.str().find("# Best trial 7 (value 0.5)") == 0, text.str().c_str());
+    QVERIFY2(text.str().find("lr: 0.001") != std::string::npos, text.str().c_str());
+    QVERIFY2(text.str().find("batch_size: 16") != std::string::npos, text.str().c_str());
+    QVERIFY(!std::filesystem::exists(path + ".tmp"));
+}
+
+// A plain (fraction, message) sink — a job record, a window's bar — gets counted progress as a fraction and
+// "label  detail"; without a sink nothing is called. Wrong, and jobs show progress past 100 % or lose the label.
+void TestSchedUnits::reporterFeedsAPlainSink()
+{
+    std::vector<std::pair<double, std::string>> seen;
+    const ProgressReporter reporter(ProgressSink([&](double f, const std::string& m) { seen.emplace_back(f, m); }));
+    reporter.progress({"trials", 1, 4, "running 2"});
+    reporter.progress({"trials", 9, 4, ""});
+    reporter.progress({"waiting", 0, 0, ""});
+    reporter.message("ignored: a sink takes progress only");
+    reporter.phaseDone();
+    reporter.counter("synthesising frames")(2, 2);
+    QCOMPARE(seen.size(), std::size_t(4));
+    QCOMPARE(seen[0], std::make_pair(0.25, std::string("trials  running 2")));
+    QCOMPARE(seen[1], std::make_pair(1.0, std::string("trials")));
+    QCOMPARE(seen[2], std::make_pair(0.0, std::string("waiting")));
+    QCOMPARE(seen[3], std::make_pair(1.0, std::string("synthesising frames")));
+    ProgressReporter silent;
+    silent.progress({"trials", 1, 2, ""});
+    silent.warning("nobody listens");
+    int ended = 0;
+    silent.onPhaseDone = [&] { ++ended; };
+    silent.counter("frames")(1, 2);
+    silent.counter("frames")(2, 2);
+    QCOMPARE(ended, 1);
 }
 
 QTEST_GUILESS_MAIN(TestSchedUnits)

@@ -1,25 +1,13 @@
-// `pitwall hpo --final-epochs N`, the last step of AutoSpeed's HPO protocol: the trials tuned on train_hpo /
-// val_hpo (data.hpo_split); now the default and the best configuration each train N epochs on the whole
-// training split and are evaluated on the held-out validation split, side by side.
-#include "app/cli/cmd_hpo_final.h"
+#include "core/engine/train/finalcomparison.h"
 
 #include "core/engine/train/experiment.h"
-#include "core/report/table.h"
-#include "core/util/error.h"
 #include "core/util/strings.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 
-namespace pitwall::cli {
+namespace pitwall::engine {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The metrics of the table, AutoSpeed's P / R / mAP50 / mAP50-95 when the model reports them.
 const std::vector<std::pair<std::string, std::string>> kDetectionColumns = {
@@ -36,43 +24,13 @@ std::vector<std::string> fixedOverrides(const SearchSpace& space)
 
 } // namespace
 
-void writeBestParams(const TrialRecord& best, const std::string& path)
+FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& best, const FinalComparisonSpec& spec,
+                                   CancelToken& cancel, const ProgressReporter& reporter)
 {
-    YAML::Emitter yaml;
-    yaml << YAML::BeginMap;
-    for (const TrialParam& p : best.params) {
-        yaml << YAML::Key << p.name << YAML::Value;
-        const Json v = p.value();
-        if (v.is_string())
-            yaml << v.get<std::string>();
-        else if (v.is_boolean())
-            yaml << v.get<bool>();
-        else if (v.is_number_integer())
-            yaml << v.get<long long>();
-        else
-            yaml << YAML::Precision(17) << v.get<double>();
-    }
-    yaml << YAML::EndMap;
-    const fs::path target(path);
-    if (!target.parent_path().empty())
-        fs::create_directories(target.parent_path());
-    const fs::path temporary = target.string() + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << "# Best trial " << best.number << " (value " << formatDouble(best.values.front())
-            << "): its sampled parameters under the search space's names.\n"
-            << yaml.c_str() << "\n";
-        if (!out)
-            throw RuntimeError("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, target); // never a half-written file under the real name
-}
-
-FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& best, const FinalOptions& options)
-{
+    reporter.message("final comparison: the default and the best configuration, " + std::to_string(spec.epochs) +
+                     " epoch(s) each on the whole training split, evaluated on the held-out validation split");
     FinalComparison result;
-    const std::vector<std::string> finalKeys = {"data.hpo_split=false"};
-    const auto epochs = epochOverrides(*setup.base, options.epochs);
+    const auto epochs = epochOverrides(*setup.base, spec.epochs);
     struct Variant {
         std::string label;
         std::vector<std::string> overrides;
@@ -84,20 +42,23 @@ FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& 
                                            {"optimised", setup.space->overrides(sampled)}};
     for (const Variant& v : variants) {
         std::vector<std::string> overrides = v.overrides;
-        overrides.insert(overrides.end(), finalKeys.begin(), finalKeys.end());
+        overrides.push_back("data.hpo_split=false");
         overrides.insert(overrides.end(), epochs.begin(), epochs.end());
-        overrides.push_back("experiment.name=" + options.studyName + "/final-" + v.label);
-        overrides.push_back("experiment.seeds=[" + std::to_string(setup.base->value("experiment.seeds").asIntList().front()) + "]");
+        overrides.push_back("experiment.name=" + spec.studyName + "/final-" + v.label);
+        overrides.push_back("experiment.seeds=[" +
+                            std::to_string(setup.base->value("experiment.seeds").asIntList().front()) + "]");
         const ResolvedConfig config = setup.trialConfig(overrides);
-        engine::ExperimentOptions run;
-        run.storeLocation = options.storeLocation;
-        run.cancel = options.cancel;
-        run.message = options.message;
-        run.progress = [&](std::int64_t, const engine::TrainProgress& p) {
-            if (options.progress)
-                options.progress(v.label, p);
+        ExperimentOptions run;
+        run.storeLocation = spec.storeLocation;
+        run.cancel = cancel.flag();
+        run.message = [&](const std::string& text) { reporter.message(text); };
+        run.progress = [&](std::int64_t, const TrainProgress& p) {
+            if (!p.epochDone)
+                reporter.progress({"final " + v.label + " " + p.stage + " epoch " + std::to_string(p.epoch + 1) +
+                                       "/" + std::to_string(p.epochs),
+                                   static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), ""});
         };
-        const engine::ExperimentResult r = engine::runExperiment(config, run);
+        const ExperimentResult r = runExperiment(config, run);
         FinalRun row;
         row.label = v.label;
         row.study = r.study;
@@ -109,6 +70,7 @@ FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& 
         if (row.cancelled)
             break;
     }
+    reporter.phaseDone();
     return result;
 }
 
@@ -145,4 +107,4 @@ Table finalTable(const FinalComparison& comparison, const std::string& objective
     return table;
 }
 
-} // namespace pitwall::cli
+} // namespace pitwall::engine

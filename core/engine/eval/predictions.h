@@ -1,0 +1,37 @@
+#pragma once
+// Scoring boxes predicted elsewhere against a labelled dataset (`pitwall eval detection`): the predictions file
+// is read and every entry checked, ground truth comes from the dataset as the training readers read it, and the
+// metrics are detection.h's (AutoSpeed's NMS, matching and AP).
+
+#include "core/engine/eval/detection.h"
+#include "core/util/cancel.h"
+#include "core/util/progress.h"
+
+#include <cstdint>
+#include <string>
+
+namespace pitwall::engine::eval {
+
+struct PredictionScoreSpec {
+    std::string datasetDir;      // YOLO (images/ + labels/), OpenLane CIPO (cipo/ + images/) or synthetic
+    std::string split;           // the dataset's split; empty: the whole folder
+    std::string predictionsFile; // a JSON list of {image, class, x, y, width, height, score}, boxes in pixels
+    NmsOptions nms;
+};
+
+struct PredictionScore {
+    DetectionMetrics metrics;
+    std::int64_t predictionsRead = 0; // valid entries of the file, before NMS
+    std::string datasetRoot;
+    std::string datasetKind;          // datasetKindName()
+    std::string imagesDir;            // where image names are looked up first
+};
+
+// Reads and scores the predictions. Files of the dataset left out or partly read are reported as one warning
+// and up to five message lines ("  FILE: REASON") before the predictions are read. InputError naming every bad
+// entry (up to 20, then "N more problems"), a dataset without labels, or images whose size cannot be read.
+// Progress is per scored image; `cancel` stops the scoring early (the metrics then cover the images scored).
+PredictionScore scorePredictions(const PredictionScoreSpec& spec, CancelToken& cancel,
+                                 const ProgressReporter& reporter);
+
+} // namespace pitwall::engine::eval

@@ -1,0 +1,81 @@
+#include "core/engine/train/trainranks.h"
+
+#include "core/util/paths.h"
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace pitwall::engine {
+
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+
+std::vector<std::string> rankArguments(const RankLaunch& r)
+{
+    std::vector<std::string> argv = {executablePath().string(),
+                                     "train-rank",
+                                     r.configFile,
+                                     "--rank=" + std::to_string(r.rank),
+                                     "--world-size=" + std::to_string(r.worldSize)};
+    if (!r.rendezvous.empty())
+        argv.push_back("--rendezvous=" + r.rendezvous);
+    for (std::string option : {"--db=" + r.storeLocation, "--seed=" + std::to_string(r.seed), "--data-dir=" + r.dataDir,
+                               "--checkpoint-dir=" + r.checkpointDir, "--device=" + r.device.id,
+                               "--threads=" + std::to_string(r.threads), "--result=" + r.resultFile})
+        argv.push_back(std::move(option));
+    if (r.trialId)
+        argv.push_back("--trial-id=" + std::to_string(*r.trialId));
+    if (r.resume)
+        argv.push_back("--resume");
+    return argv;
+}
+
+} // namespace
+
+RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<bool>* cancel,
+                                       RankFailure onFailure)
+{
+    std::vector<ChildProcess> children;
+    for (const RankLaunch& r : ranks) {
+        ProcessOptions options;
+        options.environment = r.device.environment;
+        options.cpuSet = r.device.cpuSet;
+        options.stderrFile = r.logFile;
+        options.stdoutFile = r.outputFile;
+        children.push_back(ChildProcess::start(rankArguments(r), options));
+    }
+    std::vector<std::optional<ProcessExit>> exits(children.size());
+    RankExits result;
+    bool cancelSent = false;
+    for (std::size_t done = 0; done < children.size();) {
+        if (cancel && cancel->load() && !cancelSent) {
+            cancelSent = true;
+            for (ChildProcess& child : children)
+                child.signal(SIGTERM);
+        }
+        done = 0;
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            if (!exits[i])
+                exits[i] = children[i].poll();
+            if (!exits[i])
+                continue;
+            ++done;
+            const bool failed = !exits[i]->exited || exits[i]->code != 0;
+            if (failed && !result.firstFailure) {
+                result.firstFailure = i;
+                if (onFailure == RankFailure::StopAll)
+                    for (ChildProcess& other : children)
+                        other.signal(SIGTERM);
+            }
+        }
+        if (done < children.size())
+            std::this_thread::sleep_for(kPollInterval);
+    }
+    for (const auto& e : exits)
+        result.exits.push_back(*e);
+    return result;
+}
+
+} // namespace pitwall::engine

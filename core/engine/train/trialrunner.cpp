@@ -1,0 +1,125 @@
+#include "core/engine/train/trialrunner.h"
+
+#include "core/engine/train/experiment.h"
+#include "core/sched/commandrunner.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace pitwall::engine {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class TrainerRunner : public TrialRunner {
+public:
+    TrainerRunner(const SearchSetup& setup, std::string storeLocation, LogicalDevice device)
+        : m_setup(setup), m_storeLocation(std::move(storeLocation)), m_device(std::move(device)),
+          m_metric(objectiveMetric(setup.settings.objective.empty() ? "val/loss" : setup.settings.objective))
+    {
+    }
+
+    TrialOutcome run(TrialContext& context) override
+    {
+        const AskedTrial& asked = *context.asked;
+        const ResolvedConfig config = m_setup.trialConfig(asked.overrides);
+        TrainRequest request;
+        request.config = &config;
+        request.storeLocation = m_storeLocation;
+        request.trialId = asked.trial.id;
+        request.seed = config.value("experiment.seeds").asIntList().front();
+        request.device = m_device;
+        request.dataDir = ensureDataset(config);
+        request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / context.studyName /
+                                 ("trial_" + std::to_string(asked.trial.number)))
+                                    .string();
+        std::atomic<bool> stop{false};
+        bool pruned = false;
+        std::int64_t epoch = 0; // over all stages: the pruner's step
+        request.cancel = &stop;
+        request.progress = [&](const TrainProgress& p) {
+            if (context.cancel && context.cancel->load())
+                stop = true;
+            if (!p.epochDone || stop)
+                return;
+            // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
+            const auto it = p.validation.find(m_metric);
+            if (it != p.validation.end() && context.report(epoch, it->second)) {
+                pruned = true;
+                stop = true;
+            }
+            context.epochsDone(++epoch);
+        };
+        const TrainResult result = train(request);
+
+        TrialOutcome outcome;
+        Json metrics = Json::object();
+        for (const auto& [key, value] : result.finalMetrics)
+            metrics["val/" + key] = value;
+        outcome.userAttrs["metrics"] = metrics;
+        for (const char* key : {"map50", "precision", "recall"}) // as AutoSpeed's script sets them on its trials
+            if (const auto it = result.finalMetrics.find(key); it != result.finalMetrics.end())
+                outcome.userAttrs[key] = it->second;
+        for (const StageResult& s : result.stages) {
+            outcome.userAttrs["stage_seconds/" + s.stage] = s.seconds;
+            outcome.userAttrs["compute_fps/" + s.stage] = s.computeFps;
+            outcome.userAttrs["full_fps/" + s.stage] = s.fullFps;
+        }
+        outcome.userAttrs["run_id"] = result.runId;
+        outcome.userAttrs["checkpoint_dir"] = absolutePath(request.checkpointDir);
+        if (pruned) {
+            outcome.state = TrialState::Pruned;
+        } else if (result.cancelled) {
+            outcome.failReason = "cancelled";
+            outcome.interrupted = true;
+        } else if (const auto it = result.finalMetrics.find(m_metric);
+                   it != result.finalMetrics.end() && !std::isfinite(it->second)) {
+            outcome.failReason = "training diverged: " + m_setup.settings.objective + " is " + formatDouble(it->second);
+        } else if (it != result.finalMetrics.end()) {
+            outcome.state = TrialState::Complete;
+            outcome.value = it->second;
+        } else {
+            std::vector<std::string> known;
+            for (const auto& [key, value] : result.finalMetrics)
+                known.push_back("val/" + key);
+            outcome.failReason = "the objective '" + m_setup.settings.objective + "' is not a validation metric of " +
+                                 "this model (it has " + join(known, ", ") + ")";
+        }
+        return outcome;
+    }
+
+private:
+    const SearchSetup& m_setup;
+    std::string m_storeLocation;
+    LogicalDevice m_device;
+    std::string m_metric;
+};
+
+} // namespace
+
+std::unique_ptr<TrialRunner> makeTrialRunner(const SearchSetup& setup, const std::string& storeLocation,
+                                             const LogicalDevice& device)
+{
+    if (setup.builtin())
+        return std::make_unique<TrainerRunner>(setup, storeLocation, device);
+    CommandRunnerOptions options;
+    options.words = setup.commandWords;
+    options.storeLocation = storeLocation;
+    options.device = device.id;
+    options.threads = device.threads;
+    options.epochs = setup.settings.epochs;
+    if (setup.base)
+        options.writeConfig = [&setup](const AskedTrial& asked, const std::string& dir) {
+            const std::string path = (fs::path(dir) / "config.yaml").string();
+            std::ofstream(path) << setup.trialConfig(asked.overrides).toYaml();
+            return path;
+        };
+    return std::make_unique<CommandRunner>(options);
+}
+
+} // namespace pitwall::engine

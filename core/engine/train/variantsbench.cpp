@@ -1,0 +1,106 @@
+#include "core/engine/train/variantsbench.h"
+
+#include "core/engine/drive/runeval.h"
+#include "core/sched/trialstate.h"
+#include "core/store/store.h"
+#include "core/util/error.h"
+#include "core/util/timefmt.h"
+
+namespace pitwall::engine {
+
+namespace {
+
+// Drives every seed's run of a variant (the file's `driving` section) and records each result with its run.
+MeanStd drivingScores(const VariantsFile& file, const std::string& db, const ExperimentResult& run,
+                      const ProgressReporter& reporter)
+{
+    drive::DrivingEvalOptions options;
+    options.routes = file.driving.routes;
+    options.routeSeconds = file.driving.routeSeconds;
+    options.seed = static_cast<std::uint64_t>(file.driving.seed);
+    std::vector<double> scores;
+    for (const SeedResult& s : run.seeds) {
+        drive::DriveCallbacks callbacks;
+        callbacks.progress = [&](const drive::DriveProgress& p) {
+            reporter.progress({"   driving seed " + std::to_string(s.seed) + " route " + std::to_string(p.route + 1) +
+                                   "/" + std::to_string(p.routes),
+                               p.timeS, p.timeLimitS, ""});
+        };
+        const drive::DrivingReport report = drive::evaluateRun(db, s.train.runId, options, {}, callbacks);
+        drive::recordRunEvaluation(*openStore(db), s.train.runId, report, options);
+        scores.push_back(report.drivingScore.mean);
+    }
+    reporter.phaseDone();
+    return meanStd(scores);
+}
+
+void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
+{
+    auto store = openStore(spec.storeLocation);
+    const Json rows = out.table.toJson();
+    for (std::size_t i = 0; i < out.results.size(); ++i) {
+        BenchmarkRecord record;
+        record.suite = "variants";
+        record.name = spec.file.name + "/" + out.results[i].name;
+        record.host = hostName();
+        record.time = nowSeconds();
+        for (const ConfigEntry* e : spec.configs[i].changedEntries())
+            record.parameters[e->spec.key] = e->value.toJson();
+        record.parameters["seeds"] = spec.file.seeds;
+        record.results = rows[i];
+        record.results["study"] = out.results[i].study;
+        store->addBenchmark(record);
+    }
+}
+
+} // namespace
+
+std::vector<ResolvedConfig> resolveVariants(const Schema& schema, const VariantsFile& file,
+                                            const std::vector<std::string>& overrides)
+{
+    std::vector<ResolvedConfig> configs;
+    for (const VariantSpec& v : file.variants)
+        try {
+            configs.push_back(resolveVariant(schema, file, v, overrides));
+            checkRunnable(configs.back());
+        } catch (const InputError& e) {
+            throw InputError("variant '" + v.name + "': " + e.what());
+        }
+    return configs;
+}
+
+VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken& cancel,
+                                     const ProgressReporter& reporter)
+{
+    VariantsBenchResult out;
+    const VariantsFile& file = spec.file;
+    for (std::size_t i = 0; i < file.variants.size(); ++i) {
+        const std::string& name = file.variants[i].name;
+        reporter.message("== variant " + std::to_string(i + 1) + "/" + std::to_string(file.variants.size()) + ": " +
+                         name);
+        ExperimentOptions options;
+        options.storeLocation = spec.storeLocation;
+        options.seeds = file.seeds;
+        options.cancel = cancel.flag();
+        options.message = [&](const std::string& text) { reporter.message("   " + text); };
+        options.dataProgress = [&](std::int64_t done, std::int64_t total) {
+            reporter.progress({"   synthesising frames", static_cast<double>(done), static_cast<double>(total), ""});
+        };
+        options.progress = [&](std::int64_t seed, const TrainProgress& p) {
+            if (!p.epochDone)
+                reporter.progress({"   " + name + " seed " + std::to_string(seed) + " " + p.stage + " epoch " +
+                                       std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs),
+                                   static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), ""});
+        };
+        const ExperimentResult run = runExperiment(spec.configs[i], options);
+        reporter.phaseDone();
+        out.results.push_back(summariseVariant(file, name, run));
+        if (file.driving.enabled)
+            out.results.back().drivingScore = drivingScores(file, spec.storeLocation, run, reporter);
+    }
+    out.table = variantsTable(file, out.results);
+    storeRecords(spec, out);
+    return out;
+}
+
+} // namespace pitwall::engine
