@@ -49,13 +49,20 @@ Distribution seedDistribution(std::int64_t seed)
     return d;
 }
 
-// An unfinished trial of the study trained with this seed, to resume.
-std::optional<TrialRecord> unfinishedTrial(Store& store, std::int64_t studyId, std::int64_t seed)
+// The study's last trial trained with this seed, when it can be resumed: still RUNNING (its process died), or
+// cancelled (Ctrl-C, `pitwall jobs stop`). A cancelled trial is finished and never changes (as in Optuna), so
+// it is continued by a new trial that trains on from its checkpoints.
+std::optional<TrialRecord> resumableTrial(Store& store, std::int64_t studyId, std::int64_t seed)
 {
+    std::optional<TrialRecord> last;
     for (const TrialRecord& t : store.trials(studyId))
-        if (t.state == TrialState::Running && t.userAttrs.contains("seed") && t.userAttrs["seed"] == seed)
-            return t;
-    return std::nullopt;
+        if (t.userAttrs.contains("seed") && t.userAttrs["seed"] == seed)
+            last = t;
+    if (!last)
+        return std::nullopt;
+    const auto reason = last->systemAttrs.find("fail_reason");
+    const bool cancelled = last->state == TrialState::Fail && reason != last->systemAttrs.end() && *reason == "cancelled";
+    return last->state == TrialState::Running || cancelled ? last : std::nullopt;
 }
 
 } // namespace
@@ -196,10 +203,20 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     for (std::int64_t seed : seeds) {
         std::optional<TrialRecord> trial;
         if (options.resume)
-            trial = unfinishedTrial(*store, studyId, seed);
+            trial = resumableTrial(*store, studyId, seed);
         const bool resuming = trial.has_value();
-        if (!trial) {
+        // The checkpoints' folder is named after the trial that started training; a continuation keeps it.
+        std::optional<int> checkpointTrial;
+        if (trial && trial->state != TrialState::Running) {
+            checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
+            const int continued = trial->number;
+            trial.reset();
             trial = store->createTrial(studyId);
+            store->setTrialUserAttr(trial->id, "resumes_trial", continued);
+        }
+        if (!trial || trial->params.empty()) {
+            if (!trial)
+                trial = store->createTrial(studyId);
             store->setTrialParam(trial->id, "seed", static_cast<double>(seed), seedDistribution(seed));
             store->setTrialUserAttr(trial->id, "seed", seed);
             store->setTrialUserAttr(trial->id, "config_changes", [&] {
@@ -209,8 +226,11 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
                 return changes;
             }());
         }
+        if (!checkpointTrial)
+            checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
+        store->setTrialUserAttr(trial->id, "checkpoint_trial", *checkpointTrial);
         const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / result.study /
-                                     ("trial_" + std::to_string(trial->number));
+                                     ("trial_" + std::to_string(*checkpointTrial));
         if (options.message)
             options.message((resuming ? "resuming trial " : "trial ") + std::to_string(trial->number) + " (seed " +
                             std::to_string(seed) + "), checkpoints in " + checkpoints.string());

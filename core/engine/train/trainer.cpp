@@ -398,9 +398,12 @@ StageResult Run::trainStage(Stage stage, int epochs)
         double epochSamples = 0, epochStepSeconds = 0, epochLossSum = 0, epochWaitMs = 0;
         std::int64_t measuredSamples = 0;
         Batch cpuBatch;
+        bool interrupted = false;
         for (std::int64_t step = 1; step <= stepsPerEpoch; ++step) {
-            if (m_request.cancel && m_request.cancel->load())
+            if (m_request.cancel && m_request.cancel->load()) {
+                interrupted = true;
                 break;
+            }
             const auto waitStart = Clock::now();
             if (!nextBatch(cpuBatch))
                 break;
@@ -464,6 +467,10 @@ StageResult Run::trainStage(Stage stage, int epochs)
                 m_request.progress(p);
             }
         }
+        // A cancelled epoch is not an epoch: no validation, metrics or checkpoint for it, so that --resume trains
+        // it again from its start (from the last finished epoch's checkpoint) instead of skipping its rest.
+        if (interrupted)
+            break;
         const double epochWall = secondsSince(epochStart);
         const double cpuPercent = cpu.percentAndRestart();
         double valLoss = 0;
