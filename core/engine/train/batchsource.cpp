@@ -16,7 +16,8 @@ DataSplit dataSplitFromConfig(const ResolvedConfig& config)
 
 std::int64_t validationTailCount(std::int64_t count, double fraction, const std::string& what)
 {
-    const std::int64_t tail = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(count) * fraction));
+    const std::int64_t tail =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(count) * fraction));
     if (count - tail < 1)
         throw InputError(what + " has " + std::to_string(count) +
                          " usable sample(s): too few to split into training and validation");

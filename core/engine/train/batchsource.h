@@ -27,12 +27,12 @@ std::int64_t validationTailCount(std::int64_t count, double fraction, const std:
 
 // How one rank reads its training batches; the same for every stage of a run.
 struct BatchLayout {
-    std::int64_t seed = 0;       // the run's seed: sample order (and augmentation of detection images)
-    int rank = 0;                // this process among worldSize ranks; rank r reads its slice of each global batch
+    std::int64_t seed = 0; // the run's seed: sample order (and augmentation of detection images)
+    int rank = 0;          // this process among worldSize ranks; rank r reads its slice of each global batch
     int worldSize = 1;
-    std::int64_t batchSize = 1;  // samples per batch on this rank; a global batch is batchSize × worldSize
-    int loaderThreads = 1;       // threads that build batches off the training thread
-    int prefetchBatches = 2;     // batches built ahead of the step at most
+    std::int64_t batchSize = 1;        // samples per batch on this rank; a global batch is batchSize × worldSize
+    int loaderThreads = 1;             // threads that build batches off the training thread
+    int prefetchBatches = 2;           // batches built ahead of the step at most
     torch::Device device{torch::kCPU}; // where the batches go: on CUDA they come in page-locked memory
 };
 

@@ -16,10 +16,14 @@ namespace {
 
 nlohmann::json metersToJson(const StageMeters& meters)
 {
-    return nlohmann::json{{"samples", meters.samples},        {"step_seconds", meters.stepSeconds},
-                          {"wall_seconds", meters.wallSeconds}, {"wait_ms", meters.waitMs},
-                          {"steps", meters.steps},            {"last_loss", meters.lastLoss},
-                          {"validation", meters.validation},  {"loss_scale", meters.lossScale}};
+    return nlohmann::json{{"samples", meters.samples},
+                          {"step_seconds", meters.stepSeconds},
+                          {"wall_seconds", meters.wallSeconds},
+                          {"wait_ms", meters.waitMs},
+                          {"steps", meters.steps},
+                          {"last_loss", meters.lastLoss},
+                          {"validation", meters.validation},
+                          {"loss_scale", meters.lossScale}};
 }
 
 // `required`: every key must be there (the current format); else a missing key reads as 0 (format 1).
@@ -47,9 +51,9 @@ CheckpointInfo infoFromJson(const nlohmann::json& j)
     if (format > kCheckpointFormat)
         throw InputError("checkpoint format " + std::to_string(format) + " is newer than this build reads");
     const bool required = format == kCheckpointFormat;
-    return CheckpointInfo{j.at("epoch").get<int>(), j.at("global_step").get<std::int64_t>(),
-                          metersFromJson(required ? j.at("meters") : j.value("meters", nlohmann::json::object()),
-                                         required)};
+    return CheckpointInfo{
+        j.at("epoch").get<int>(), j.at("global_step").get<std::int64_t>(),
+        metersFromJson(required ? j.at("meters") : j.value("meters", nlohmann::json::object()), required)};
 }
 
 } // namespace

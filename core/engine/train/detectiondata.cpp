@@ -76,10 +76,10 @@ std::unique_ptr<data::BatchLoader> DetectionData::trainLoader(data::LoaderOption
     if (firstEpoch > 0)
         options.shard.seed = data::mixWords({options.shard.seed, static_cast<std::uint64_t>(firstEpoch)});
     if (options.usePreprocessed && options.cachePath.empty())
-        options.cachePath =
-            (std::filesystem::path(m_train->root) / ".pitwall-cache" /
-             (m_trainName + "-" + std::to_string(m_plan.inputWidth) + "x" + std::to_string(m_plan.inputHeight) + ".bin"))
-                .string();
+        options.cachePath = (std::filesystem::path(m_train->root) / ".pitwall-cache" /
+                             (m_trainName + "-" + std::to_string(m_plan.inputWidth) + "x" +
+                              std::to_string(m_plan.inputHeight) + ".bin"))
+                                .string();
     return data::makeBatchLoader(m_train, options);
 }
 

@@ -34,8 +34,8 @@ public:
         std::int64_t valFirst = trainCount, valEnd = frames;
         if (split.hpoFraction > 0) {
             valEnd = trainCount;
-            trainCount -= validationTailCount(trainCount, split.hpoFraction,
-                                              "the training part of " + dir + " (data.hpo_split)");
+            trainCount -=
+                validationTailCount(trainCount, split.hpoFraction, "the training part of " + dir + " (data.hpo_split)");
             valFirst = trainCount;
         }
         for (std::int64_t i = 0; i < trainCount; ++i)
@@ -86,7 +86,8 @@ void DrivingBatches::startEpoch(int epoch)
     const std::int64_t rankOffset = m_layout.worldSize > 1 ? m_layout.rank * m_layout.batchSize : 0;
     m_prefetcher.reset(); // the last epoch's threads stop before the next epoch's start
     m_prefetcher = std::make_unique<BatchPrefetcher>(
-        stepsPerEpoch(), m_layout.loaderThreads, m_layout.prefetchBatches, [this, order, global, rankOffset](std::int64_t b) {
+        stepsPerEpoch(), m_layout.loaderThreads, m_layout.prefetchBatches,
+        [this, order, global, rankOffset](std::int64_t b) {
             std::vector<std::int64_t> indices;
             // Global batch b covers order[b*G, (b+1)*G); this rank takes its slice of it.
             for (std::int64_t i = b * global + rankOffset; i < b * global + rankOffset + m_layout.batchSize; ++i)

@@ -43,14 +43,14 @@ struct EpochMeters {
 // The running totals of a stage over its finished epochs. Saved with every epoch's checkpoint (checkpoint.h),
 // so that a resumed stage ends with the same summary as one that was never interrupted.
 struct StageMeters {
-    double samples = 0;        // trained samples, all ranks
-    double stepSeconds = 0;    // summed step time, warm-up steps excluded
-    double wallSeconds = 0;    // summed epoch wall time
-    double waitMs = 0;         // summed wait for batches
-    std::int64_t steps = 0;    // steps of the finished epochs
-    double lastLoss = 0;       // mean training loss of the last finished epoch
+    double samples = 0;                       // trained samples, all ranks
+    double stepSeconds = 0;                   // summed step time, warm-up steps excluded
+    double wallSeconds = 0;                   // summed epoch wall time
+    double waitMs = 0;                        // summed wait for batches
+    std::int64_t steps = 0;                   // steps of the finished epochs
+    double lastLoss = 0;                      // mean training loss of the last finished epoch
     std::map<std::string, double> validation; // the last finished epoch's validation metrics, "loss" included
-    double lossScale = 0;      // fp16 loss scale after the last finished epoch; 0 without fp16
+    double lossScale = 0;                     // fp16 loss scale after the last finished epoch; 0 without fp16
 
     // Adds a finished epoch.
     void add(const EpochMeters& epoch);

@@ -47,10 +47,10 @@ struct StageContext {
 
 // One training step's outcome.
 struct StepOutcome {
-    LossOutput loss;         // valid until the next step
-    double lossValue = 0;    // loss.total on the host
+    LossOutput loss;      // valid until the next step
+    double lossValue = 0; // loss.total on the host
     double lr = 0;
-    double stepSeconds = 0;  // from the batch's arrival to finished device work
+    double stepSeconds = 0;   // from the batch's arrival to finished device work
     std::int64_t samples = 0; // all ranks
 };
 

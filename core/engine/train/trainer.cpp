@@ -33,6 +33,28 @@ void Run::event(EventLevel level, const std::string& message)
         m_store->addEvent(m_runId, level, message);
 }
 
+// The validation split in order, without gradients: the model's metrics and the mean loss (lossOut).
+std::map<std::string, double> Run::validate(double& lossOut)
+{
+    torch::NoGradGuard noGrad;
+    m_model->module().eval();
+    MetricAccumulator metrics;
+    double lossSum = 0;
+    std::int64_t batches = 0;
+    const std::int64_t count = m_batches->validationSize();
+    for (std::int64_t start = 0; start < count; start += m_valBatchSize) {
+        const std::int64_t end = std::min(count, start + m_valBatchSize);
+        const Batch batch = m_batches->validationBatch(start, end - start).to(m_device);
+        AutocastGuard autocast(m_precision, m_device);
+        lossSum += m_model->computeLoss(batch).total.item<double>();
+        m_model->evaluate(batch, metrics);
+        ++batches;
+    }
+    m_model->module().train();
+    lossOut = batches ? lossSum / batches : 0.0;
+    return m_model->finishMetrics(metrics);
+}
+
 int Run::stageEpochs(Stage stage) const
 {
     if (m_plan.epochs >= 0) // the model's own epochs key: a single stage
@@ -94,8 +116,9 @@ void Run::setUpTraining()
     layout.rank = m_request.rank;
     layout.worldSize = world;
     layout.batchSize = m_batchSize;
-    layout.loaderThreads = m_config.getInt("data.num_workers") > 0 ? static_cast<int>(m_config.getInt("data.num_workers"))
-                                                                   : std::max(1, threads / 2);
+    layout.loaderThreads = m_config.getInt("data.num_workers") > 0
+                               ? static_cast<int>(m_config.getInt("data.num_workers"))
+                               : std::max(1, threads / 2);
     layout.prefetchBatches = static_cast<int>(m_config.getInt("data.prefetch_batches"));
     layout.device = m_device;
     m_batches->setLayout(layout);
@@ -109,11 +132,11 @@ void Run::setUpTraining()
         m_result.notices.push_back(note);
     m_checkpoints = std::make_unique<CheckpointStore>(m_request.checkpointDir);
     if (world > 1) {
-        m_parallel = std::make_unique<DataParallel>(
-            m_request.rank, world, m_request.rendezvous, std::chrono::minutes(5),
-            collectiveBackendFor(m_config.getString("training.distribution.backend"), m_device,
-                                 m_config.getString("device.partition_mode")),
-            m_device);
+        m_parallel =
+            std::make_unique<DataParallel>(m_request.rank, world, m_request.rendezvous, std::chrono::minutes(5),
+                                           collectiveBackendFor(m_config.getString("training.distribution.backend"),
+                                                                m_device, m_config.getString("device.partition_mode")),
+                                           m_device);
         std::vector<torch::Tensor> state = m_model->module().parameters();
         for (const auto& b : m_model->module().buffers())
             state.push_back(b);

@@ -39,28 +39,21 @@ private:
     std::int64_t m_stepsPerEpoch;
 };
 
-} // namespace
-
-std::map<std::string, double> Run::validate(double& lossOut)
+// What a progress callback sees after `step` of `epoch`.
+TrainProgress progressOf(const StageContext& context, int epoch, std::int64_t step, double loss, double computeFps)
 {
-    torch::NoGradGuard noGrad;
-    m_model->module().eval();
-    MetricAccumulator metrics;
-    double lossSum = 0;
-    std::int64_t batches = 0;
-    const std::int64_t count = m_batches->validationSize();
-    for (std::int64_t start = 0; start < count; start += m_valBatchSize) {
-        const std::int64_t end = std::min(count, start + m_valBatchSize);
-        const Batch batch = m_batches->validationBatch(start, end - start).to(m_device);
-        AutocastGuard autocast(m_precision, m_device);
-        lossSum += m_model->computeLoss(batch).total.item<double>();
-        m_model->evaluate(batch, metrics);
-        ++batches;
-    }
-    m_model->module().train();
-    lossOut = batches ? lossSum / batches : 0.0;
-    return m_model->finishMetrics(metrics);
+    TrainProgress progress;
+    progress.stage = context.name;
+    progress.epoch = epoch;
+    progress.epochs = context.epochs;
+    progress.step = step;
+    progress.stepsPerEpoch = context.stepsPerEpoch;
+    progress.loss = loss;
+    progress.computeFps = computeFps;
+    return progress;
 }
+
+} // namespace
 
 StageResult Run::trainStage(Stage stage, int epochs)
 {
@@ -97,7 +90,8 @@ StageContext Run::beginStage(Stage stage, int epochs)
     context.optimization = m_model->makeOptimization(
         StagePlan{stage, epochs, context.stepsPerEpoch, m_batchSize, static_cast<int>(worldSize())});
     if (!context.optimization)
-        context.optimization = std::make_unique<DefaultOptimization>(context.parameters, m_config, context.stepsPerEpoch);
+        context.optimization =
+            std::make_unique<DefaultOptimization>(context.parameters, m_config, context.stepsPerEpoch);
     context.accumulate = std::max(1, context.optimization->accumulate());
     const CapturePlan capture = planStepCapture(m_config, m_device, m_model->supportsStepCapture(), context.accumulate,
                                                 m_config.getString("experiment.model"));
@@ -168,8 +162,7 @@ EpochMeters Run::trainEpoch(StageContext& context, int epoch)
         if (step % m_logEvery == 0 || step == context.stepsPerEpoch || warmup)
             logStep(context, outcome, waitMs, warmup);
         if (m_request.progress && m_leader)
-            m_request.progress(TrainProgress{context.name, epoch, context.epochs, step, context.stepsPerEpoch,
-                                             outcome.lossValue, meters.computeFps(), false, {}});
+            m_request.progress(progressOf(context, epoch, step, outcome.lossValue, meters.computeFps()));
     }
     meters.wallSeconds = secondsSince(epochStart);
     meters.cpuPercent = cpu.percentAndRestart();
@@ -256,9 +249,13 @@ void Run::finishEpoch(StageContext& context, int epoch, const EpochMeters& meter
         return; // the leader validates, logs and saves; the others go on to the next epoch
     m_writer->flush();
     saveCheckpoint(context, epoch);
-    if (m_request.progress)
-        m_request.progress(TrainProgress{name, epoch, context.epochs, context.stepsPerEpoch, context.stepsPerEpoch,
-                                         context.meters.lastLoss, meters.computeFps(), true, context.meters.validation});
+    if (m_request.progress) {
+        TrainProgress progress =
+            progressOf(context, epoch, context.stepsPerEpoch, context.meters.lastLoss, meters.computeFps());
+        progress.epochDone = true;
+        progress.validation = context.meters.validation;
+        m_request.progress(progress);
+    }
 }
 
 void Run::saveCheckpoint(const StageContext& context, int epoch)
