@@ -3,12 +3,60 @@
 #include "core/util/error.h"
 #include "core/util/paths.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 
 namespace pitwall::engine {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json metersToJson(const StageMeters& meters)
+{
+    return nlohmann::json{{"samples", meters.samples},
+                          {"step_seconds", meters.stepSeconds},
+                          {"wall_seconds", meters.wallSeconds},
+                          {"wait_ms", meters.waitMs},
+                          {"steps", meters.steps},
+                          {"last_loss", meters.lastLoss},
+                          {"validation", meters.validation},
+                          {"loss_scale", meters.lossScale}};
+}
+
+// `required`: every key must be there (the current format); else a missing key reads as 0 (format 1).
+StageMeters metersFromJson(const nlohmann::json& j, bool required)
+{
+    const auto read = [&](const char* key, auto& field) {
+        using Field = std::decay_t<decltype(field)>;
+        field = required ? j.at(key).get<Field>() : j.value(key, Field{});
+    };
+    StageMeters meters;
+    read("samples", meters.samples);
+    read("step_seconds", meters.stepSeconds);
+    read("wall_seconds", meters.wallSeconds);
+    read("wait_ms", meters.waitMs);
+    read("steps", meters.steps);
+    read("last_loss", meters.lastLoss);
+    read("validation", meters.validation);
+    read("loss_scale", meters.lossScale);
+    return meters;
+}
+
+CheckpointInfo infoFromJson(const nlohmann::json& j)
+{
+    const int format = j.value("format", 1);
+    if (format > kCheckpointFormat)
+        throw InputError("checkpoint format " + std::to_string(format) + " is newer than this build reads");
+    const bool required = format == kCheckpointFormat;
+    return CheckpointInfo{
+        j.at("epoch").get<int>(), j.at("global_step").get<std::int64_t>(),
+        metersFromJson(required ? j.at("meters") : j.value("meters", nlohmann::json::object()), required)};
+}
+
+} // namespace
 
 fs::path CheckpointStore::file(Stage stage, int epoch, const char* suffix) const
 {
@@ -35,7 +83,11 @@ void CheckpointStore::save(Stage stage, const CheckpointInfo& info, Model& model
     atomicWrite(file(stage, info.epoch, "optim.pt"), [&](const std::string& path) { torch::save(optimizer, path); });
     atomicWrite(file(stage, info.epoch, "json"), [&](const std::string& path) {
         std::ofstream out(path);
-        out << nlohmann::json{{"epoch", info.epoch}, {"global_step", info.globalStep}, {"meters", info.meters}}.dump(2);
+        out << nlohmann::json{{"format", kCheckpointFormat},
+                              {"epoch", info.epoch},
+                              {"global_step", info.globalStep},
+                              {"meters", metersToJson(info.meters)}}
+                   .dump(2);
         if (!out)
             throw RuntimeError("cannot write checkpoint " + path);
     });
@@ -51,7 +103,7 @@ std::optional<CheckpointInfo> CheckpointStore::latest(Stage stage) const
             continue;
         try {
             const nlohmann::json j = nlohmann::json::parse(readTextFile(path));
-            CheckpointInfo info{j.at("epoch").get<int>(), j.at("global_step").get<std::int64_t>(), j.value("meters", nlohmann::json::object())};
+            const CheckpointInfo info = infoFromJson(j);
             if (!fs::exists(file(stage, info.epoch, "model.pt")) || !fs::exists(file(stage, info.epoch, "optim.pt")))
                 continue;
             if (!best || info.epoch > best->epoch)

@@ -1,21 +1,27 @@
 #pragma once
 // Per-epoch checkpoints of one run: <dir>/<stage>/epoch_NNNN.{model.pt,optim.pt,json}. Files are written
 // under a temporary name and renamed, so an interrupted write never leaves a checkpoint that looks whole;
-// the JSON (written last) marks the epoch as finished.
+// the JSON (written last) marks the epoch as finished. It holds the epoch, the stage's step count and its
+// StageMeters under "meters" with their units in the key names (samples, step_seconds, wall_seconds, wait_ms,
+// steps, last_loss, validation, loss_scale) and "format": kCheckpointFormat. Markers without "format" (written
+// before it existed) hold the same keys, any of them missing (loss_scale only under fp16); they read with the
+// missing ones 0. In a marker of the current format every key is required: one without them, or one of a newer
+// format, counts as an unfinished epoch.
 
 #include "core/engine/model/modelapi.h"
-
-#include <nlohmann/json.hpp>
+#include "core/engine/train/meters.h"
 
 #include <filesystem>
 #include <optional>
 
 namespace pitwall::engine {
 
+constexpr int kCheckpointFormat = 2; // 1: no "format" key, loose meter keys each optional
+
 struct CheckpointInfo {
-    int epoch = 0;              // 0-based epoch that finished
+    int epoch = 0;               // 0-based epoch that finished
     std::int64_t globalStep = 0; // optimiser steps taken in the stage
-    nlohmann::json meters;      // figures of the finished epochs (for the final summary after a resume)
+    StageMeters meters;          // figures of the finished epochs (for the final summary after a resume)
 };
 
 class CheckpointStore {

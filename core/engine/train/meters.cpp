@@ -38,4 +38,14 @@ std::int64_t peakResidentBytes()
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
 }
 
+void StageMeters::add(const EpochMeters& epoch)
+{
+    samples += epoch.samples;
+    stepSeconds += epoch.stepSeconds;
+    wallSeconds += epoch.wallSeconds;
+    waitMs += epoch.waitMs;
+    steps += epoch.steps;
+    lastLoss = epoch.meanLoss();
+}
+
 } // namespace pitwall::engine
