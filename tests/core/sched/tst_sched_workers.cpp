@@ -257,7 +257,8 @@ void TestSchedWorkers::resumesAfterTheParentWasKilled()
     for (const TrialRecord& t : trials(db, "rs"))
         QVERIFY(!ghosts.count(t.number) || t.state == TrialState::Running); // nobody left to fail them
     writeFile(dir, "gate", "");
-    const CliResult r = runCli({"hpo", "--resume", "rs", "--db", db, "--heartbeat-grace", "1", "--json"}, dir.path());
+    // A grace of 3 s (not 1): the resumed search's own workers must not look vanished on a busy machine.
+    const CliResult r = runCli({"hpo", "--resume", "rs", "--db", db, "--heartbeat-grace", "3", "--json"}, dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     int complete = 0, vanished = 0;
     for (const TrialRecord& t : trials(db, "rs")) {
@@ -267,7 +268,7 @@ void TestSchedWorkers::resumesAfterTheParentWasKilled()
             QVERIFY(isInterrupted(t));
             ++vanished;
         } else {
-            QCOMPARE(t.state, TrialState::Complete);
+            QVERIFY2(t.state == TrialState::Complete, failReason(t).c_str());
             ++complete;
         }
     }
