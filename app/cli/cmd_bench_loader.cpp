@@ -113,6 +113,8 @@ int benchLoader(const Args& args)
                            {"cache_seconds", r.cache.seconds},
                            {"pinned", r.pinned},
                            {"invalid_samples", r.invalidSamples},
+                           {"sample_slots", r.sampleSlots},
+                           {"failed_images", r.problems.size()},
                            {"problems", problems},
                            {"load_before", r.loadBefore},
                            {"load_after", r.loadAfter}};
@@ -132,8 +134,9 @@ int benchLoader(const Args& args)
                     r.floorRatio);
         std::printf("  load average %.2f before, %.2f after\n", r.loadBefore, r.loadAfter);
         if (!r.problems.empty() || r.invalidSamples > 0) {
-            std::printf("  %zu problem(s), %lld sample slot(s) left empty:\n", r.problems.size(),
-                        static_cast<long long>(r.invalidSamples));
+            std::printf("  %zu of %lld images could not be read or decoded; %lld of %lld sample slot(s) left empty:\n",
+                        r.problems.size(), static_cast<long long>(r.images), static_cast<long long>(r.invalidSamples),
+                        static_cast<long long>(r.sampleSlots));
             for (std::size_t i = 0; i < r.problems.size() && i < 20; ++i)
                 std::printf("    %s: %s\n", r.problems[i].file.c_str(), r.problems[i].reason.c_str());
         }

@@ -90,7 +90,8 @@ bool readIndex(const std::string& file, Header& header, std::vector<Entry>& entr
     bool ok = ::pread(fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
               std::memcmp(header.magic, kMagic, sizeof kMagic) == 0 && header.version == kVersion &&
               header.pathsOffset == sizeof(Header) + header.count * sizeof(Entry) &&
-              header.dataOffset >= header.pathsOffset && header.reasonsOffset >= header.dataOffset;
+              header.dataOffset >= header.pathsOffset && header.reasonsOffset >= header.dataOffset &&
+              header.fileBytes >= header.reasonsOffset;
     struct stat st {};
     ok = ok && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) == header.fileBytes;
     if (ok) {
@@ -103,6 +104,22 @@ bool readIndex(const std::string& file, Header& header, std::vector<Entry>& entr
     }
     ::close(fd);
     return ok;
+}
+
+// Why an entry cannot be served from a file with this header: its pixels must lie in the data section (so inside
+// the file) and its sizes be those of a real image. Empty when it can (or is an unavailable entry).
+std::string entryProblem(const Header& header, const Entry& e)
+{
+    if (!e.ok)
+        return {};
+    if (e.width <= 0 || e.height <= 0 || e.width > kMaxJpegSide || e.height > kMaxJpegSide || e.sourceWidth <= 0 ||
+        e.sourceHeight <= 0 || e.sourceWidth > kMaxJpegSide || e.sourceHeight > kMaxJpegSide)
+        return "implausible image size " + std::to_string(e.width) + "x" + std::to_string(e.height);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(e.width) * static_cast<std::uint64_t>(e.height) * 3;
+    if (e.offset < header.dataOffset || e.offset > header.reasonsOffset || bytes > header.reasonsOffset - e.offset)
+        return "pixels at offset " + std::to_string(e.offset) + " (" + std::to_string(bytes) +
+               " bytes) outside the data section";
+    return {};
 }
 
 } // namespace
@@ -138,6 +155,8 @@ std::string PreprocessedCache::staleReason(const std::string& file, const std::v
                                 paths.begin();
         if (end >= paths.size() || std::string(paths.data() + at, end - at) != sources[i])
             return "the list of source images changed";
+        if (const std::string problem = entryProblem(header, entries[i]); !problem.empty())
+            return "damaged: entry " + std::to_string(i) + " (" + sources[i] + "): " + problem;
         at = end + 1;
         std::int64_t bytes = -1, mtime = -1;
         if (!statSource(sources[i], bytes, mtime))

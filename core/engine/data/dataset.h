@@ -42,9 +42,13 @@ struct DatasetIndex {
 // Every *.jpg / *.jpeg (any case) under `dir`, recursively, sorted; no labels.
 DatasetIndex indexImageFolder(const std::string& dir);
 
+// The class ids a YOLO label may use: 0..kMaxYoloClasses - 1 (YOLO folders carry no class list, and the
+// evaluator and the models size per-class tables by the highest id seen).
+constexpr int kMaxYoloClasses = 1024;
+
 // YOLO layout: images under dir/images[/split], labels dir/labels[/split]/<same relative path>.txt with one
 // "cls xc yc w h" line per box (normalised). A missing label file is an image with no boxes; a line with bad
-// numbers is reported (file:line) and skipped.
+// numbers or a class id of kMaxYoloClasses or more is reported (file:line) and skipped.
 DatasetIndex indexYolo(const std::string& dir, const std::string& split = {});
 
 // OpenLane CIPO: labels root/cipo/<split>/segment-*/<ts>.jpg.json, images root/images/<split>/segment-*/<ts>.jpg.
@@ -57,8 +61,13 @@ DatasetIndex indexOpenLaneCipo(const std::string& root, const std::string& split
 // = CIPO level with 4 mapped to 3 as for OpenLane.
 DatasetIndex indexSynth(const std::string& dir);
 
+// The splits of a dataset folder, sorted: the folders under images/ (YOLO) or cipo/ (OpenLane CIPO); none for
+// a synthetic dataset or an image folder.
+std::vector<std::string> datasetSplits(const std::string& dir);
+
 // Picks the reader from the folder's layout: dataset.json -> synth, cipo/ -> OpenLane, images/ + labels/ -> YOLO,
-// else an image folder. Throws InputError when the folder is missing or has no usable sample.
+// else an image folder. Throws InputError when the folder is missing, `split` is not one of datasetSplits() (the
+// message names those that exist), or the folder has no usable sample.
 DatasetIndex indexDataset(const std::string& dir, const std::string& split = {});
 
 // Throws InputError (naming the folder and the first problems) when `index` has no sample.

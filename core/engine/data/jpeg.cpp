@@ -78,6 +78,13 @@ bool JpegDecoder::readHeader(const std::uint8_t* bytes, std::size_t size, JpegHe
         error = "JPEG with no pixels";
         return false;
     }
+    if (header.width > kMaxJpegSide || header.height > kMaxJpegSide ||
+        static_cast<long long>(header.width) * header.height > kMaxJpegPixels) {
+        error = "JPEG of " + std::to_string(header.width) + "x" + std::to_string(header.height) +
+                " is too large (at most " + std::to_string(kMaxJpegSide) + " pixels per side and " +
+                std::to_string(kMaxJpegPixels / (1024 * 1024)) + " Mpixel)";
+        return false;
+    }
     return true;
 }
 

@@ -33,14 +33,21 @@ enum class ScaleChoice {
 // pixels at full scale, e.g. the output size divided by the fraction of the image the output shows.
 DctScale chooseDctScale(int width, int height, double neededWidth, double neededHeight, ScaleChoice choice);
 
+// The largest JPEG the decoder accepts: a header asking for more is refused before any pixel buffer is
+// allocated (a crafted header can ask for 60000 x 60000, 10 GB of RGB).
+constexpr int kMaxJpegSide = 16384;                      // pixels per side
+constexpr long long kMaxJpegPixels = 64LL * 1024 * 1024; // width x height (64 Mpixel, 192 MiB of RGB)
+
 struct JpegHeader {
     int width = 0;
     int height = 0;
     int subsampling = 0; // TJSAMP_*
 };
 
-// One TurboJPEG handle with its reusable output buffer. Not thread-safe: one per thread. Never throws on bad
-// bytes: returns false and says why.
+// One TurboJPEG handle: the only TurboJPEG decompressor of the engine (the data pipeline, the prediction scorer
+// and the synthetic world's reader all use it). Not thread-safe: one per thread. Never throws on bad bytes:
+// returns false and says why, and a failure leaves the decoder usable for the next file (the handle is
+// re-created). Images beyond kMaxJpegSide / kMaxJpegPixels fail in readHeader, before decode allocates.
 class JpegDecoder {
 public:
     JpegDecoder();

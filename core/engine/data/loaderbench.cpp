@@ -14,6 +14,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr std::size_t kMaxNamedProblems = 10; // files named when nothing decodes
+
 double seconds(Clock::time_point from, Clock::time_point to)
 {
     return std::chrono::duration<double>(to - from).count();
@@ -104,8 +106,10 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
 
     LoadedBatch batch;
     const auto count = [&](const LoadedBatch& b) {
-        for (std::uint8_t v : b.valid)
+        for (std::uint8_t v : b.valid) {
             r.invalidSamples += v ? 0 : 1;
+            ++r.sampleSlots;
+        }
     };
     const auto warmStart = Clock::now();
     for (int i = 0; i < options.warmup; ++i) {
@@ -130,6 +134,17 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     r.problems = loader->problems();
     batch = {};
     loader.reset();
+    if (r.sampleSlots > 0 && r.invalidSamples == r.sampleSlots) {
+        std::vector<Diagnostic> diagnostics{
+            {SourceLocation{index->root}, "no sample decoded: all " + std::to_string(r.sampleSlots) +
+                                              " samples loaded were empty (" + std::to_string(r.problems.size()) +
+                                              " of " + std::to_string(r.images) + " images failed); no timing"}};
+        for (std::size_t i = 0; i < r.problems.size() && i < kMaxNamedProblems; ++i)
+            diagnostics.push_back({SourceLocation{r.problems[i].file}, r.problems[i].reason});
+        if (r.problems.size() > kMaxNamedProblems)
+            diagnostics.push_back({{}, std::to_string(r.problems.size() - kMaxNamedProblems) + " more problems"});
+        throw InputError(diagnostics);
+    }
 
     r.decodeMsAfter = measureDecodeMs(floorPaths);
     r.decodeMsPerImage = std::min(r.decodeMsBefore, r.decodeMsAfter);

@@ -40,12 +40,13 @@ struct LoaderBenchResult {
     double loadBefore = 0, loadAfter = 0; // 1-minute load average
     bool pinned = false;
     CacheStatus cache;              // when pre-processed
-    std::int64_t invalidSamples = 0;
-    std::vector<DataProblem> problems;
+    std::int64_t sampleSlots = 0;   // samples loaded, warm-up and measured batches together
+    std::int64_t invalidSamples = 0;   // of sampleSlots: left empty because the image could not be read or decoded
+    std::vector<DataProblem> problems; // once per file that failed
 };
 
-// Runs the benchmark. `message` gets progress lines. Throws InputError for bad options or a dataset with nothing
-// usable.
+// Runs the benchmark. `message` gets progress lines. Throws InputError for bad options, a dataset with nothing
+// usable, or when no sample decodes (naming the first files that failed): a timing of empty batches is no result.
 LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
                                  const std::function<void(const std::string&)>& message = {});
 

@@ -98,6 +98,11 @@ std::vector<BoxLabel> readYoloLabels(const fs::path& file, std::vector<DataProbl
                                                     "skipped"});
             continue;
         }
+        if (*cls >= kMaxYoloClasses) {
+            problems.push_back({where, "class id " + words[0] + " is beyond the classes a YOLO label may use (0.." +
+                                           std::to_string(kMaxYoloClasses - 1) + "); line skipped"});
+            continue;
+        }
         if (v[2] <= 0 || v[3] <= 0) {
             problems.push_back({where, "box with no area (w or h <= 0); line skipped"});
             continue;
@@ -216,17 +221,61 @@ DatasetIndex indexSynth(const std::string& dir)
     return index;
 }
 
+namespace {
+
+enum class Layout { Synth, OpenLaneCipo, Yolo, ImageFolder };
+
+Layout layoutOf(const fs::path& root)
+{
+    std::error_code ec;
+    if (fs::exists(root / "dataset.json", ec))
+        return Layout::Synth;
+    if (fs::is_directory(root / "cipo", ec))
+        return Layout::OpenLaneCipo;
+    if (fs::is_directory(root / "images", ec) && fs::is_directory(root / "labels", ec))
+        return Layout::Yolo;
+    return Layout::ImageFolder;
+}
+
+} // namespace
+
+std::vector<std::string> datasetSplits(const std::string& dir)
+{
+    const fs::path root(dir);
+    const Layout layout = layoutOf(root);
+    std::vector<std::string> splits;
+    if (layout != Layout::OpenLaneCipo && layout != Layout::Yolo)
+        return splits;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root / (layout == Layout::Yolo ? "images" : "cipo"), ec))
+        if (entry.is_directory(ec))
+            splits.push_back(entry.path().filename().string());
+    std::sort(splits.begin(), splits.end());
+    return splits;
+}
+
 DatasetIndex indexDataset(const std::string& dir, const std::string& split)
 {
     requireFolder(dir);
-    std::error_code ec;
-    const fs::path root(dir);
-    if (fs::exists(root / "dataset.json", ec))
+    if (!split.empty()) {
+        const std::vector<std::string> splits = datasetSplits(dir);
+        if (std::find(splits.begin(), splits.end(), split) == splits.end())
+            throw InputError(SourceLocation{dir},
+                             "has no split '" + split + "' (" +
+                                 (splits.empty() ? std::string("it has no splits; leave out the split")
+                                                 : "its splits: " + join(splits, ", ")) +
+                                 ")");
+    }
+    switch (layoutOf(dir)) {
+    case Layout::Synth:
         return indexSynth(dir);
-    if (fs::is_directory(root / "cipo", ec))
+    case Layout::OpenLaneCipo:
         return indexOpenLaneCipo(dir, split);
-    if (fs::is_directory(root / "images", ec) && fs::is_directory(root / "labels", ec))
+    case Layout::Yolo:
         return indexYolo(dir, split);
+    case Layout::ImageFolder:
+        break;
+    }
     return indexImageFolder(dir);
 }
 

@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 using namespace pitwall::engine::data;
@@ -23,6 +24,8 @@ private Q_SLOTS:
     void changedSizeRebuilds();
     void changedListRebuilds();
     void damagedCacheRebuilds();
+    void entryOutsideTheFileRebuilds_data();
+    void entryOutsideTheFileRebuilds();
     void unreadableSourceIsNamed();
     void cachedPixelsMatchDirectRender();
 
@@ -104,6 +107,55 @@ void TestDataCache::damagedCacheRebuilds()
     auto cache = PreprocessedCache::openOrBuild(m_cache, m_sources, 160, 64, 1, problems);
     QVERIFY(cache->status().rebuilt);
     QVERIFY(cache->available(0));
+}
+
+void TestDataCache::entryOutsideTheFileRebuilds_data()
+{
+    // Byte offsets in the file: a 64-byte header, then 48-byte entries (offset u64 at +0, cached width i32 at +24).
+    QTest::addColumn<int>("field");
+    QTest::addColumn<quint64>("value");
+    QTest::addColumn<int>("size");
+    QTest::newRow("offset past the end") << 0 << quint64(1) << 8; // 1 << 40 below
+    QTest::newRow("offset into the header") << 0 << quint64(0) << 8;
+    QTest::newRow("width reaching past the end") << 24 << quint64(15000) << 4;
+    QTest::newRow("negative width") << 24 << quint64(0xFFFFFFF0u) << 4;
+}
+
+void TestDataCache::entryOutsideTheFileRebuilds()
+{
+    // A cache whose index points outside its data must be rebuilt, never read: otherwise image() hands out
+    // pixels beyond the mapping (a crash, or another file's bytes as an image).
+    QFETCH(int, field);
+    QFETCH(quint64, value);
+    QFETCH(int, size);
+    if (value == 1)
+        value = quint64(1) << 40;
+    std::vector<DataProblem> problems;
+    std::vector<std::vector<std::uint8_t>> want;
+    {
+        auto cache = PreprocessedCache::openOrBuild(m_cache, m_sources, 160, 64, 1, problems);
+        for (std::int64_t i = 0; i < cache->size(); ++i) {
+            const ImageView v = cache->image(i);
+            want.emplace_back(v.pixels, v.pixels + static_cast<std::ptrdiff_t>(v.width) * v.height * 3);
+        }
+    }
+    {
+        std::fstream file(m_cache, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp(64 + 48 * 1 + field);
+        file.write(reinterpret_cast<const char*>(&value), size);
+    }
+    const std::string why = PreprocessedCache::staleReason(m_cache, m_sources, 160, 64);
+    QVERIFY2(why.find("damaged") != std::string::npos && why.find("entry 1") != std::string::npos, why.c_str());
+    auto cache = PreprocessedCache::openOrBuild(m_cache, m_sources, 160, 64, 1, problems);
+    QVERIFY(cache->status().rebuilt);
+    QCOMPARE(cache->status().why, why);
+    QVERIFY(problems.empty());
+    QCOMPARE(cache->size(), std::int64_t(want.size()));
+    for (std::int64_t i = 0; i < cache->size(); ++i) {
+        const ImageView v = cache->image(i);
+        QCOMPARE(v.width, 160);
+        QVERIFY(std::equal(want[i].begin(), want[i].end(), v.pixels));
+    }
 }
 
 void TestDataCache::unreadableSourceIsNamed()

@@ -4,6 +4,7 @@
 #include "core/engine/data/jpeg.h"
 #include "core/engine/data/kernels.h"
 #include "core/engine/data/sample.h"
+#include "core/engine/synth/internal/imageio.h"
 
 #include "datatestutil.h"
 
@@ -45,6 +46,9 @@ private Q_SLOTS:
     void dctScaleChoice();
     void decodesAtScale();
     void damagedBytesFail();
+    void oversizedHeaderFailsBeforeAllocating_data();
+    void oversizedHeaderFailsBeforeAllocating();
+    void synthDecoderUsableAfterCorruptFile();
     void kernelIsExactBilinear();
     void decodedAndResizedCloseToReference();
 };
@@ -116,6 +120,80 @@ void TestDataJpeg::damagedBytesFail()
     QVERIFY(!decoder.decode(nullptr, 0, {1, 1}, pixels, w, h, error));
     // The decoder still works after failures.
     QVERIFY(decoder.decode(jpeg.data(), jpeg.size(), {1, 1}, pixels, w, h, error));
+}
+
+namespace {
+
+// `jpeg` with the frame size of its baseline SOF0 marker replaced (as a crafted file would claim).
+std::vector<std::uint8_t> withFrameSize(std::vector<std::uint8_t> jpeg, int width, int height)
+{
+    for (std::size_t i = 2; i + 9 < jpeg.size(); ++i)
+        if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) { // SOF0: FF C0, length (2), precision (1), height, width
+            jpeg[i + 5] = static_cast<std::uint8_t>(height >> 8);
+            jpeg[i + 6] = static_cast<std::uint8_t>(height & 0xFF);
+            jpeg[i + 7] = static_cast<std::uint8_t>(width >> 8);
+            jpeg[i + 8] = static_cast<std::uint8_t>(width & 0xFF);
+            return jpeg;
+        }
+    qFatal("no SOF0 marker");
+    return jpeg;
+}
+
+} // namespace
+
+void TestDataJpeg::oversizedHeaderFailsBeforeAllocating_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::newRow("one side over the cap") << kMaxJpegSide + 1 << 16;
+    QTest::newRow("too many pixels") << 9000 << 8000; // 72 Mpixel, both sides under the cap
+    QTest::newRow("near the largest libjpeg reads") << 60000 << 60000;
+}
+
+void TestDataJpeg::oversizedHeaderFailsBeforeAllocating()
+{
+    // A crafted header must be refused from its numbers alone: otherwise decode allocates width x height x 3 bytes
+    // (10 GB for 60000 x 60000) before libjpeg notices that the scan data is far too short.
+    QFETCH(int, width);
+    QFETCH(int, height);
+    const auto rgb = datatest::testImage(64, 48, 3);
+    const auto crafted = withFrameSize(encodeJpeg(rgb.data(), 64, 48, 90), width, height);
+    JpegDecoder decoder;
+    JpegHeader header;
+    std::string error;
+    QVERIFY(!decoder.readHeader(crafted.data(), crafted.size(), header, error));
+    QVERIFY2(error.find("too large") != std::string::npos, error.c_str());
+    QVERIFY2(error.find(std::to_string(width) + "x" + std::to_string(height)) != std::string::npos, error.c_str());
+    std::vector<std::uint8_t> pixels;
+    int w = 0, h = 0;
+    error.clear();
+    QVERIFY(!decoder.decode(crafted.data(), crafted.size(), {1, 1}, pixels, w, h, error));
+    QVERIFY2(error.find("too large") != std::string::npos, error.c_str());
+    QCOMPARE(pixels.capacity(), std::size_t(0)); // nothing allocated for the claimed size
+    // The synthetic world's reader shares the decoder and its cap.
+    std::string synthError;
+    QVERIFY(!pitwall::synth::internal::decodeJpeg(crafted, pixels, w, h, synthError));
+    QVERIFY2(synthError.find("too large") != std::string::npos, synthError.c_str());
+}
+
+void TestDataJpeg::synthDecoderUsableAfterCorruptFile()
+{
+    // libjpeg-turbo can keep state from a failed header (the next good file then reads as "Bogus marker length"
+    // or "Bogus Huffman table definition"): every cut of a good file, then the good file, on one thread's decoder.
+    const auto rgb = datatest::testImage(64, 48, 6);
+    const auto good = encodeJpeg(rgb.data(), 64, 48, 90, true);
+    std::vector<std::uint8_t> pixels;
+    for (std::size_t cut = 1; cut < good.size(); cut += 7) {
+        const std::vector<std::uint8_t> truncated(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
+        int w = 0, h = 0;
+        std::string error;
+        pitwall::synth::internal::decodeJpeg(truncated, pixels, w, h, error);
+        error.clear();
+        QVERIFY2(pitwall::synth::internal::decodeJpeg(good, pixels, w, h, error),
+                 qPrintable(QString("after a file cut at %1 bytes: %2").arg(cut).arg(error.c_str())));
+        QCOMPARE(w, 64);
+        QCOMPARE(pixels.size(), std::size_t(64 * 48 * 3));
+    }
 }
 
 void TestDataJpeg::kernelIsExactBilinear()

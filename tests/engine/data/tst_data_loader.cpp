@@ -44,6 +44,8 @@ private Q_SLOTS:
     void preprocessedCache();
     void referenceModeMatches();
     void benchCommandJson();
+    void benchFailsWhenNothingDecodes();
+    void benchCountsFailedImages();
 
 private:
     QTemporaryDir m_dir;
@@ -241,6 +243,61 @@ void TestDataLoader::benchCommandJson()
     bad.start(PITWALL_CLI, {"bench", "loader", "--images", m_dir.filePath("nothing-here")});
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
+}
+
+namespace {
+
+// A zero-byte file, a PNG named .jpg and a truncated JPEG in `dir`.
+void writeUndecodable(const fs::path& dir)
+{
+    datatest::writeBytes(dir / "empty.jpg", {});
+    datatest::writeBytes(dir / "png.jpg",
+                         {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'});
+    const auto rgb = datatest::testImage(64, 48, 1);
+    const auto jpeg = encodeJpeg(rgb.data(), 64, 48, 90);
+    datatest::writeBytes(
+        dir / "truncated.jpg",
+        std::vector<std::uint8_t>(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() / 2)));
+}
+
+} // namespace
+
+void TestDataLoader::benchFailsWhenNothingDecodes()
+{
+    // A folder where nothing decodes used to "measure" 0.05 ms/batch of empty slots and exit 0.
+    QTemporaryDir dir;
+    writeUndecodable(dir.path().toStdString());
+    for (const QString& format : {QString("--json"), QString()}) {
+        QStringList args{"bench",    "loader", "--images",  dir.path(), "--batch",  "2", "--width",   "64",
+                         "--height", "32",     "--batches", "3",        "--warmup", "1", "--threads", "2"};
+        if (!format.isEmpty())
+            args << format;
+        QProcess run;
+        run.start(PITWALL_CLI, args);
+        QVERIFY(run.waitForFinished(60000));
+        const QString err = QString::fromUtf8(run.readAllStandardError());
+        QCOMPARE(run.exitCode(), 2);
+        QVERIFY2(err.contains("no sample decoded") && err.contains("3 of 3 images failed"), qPrintable(err));
+        for (const char* name : {"empty.jpg", "png.jpg", "truncated.jpg"})
+            QVERIFY2(err.contains(name), qPrintable(err));
+        QVERIFY(!QString::fromUtf8(run.readAllStandardOutput()).contains("ms/batch"));
+    }
+}
+
+void TestDataLoader::benchCountsFailedImages()
+{
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    datatest::writeJpegFolder(root, 3, 64, 48);
+    writeUndecodable(root);
+    QProcess run;
+    run.start(PITWALL_CLI, {"bench", "loader", "--images", dir.path(), "--batch", "2", "--width", "64", "--height",
+                            "32", "--batches", "3", "--warmup", "1", "--threads", "2"});
+    QVERIFY(run.waitForFinished(60000));
+    QCOMPARE(run.exitCode(), 0);
+    const QString out = QString::fromUtf8(run.readAllStandardOutput());
+    QVERIFY2(out.contains("3 of 6 images could not be read or decoded"), qPrintable(out));
+    QVERIFY2(out.contains("of 8 sample slot(s) left empty"), qPrintable(out));
 }
 
 QTEST_GUILESS_MAIN(TestDataLoader)

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void imageFolder();
     void emptyFolderIsInputError();
     void yolo();
+    void yoloClassBeyondTheClassesIsNamed();
+    void unknownSplitNamesTheSplits();
     void cipoBothSpellings();
     void cipoBadFiles();
     void cipoNothingUsable();
@@ -232,6 +234,49 @@ void TestDataReaders::boxesOutsideTheImageAreClipped()
     QCOMPARE(r.boxes[0].x1, 40.0f);
     QCOMPARE(r.boxes[1].x1, 200.0f);
     QCOMPARE(r.boxes[1].y1, 100.0f);
+}
+
+void TestDataReaders::yoloClassBeyondTheClassesIsNamed()
+{
+    // A class id of 100000000 must be a file:line problem: kept, every per-class table downstream (the evaluator's,
+    // a model's) would be sized by it (`eval detection` allocated 4 GB and died of std::bad_alloc).
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    datatest::writeJpeg(root / "images" / "a.jpg", 40, 20, 1);
+    datatest::writeText(root / "labels" / "a.txt", "0 0.5 0.5 0.2 0.4\n100000000 0.5 0.5 0.2 0.2\n" +
+                                                       std::to_string(kMaxYoloClasses) + " 0.5 0.5 0.2 0.2\n" +
+                                                       std::to_string(kMaxYoloClasses - 1) + " 0.5 0.5 0.2 0.2\n");
+    const DatasetIndex index = indexYolo(root.string());
+    QCOMPARE(index.problems.size(), std::size_t(2));
+    QVERIFY(mentions(index.problems, "a.txt:2", "class id 100000000 is beyond"));
+    QVERIFY(mentions(index.problems, "a.txt:3", "class id " + std::to_string(kMaxYoloClasses)));
+    const SampleRecord* a = recordEndingWith(index, "a.jpg");
+    QVERIFY(a && a->boxes.size() == 2);
+    QCOMPARE(a->boxes[1].classId, kMaxYoloClasses - 1);
+}
+
+void TestDataReaders::unknownSplitNamesTheSplits()
+{
+    // A split the dataset does not have is bad input naming the splits it has, for every layout (a synthetic
+    // dataset used to ignore it and read everything).
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    datatest::writeJpeg(root / "yolo" / "images" / "train" / "a.jpg", 16, 16, 1);
+    datatest::writeJpeg(root / "yolo" / "images" / "val" / "b.jpg", 16, 16, 2);
+    fs::create_directories(root / "yolo" / "labels");
+    QCOMPARE(datasetSplits((root / "yolo").string()), (std::vector<std::string>{"train", "val"}));
+    QCOMPARE(indexDataset((root / "yolo").string(), "val").samples.size(), std::size_t(1));
+    const QString yolo = inputErrorOf([&] { indexDataset((root / "yolo").string(), "nope"); });
+    QVERIFY2(yolo.contains("no split 'nope'") && yolo.contains("its splits: train, val"), qPrintable(yolo));
+
+    pitwall::synth::SynthOptions options;
+    options.frames = 2;
+    options.episodeFrames = 2;
+    options.seed = 3;
+    pitwall::synth::writeSynthDataset((root / "synth").string(), options);
+    const QString synth = inputErrorOf([&] { indexDataset((root / "synth").string(), "nope"); });
+    QVERIFY2(synth.contains("no split 'nope'") && synth.contains("it has no splits"), qPrintable(synth));
+    QCOMPARE(indexDataset((root / "synth").string()).samples.size(), std::size_t(2));
 }
 
 void TestDataReaders::synthDataset()

@@ -4,6 +4,7 @@
 // perfect class scores exactly 1.
 #include "core/engine/data/jpeg.h"
 #include "core/engine/eval/detection.h"
+#include "core/engine/synth/dataset.h"
 
 #include "../../cli/clitestutil.h"
 
@@ -64,6 +65,8 @@ private Q_SLOTS:
     void cliScoresYoloDataset();
     void cliRejectsBadInput_data();
     void cliRejectsBadInput();
+    void cliRejectsUnknownSplit();
+    void cliNamesAHugeLabelClass();
 
 private:
     // A YOLO dataset with split "val": a.jpg (64x48; class 0 [16,12,48,36], class 1 [8,6,24,18]) and
@@ -350,6 +353,47 @@ void TestEvalDetection::cliRejectsBadInput()
     QVERIFY(r.out.isEmpty());
     for (const QString& words : expected)
         QVERIFY2(r.err.contains(words), qPrintable("expected '" + words + "' in: " + r.err));
+}
+
+void TestEvalDetection::cliRejectsUnknownSplit()
+{
+    // --split nope used to be ignored for a synthetic dataset (every image scored, exit 0); on YOLO it named only
+    // a missing folder. Bad input now, naming the splits there are.
+    QTemporaryDir dir;
+    const QString dataset = writeYoloDataset(dir);
+    const QString predictions = dir.filePath("predictions.json");
+    writeFile(predictions.toStdString(), "[]");
+    const CliResult yolo =
+        runCli({"eval", "detection", "--dataset", dataset, "--split", "nope", "--predictions", predictions});
+    QCOMPARE(yolo.exitCode, 2);
+    QVERIFY2(yolo.err.contains("no split 'nope'") && yolo.err.contains("its splits: val"), qPrintable(yolo.err));
+
+    pitwall::synth::SynthOptions options;
+    options.frames = 2;
+    options.episodeFrames = 2;
+    const QString synth = dir.filePath("synth");
+    pitwall::synth::writeSynthDataset(synth.toStdString(), options);
+    const CliResult r =
+        runCli({"eval", "detection", "--dataset", synth, "--split", "nope", "--predictions", predictions});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no split 'nope'") && r.err.contains("no splits"), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestEvalDetection::cliNamesAHugeLabelClass()
+{
+    // A label of class 100000000 sized the evaluator's class table by it (4 GB, std::bad_alloc): now the label
+    // line is named (file:line) and left out, and the scoring runs over the classes that exist.
+    QTemporaryDir dir;
+    const QString dataset = writeYoloDataset(dir);
+    writeFile(dir.filePath("yolo/labels/val/b.txt").toStdString(), "0 0.5 0.5 0.5 0.5\n100000000 0.5 0.5 0.1 0.1\n");
+    const QString predictions = dir.filePath("predictions.json");
+    writeFile(predictions.toStdString(), "[]");
+    const CliResult r =
+        runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions", predictions, "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("b.txt:2") && r.err.contains("class id 100000000"), qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["classes"].toArray().size(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestEvalDetection)

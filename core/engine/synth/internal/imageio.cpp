@@ -1,5 +1,6 @@
 #include "core/engine/synth/internal/imageio.h"
 
+#include "core/engine/data/jpeg.h"
 #include "core/util/error.h"
 
 #include <png.h>
@@ -14,18 +15,15 @@ namespace pitwall::synth::internal {
 
 namespace {
 
-constexpr int kMaxImageSide = 1 << 15;
+constexpr int kMaxPngSide = 1 << 15;
 
-// One compressor and one decompressor per thread, created on first use.
+// One compressor per thread, created on first use (decoding goes through engine::data::JpegDecoder).
 struct TurboHandles {
     tjhandle compress = nullptr;
-    tjhandle decompress = nullptr;
     ~TurboHandles()
     {
         if (compress)
             tjDestroy(compress);
-        if (decompress)
-            tjDestroy(decompress);
     }
 };
 
@@ -104,25 +102,10 @@ std::vector<std::uint8_t> encodeJpeg(const std::uint8_t* rgb, int width, int hei
 bool decodeJpeg(const std::vector<std::uint8_t>& bytes, std::vector<std::uint8_t>& rgb, int& width, int& height,
                 std::string& error)
 {
-    TurboHandles& handles = turbo();
-    if (!handles.decompress)
-        handles.decompress = tjInitDecompress();
-    int subsampling = 0, colourspace = 0;
-    if (bytes.empty() || tjDecompressHeader3(handles.decompress, bytes.data(), bytes.size(), &width, &height,
-                                             &subsampling, &colourspace) != 0) {
-        error = bytes.empty() ? "empty file" : tjGetErrorStr2(handles.decompress);
+    thread_local engine::data::JpegDecoder decoder;
+    if (!decoder.decode(bytes.data(), bytes.size(), engine::data::DctScale{1, 1}, rgb, width, height, error))
         return false;
-    }
-    if (width <= 0 || height <= 0 || width > kMaxImageSide || height > kMaxImageSide) {
-        error = "implausible size " + std::to_string(width) + "x" + std::to_string(height);
-        return false;
-    }
-    rgb.resize(static_cast<std::size_t>(width) * height * 3);
-    // Any complaint (including libjpeg's "premature end of data" warning) means the file is damaged.
-    if (tjDecompress2(handles.decompress, bytes.data(), bytes.size(), rgb.data(), width, 0, height, TJPF_RGB, 0) != 0) {
-        error = tjGetErrorStr2(handles.decompress);
-        return false;
-    }
+    rgb.resize(static_cast<std::size_t>(width) * height * 3); // decode keeps a larger buffer's size
     return true;
 }
 
@@ -185,7 +168,7 @@ bool decodePng(const std::vector<std::uint8_t>& bytes, DecodedPng& out, std::str
     png_read_info(png, info);
     const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
     const int depth = png_get_bit_depth(png, info), type = png_get_color_type(png, info);
-    if (width == 0 || height == 0 || width > kMaxImageSide || height > kMaxImageSide)
+    if (width == 0 || height == 0 || width > kMaxPngSide || height > kMaxPngSide)
         png_error(png, "implausible image size");
     if (!((type == PNG_COLOR_TYPE_GRAY && (depth == 8 || depth == 16)) || (type == PNG_COLOR_TYPE_RGB && depth == 8)))
         png_error(png, "unsupported PNG layout (expected 8/16-bit grey or 8-bit RGB)");
