@@ -144,10 +144,11 @@ Command hpoCommandSpec()
           {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
           {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
           {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
-          {"best-params", "FILE", "where the best values go (default: <experiment.output_dir>/<study>/best_params.yaml)"},
+          {"best-params", "FILE", "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
           {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
           {"resume", "STUDY", "continue a search that pitwall hpo started"},
-          {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study>/hpo)"},
+          {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
+                              "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
           {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
           {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"}},
          hpoCommand};

@@ -130,6 +130,14 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
     const std::string owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
 
     std::vector<Diagnostic> problems;
+    if (const YAML::Node metrics = root["metrics"]) {
+        if (!metrics.IsMap())
+            problems.push_back({internal::locationOf(sourceName, metrics.Mark()),
+                                "'metrics:' must map each validation metric to its doc string"});
+        else
+            for (const auto& item : metrics)
+                m_metrics[owner].push_back(item.first.as<std::string>());
+    }
     for (const auto& item : root["keys"]) {
         const YAML::Node& node = item.second;
         KeySpec spec;
@@ -139,8 +147,8 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
         try {
             if (!node.IsMap() || !node["type"])
                 throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a mapping with at least 'type'");
-            static const std::set<std::string> known = {"type", "default", "doc", "choices", "min", "max",
-                                                        "min_exclusive", "group", "speed"};
+            static const std::set<std::string> known = {"type", "default",       "doc",   "choices", "min",
+                                                        "max",  "min_exclusive", "group", "speed"};
             for (const auto& field : node)
                 if (!known.count(field.first.as<std::string>()))
                     throw InputError(internal::locationOf(sourceName, field.first.Mark()),
@@ -223,6 +231,12 @@ std::vector<std::string> Schema::owners() const
         if (std::find(out.begin(), out.end(), spec.owner) == out.end())
             out.push_back(spec.owner);
     return out;
+}
+
+std::vector<std::string> Schema::metrics(const std::string& owner) const
+{
+    const auto it = m_metrics.find(owner);
+    return it == m_metrics.end() ? std::vector<std::string>{} : it->second;
 }
 
 nlohmann::json Schema::toJson() const

@@ -55,12 +55,17 @@ public:
     std::vector<std::string> sectionNames() const;
     // Names of the owners that declared keys: "core" first, then plugins in load order.
     std::vector<std::string> owners() const;
+    // Validation metrics an owner's model records, as declared by the schema file's optional top-level
+    // `metrics: {NAME: doc, ...}` (without the "val/" prefix; core declares the trainer's "loss"). Empty
+    // when the owner declares none (then the metrics are only known after training).
+    std::vector<std::string> metrics(const std::string& owner) const;
 
     nlohmann::json toJson() const;
 
 private:
     std::vector<KeySpec> m_keys;
     std::map<std::string, std::size_t> m_index;
+    std::map<std::string, std::vector<std::string>> m_metrics; // owner -> metric names, in declaration order
 };
 
 // Core's compiled-in keys.

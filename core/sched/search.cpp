@@ -85,7 +85,7 @@ void createStudy(const SearchSpec& spec, Store& store, Prepared& p, const std::f
                          ": continue it with --resume " + p.studyName + ", or name a new one with --study NAME");
     checkSampler(options, setup, p.settings, note);
     p.settings.logDir =
-        absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / p.studyName / "hpo").string()));
+        absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / studyFolder(p.studyName) / "hpo").string()));
     const Study study = Study::create(store, p.studyName, options);
     store.setStudyUserAttr(study.record().id, "objective", p.settings.objective);
 }
@@ -96,16 +96,22 @@ Prepared prepare(const SearchSpec& spec, Store& store, const std::function<void(
     p.settings = startingSettings(spec, store);
     p.setup = prepareSearch(p.settings, spec.schema);
     SearchSetup& setup = *p.setup;
-    if (setup.builtin() && p.settings.objective.empty()) { // the config's hpo.objective (val/loss by default)
+    const bool objectiveFromConfig = p.settings.objective.empty();
+    if (setup.builtin() && objectiveFromConfig) { // the config's hpo.objective (val/loss by default)
         p.settings.objective = setup.base->getString("hpo.objective");
         setup.settings.objective = p.settings.objective;
     }
+    // Before any trial trains: an objective the model never records would fail every trial at its end.
+    checkObjective(setup, p.settings.objective,
+                   spec.resumeStudy      ? "the study's objective"
+                   : objectiveFromConfig ? "hpo.objective"
+                                         : "--objective");
     if (spec.finalEpochs && !setup.builtin())
         throw InputError("--final-epochs retrains with the built-in trainer; a --command search has no config to "
                          "retrain (run your command with the values of best_params.yaml)");
     p.bestParamsPath = absolutePath(spec.bestParamsPath.value_or(
-        (fs::path(outputDir(setup)) / spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup))) /
-         "best_params.yaml")
+        (fs::path(outputDir(setup)) /
+         studyFolder(spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup)))) / "best_params.yaml")
             .string()));
     const bool resume = spec.resumeStudy.has_value();
     p.settings.partition = spec.partition.value_or(

@@ -6,6 +6,7 @@
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pitwall {
@@ -67,6 +68,9 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
     setup.space = SearchSpace::parse(spaceText, settings.spacePath, setup.schema, setup.modelSections);
     if (!setup.builtin()) {
         setup.commandWords = splitCommandLine(settings.command);
+        if (!settings.epochs && commandPlaceholders(setup.commandWords).count("epochs"))
+            throw InputError("the command uses {epochs}, but no --epochs E says how many: add --epochs E (the epochs "
+                             "each trial trains), or leave {epochs} out of --command");
         checkCommandPlaceholders(setup.commandWords,
                                  knownPlaceholders(*setup.space, setup.base.has_value(), settings.epochs.has_value()));
         if (setup.commandWords.front().find('{') == std::string::npos)
@@ -97,6 +101,29 @@ std::optional<long long> gridPoints(const SearchSpace& space)
 std::string objectiveMetric(const std::string& objective)
 {
     return startsWith(objective, "val/") ? objective.substr(4) : objective;
+}
+
+void checkObjective(const SearchSetup& setup, const std::string& objective, const std::string& source)
+{
+    if (!setup.builtin() || !setup.base)
+        return;
+    const std::string model =
+        setup.settings.model.empty() ? setup.base->getString("experiment.model") : setup.settings.model;
+    const std::vector<std::string> modelMetrics = setup.schema.metrics(model);
+    if (modelMetrics.empty())
+        return;
+    std::vector<std::string> known;
+    for (const auto& names : {setup.schema.metrics("core"), modelMetrics})
+        for (const std::string& name : names)
+            known.push_back("val/" + name);
+    const std::string wanted = "val/" + objectiveMetric(objective);
+    if (std::find(known.begin(), known.end(), wanted) != known.end())
+        return;
+    std::string message = source + " '" + objective + "' is not a validation metric that model '" + model + "' records";
+    const auto near = nearestNames(wanted, known, 1);
+    if (!near.empty())
+        message += " (did you mean " + near.front() + "?)";
+    throw InputError(message + "; known objectives: " + join(known, ", "));
 }
 
 } // namespace pitwall

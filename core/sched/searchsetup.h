@@ -44,4 +44,10 @@ std::optional<long long> gridPoints(const SearchSpace& space);
 // The validation metric an objective names: "val/loss" and "loss" both mean "loss".
 std::string objectiveMetric(const std::string& objective);
 
+// Built-in trainer: throws InputError when `objective` names no validation metric that the model records
+// (core's metrics plus those its plugin's schema file declares), listing the known objectives; `source` says
+// where the objective came from ("--objective", "hpo.objective"). Nothing is checked when the model's plugin
+// declares no metrics (they are only known after training).
+void checkObjective(const SearchSetup& setup, const std::string& objective, const std::string& source);
+
 } // namespace pitwall

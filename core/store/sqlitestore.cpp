@@ -69,6 +69,8 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
     try {
         m_db = mode == OpenMode::ReadOnly ? openForReading(path)
                                           : std::make_unique<Connection>(path, ConnectionMode::ReadWriteCreate);
+        if (mode == OpenMode::ReadWrite && exists)
+            m_db->retrying([&] { store_internal::checkNotDamaged(*m_db); }); // never write into a damaged file
         const auto tables = store_internal::tableNames(*m_db);
         const bool optunaLayout = contains(tables, "studies") && contains(tables, "trials");
         const bool pitwallLayout = contains(tables, kPitwallVersionTable);
@@ -95,6 +97,8 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
     } catch (const SqliteError& sqliteError) {
         if (sqliteError.primaryCode() == SQLITE_NOTADB)
             throw InputError(path + ": not an SQLite file, so not a Pitwall or Optuna results database");
+        if (mode == OpenMode::ReadWrite)
+            store_internal::throwIfDamaged(path, sqliteError);
         if (sqliteError.primaryCode() == SQLITE_CANTOPEN)
             throw InputError(path + ": cannot open the results database (" + sqliteError.what() + ")");
         throw;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -67,6 +69,62 @@ std::string readTextFile(const fs::path& file)
 std::string absolutePath(const std::string& path)
 {
     return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+namespace {
+
+constexpr std::size_t kMaxFolderPartBytes = 100;
+
+std::string nameHash(const std::string& name)
+{
+    std::uint32_t hash = 2166136261u; // FNV-1a, 32 bits: stable across builds and platforms
+    for (unsigned char c : name) {
+        hash ^= c;
+        hash *= 16777619u;
+    }
+    char text[9];
+    std::snprintf(text, sizeof text, "%08x", hash);
+    return text;
+}
+
+bool safeFolderByte(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+}
+
+} // namespace
+
+fs::path studyFolder(const std::string& name)
+{
+    std::vector<std::string> parts;
+    bool changed = false;
+    for (const std::string& raw : split(name, '/')) {
+        if (raw.empty()) {
+            changed = true; // a leading, trailing or doubled '/'
+            continue;
+        }
+        std::string part = raw;
+        for (char& c : part)
+            if (!safeFolderByte(c))
+                c = '_';
+        if (part.find_first_not_of('.') == std::string::npos)
+            part.assign(part.size(), '_'); // "." and ".." are not names
+        if (part.size() > kMaxFolderPartBytes)
+            part.resize(kMaxFolderPartBytes);
+        changed = changed || part != raw;
+        parts.push_back(part);
+    }
+    if (parts.empty()) {
+        parts.push_back("_");
+        changed = true;
+    }
+    if (changed)
+        parts.back() += "-" + nameHash(name);
+    fs::path out;
+    for (const std::string& part : parts)
+        out /= part;
+    return out;
 }
 
 } // namespace pitwall

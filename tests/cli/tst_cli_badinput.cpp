@@ -3,6 +3,8 @@
 
 #include "core/store/store.h"
 
+#include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +24,11 @@ private Q_SLOTS:
     void configValidateRefuses();
     void infiniteValuesStayDistinct();
     void readOnlyFolderIsReadable();
+    void studyNameStaysInOutputFolder_data();
+    void studyNameStaysInOutputFolder();
+    void refusedSearchCreatesNothing_data();
+    void refusedSearchCreatesNothing();
+    void damagedDatabaseIsRefused();
 
 private:
     QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
@@ -37,11 +44,11 @@ void TestCliBadInput::configValidateRefuses_data()
     QTest::newRow("yaml nan") << QStringList{"training.optimization.weight_decay=.nan"}
                               << "'training.optimization.weight_decay' in override "
                                  "'training.optimization.weight_decay=.nan': nan is not a number";
-    QTest::newRow("infinite loss weight") << QStringList{"policy.transfuser.loss_weights.depth=inf"}
-                                          << "inf is not a finite number";
-    QTest::newRow("no stage trains")
-        << QStringList{"training.stages.pretrain.epochs=0", "training.stages.posttrain.epochs=0"}
-        << "every training stage has 0 epochs";
+    QTest::newRow("infinite loss weight")
+        << QStringList{"policy.transfuser.loss_weights.depth=inf"} << "inf is not a finite number";
+    QTest::newRow("no stage trains") << QStringList{"training.stages.pretrain.epochs=0",
+                                                    "training.stages.posttrain.epochs=0"}
+                                     << "every training stage has 0 epochs";
     QTest::newRow("no seeds") << QStringList{"experiment.seeds=[]"} << "the list is empty";
     QTest::newRow("repeated seeds") << QStringList{"experiment.seeds=[0, 0]"} << "seed 0 is listed twice";
 }
@@ -87,7 +94,8 @@ void TestCliBadInput::infiniteValuesStayDistinct()
     QVERIFY2(tell.err.contains("warning: --value '1e999' is beyond the range of a double; it is stored as inf"),
              qPrintable(tell.err));
     QVERIFY2(tell.out.contains("trial 2: COMPLETE (value inf)"), qPrintable(tell.out));
-    const CliResult explicitInf = runCli({"study", "tell", "--db", db, "--study", "s", "--trial", "3", "--value", "-inf"});
+    const CliResult explicitInf =
+        runCli({"study", "tell", "--db", db, "--study", "s", "--trial", "3", "--value", "-inf"});
     QCOMPARE(explicitInf.exitCode, 0);
     QVERIFY2(!explicitInf.err.contains("beyond the range"), qPrintable(explicitInf.err));
 }
@@ -108,7 +116,11 @@ void TestCliBadInput::readOnlyFolderIsReadable()
     const QString db = dir.filePath("r.db");
     QCOMPARE(runCli({"study", "create", "--db", db, "--study", "kept"}).exitCode, 0);
     QVERIFY(!QFile::exists(db + "-wal")); // a clean close leaves the database alone, in WAL mode
-    const QByteArray before = [&] { QFile f(db); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    const QByteArray before = [&] {
+        QFile f(db);
+        f.open(QIODevice::ReadOnly);
+        return f.readAll();
+    }();
     const auto readOnly = QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther;
     QVERIFY(QFile::setPermissions(db, readOnly));
     QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther));
@@ -131,6 +143,157 @@ void TestCliBadInput::readOnlyFolderIsReadable()
     QFile after(db);
     QVERIFY(after.open(QIODevice::ReadOnly));
     QCOMPARE(after.readAll(), before);
+}
+
+namespace {
+
+// A one-parameter free space and a trial command (no shell, no Python) that reports objective 1.
+struct CommandSearch {
+    QTemporaryDir dir;
+    QString space = dir.filePath("space.yaml");
+    QString script = dir.filePath("trial.sh");
+    QString work = dir.filePath("work");
+    CommandSearch()
+    {
+        QDir().mkpath(work);
+        QFile s(space);
+        s.open(QIODevice::WriteOnly);
+        s.write("x: {type: uniform, min: 0, max: 1}\n");
+        QFile t(script);
+        t.open(QIODevice::WriteOnly);
+        t.write("#!/bin/sh\necho '{\"objective\": 1}'\n");
+    }
+    // The environment without $PITWALL_DB, so the default results file is ./pitwall.db in `work`.
+    static QProcessEnvironment environment()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("PITWALL_DB");
+        return env;
+    }
+};
+
+QStringList filesUnder(const QString& root)
+{
+    QStringList out;
+    QDirIterator it(root, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out << QDir(root).relativeFilePath(it.next());
+    out.sort();
+    return out;
+}
+
+} // namespace
+
+// A study name is data, not a path: "/abs" once wrote /abs/best_params.yaml at the file-system root and
+// "../../escaped" wrote two folders above the run folder. Both must land in a folder under runs/ of the
+// working directory (the default output folder of a command search), and nothing may appear outside it.
+void TestCliBadInput::studyNameStaysInOutputFolder_data()
+{
+    QTest::addColumn<bool>("absolute");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("absolute path") << true << "abs/study";
+    QTest::newRow("parent folders") << false << "../../escaped";
+    QTest::newRow("dot") << false << ".";
+}
+
+void TestCliBadInput::studyNameStaysInOutputFolder()
+{
+    QFETCH(bool, absolute);
+    QFETCH(QString, name);
+    CommandSearch search;
+    QTemporaryDir elsewhere; // where an absolute study name pointed
+    const QString study = absolute ? elsewhere.filePath(name) : name;
+    const QString inner = search.dir.filePath("work/a/b"); // ../../ from here is still inside search.dir
+    QVERIFY(QDir().mkpath(inner));
+    const CliResult r = runCli({"hpo", "--space", search.space, "--trials", "1", "--partition", "SPX", "--command",
+                                "sh " + search.script, "--study", study, "--db", search.dir.filePath("s.db")},
+                               inner, CommandSearch::environment());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QVERIFY2(filesUnder(elsewhere.path()).isEmpty(), qPrintable(filesUnder(elsewhere.path()).join(", ")));
+    // Everything the search wrote besides the database is under <working directory>/runs.
+    QStringList outside;
+    for (const QString& file : filesUnder(search.dir.path()))
+        if (!file.startsWith("work/a/b/runs") &&
+            !QStringList{"space.yaml", "trial.sh", "work", "work/a", "work/a/b"}.contains(file) &&
+            !file.startsWith("s.db"))
+            outside << file;
+    QVERIFY2(outside.isEmpty(), qPrintable(outside.join(", ")));
+    const QStringList written = filesUnder(inner + "/runs");
+    const auto best =
+        std::find_if(written.begin(), written.end(), [](const QString& f) { return f.endsWith("/best_params.yaml"); });
+    QVERIFY2(best != written.end(), qPrintable(written.join(", ")));
+    QVERIFY2(!best->contains(".."), qPrintable(*best));
+    QVERIFY2(r.out.contains(QDir(inner + "/runs").filePath(*best)), qPrintable(r.out));
+    // The study keeps its name in the database.
+    auto store = pitwall::openStore(search.dir.filePath("s.db").toStdString(), pitwall::OpenMode::ReadOnly);
+    QVERIFY(store->findStudy(study.toStdString()).has_value());
+}
+
+// A search refused for bad input (exit 2) leaves the working directory as it was: no results file, no run
+// folders, no job logs. The {epochs} message must say that --epochs is missing.
+void TestCliBadInput::refusedSearchCreatesNothing_data()
+{
+    QTest::addColumn<QString>("space");
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("unknown placeholder") << "space.yaml"
+                                         << "{nope}"
+                                         << "unknown placeholder {nope}";
+    QTest::newRow("missing space file") << "missing.yaml"
+                                        << ""
+                                        << "missing.yaml: cannot read file";
+    QTest::newRow("epochs without --epochs") << "space.yaml"
+                                             << "{epochs}"
+                                             << "add --epochs E";
+}
+
+void TestCliBadInput::refusedSearchCreatesNothing()
+{
+    QFETCH(QString, space);
+    QFETCH(QString, command);
+    QFETCH(QString, expected);
+    CommandSearch search;
+    const CliResult r = runCli({"hpo", "--space", search.dir.filePath(space), "--trials", "1", "--command",
+                                "sh " + search.script + " " + command},
+                               search.work, CommandSearch::environment());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QVERIFY2(filesUnder(search.work).isEmpty(), qPrintable(filesUnder(search.work).join(", ")));
+}
+
+// A results file with a damaged page: `db info` reads it as malformed, and a command that writes (study
+// create) must refuse it with exit 2 and a plain message, leaving the file byte for byte as it was (SQLite
+// would otherwise write into it and could spread the damage).
+void TestCliBadInput::damagedDatabaseIsRefused()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("d.db");
+    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "kept"}).exitCode, 0);
+    {
+        auto store = pitwall::openStore(db.toStdString());
+        const auto study = store->requireStudy("kept");
+        for (int i = 0; i < 200; ++i) // trials over several pages, so the damage is in the middle of the file
+            store->setTrialUserAttr(store->createTrial(study.id).id, "padding", std::string(200, 'p'));
+    }
+    QFile file(db);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    const qint64 pageBytes = 4096;
+    QVERIFY2(file.size() >= 8 * pageBytes, qPrintable(QString::number(file.size())));
+    QVERIFY(file.seek(file.size() / pageBytes / 2 * pageBytes));
+    file.write(QByteArray(pageBytes, char(0xA5)));
+    file.close();
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray damaged = file.readAll();
+    file.close();
+
+    const CliResult create = runCli({"study", "create", "--db", db, "--study", "more"});
+    QCOMPARE(create.exitCode, 2);
+    QVERIFY2(create.err.contains("the results database is damaged") && create.err.contains("restore it from a copy"),
+             qPrintable(create.err));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), damaged);
+    QVERIFY(!QFile::exists(db + "-wal") || QFileInfo(db + "-wal").size() == 0);
 }
 
 QTEST_GUILESS_MAIN(TestCliBadInput)

@@ -229,7 +229,7 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         if (!checkpointTrial)
             checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
         store->setTrialUserAttr(trial->id, "checkpoint_trial", *checkpointTrial);
-        const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / result.study /
+        const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / studyFolder(result.study) /
                                      ("trial_" + std::to_string(*checkpointTrial));
         if (options.message)
             options.message((resuming ? "resuming trial " : "trial ") + std::to_string(trial->number) + " (seed " +

@@ -35,7 +35,7 @@ public:
         request.seed = config.value("experiment.seeds").asIntList().front();
         request.device = m_device;
         request.dataDir = ensureDataset(config);
-        request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / context.studyName /
+        request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / studyFolder(context.studyName) /
                                  ("trial_" + std::to_string(asked.trial.number)))
                                     .string();
         std::atomic<bool> stop{false};

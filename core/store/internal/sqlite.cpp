@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <thread>
+#include <vector>
 
 namespace pitwall::store_internal {
 
@@ -22,6 +24,47 @@ void throwSqliteError(sqlite3* db, int code, const std::string& context)
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
         throw BusyError(code, message);
     throw SqliteError(code, message);
+}
+
+namespace {
+
+[[noreturn]] void throwDamaged(const std::string& path, const std::string& what)
+{
+    throw InputError(path + ": the results database is damaged: " + what +
+                     "; restore it from a copy (pitwall db info shows what can still be read)");
+}
+
+} // namespace
+
+void throwIfDamaged(const std::string& path, const SqliteError& error)
+{
+    if (error.primaryCode() == SQLITE_CORRUPT)
+        throwDamaged(path, error.what());
+}
+
+void checkNotDamaged(Connection& db)
+{
+    std::error_code error;
+    const auto bytes = std::filesystem::file_size(db.path(), error);
+    if (error || bytes == 0 || bytes > static_cast<std::uintmax_t>(kQuickCheckMaxBytes))
+        return;
+    std::vector<std::string> problems;
+    try {
+        auto check = db.prepare("PRAGMA quick_check(5)");
+        while (check.step())
+            problems.push_back(check.text(0));
+    } catch (const BusyError&) {
+        throw;
+    } catch (const SqliteError& e) {
+        throwIfDamaged(db.path(), e);
+        throw;
+    }
+    if (problems.size() == 1 && problems.front() == "ok")
+        return;
+    std::string text = "PRAGMA quick_check found ";
+    for (std::size_t i = 0; i < problems.size(); ++i)
+        text += (i ? "; " : "") + problems[i];
+    throwDamaged(db.path(), text);
 }
 
 // --- Statement --------------------------------------------------------------------------------------
@@ -179,7 +222,8 @@ std::string fileUri(const std::string& path, const char* query)
 Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move(path))
 {
     int flags = SQLITE_OPEN_NOMUTEX;
-    flags |= mode == ConnectionMode::ReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+    flags |=
+        mode == ConnectionMode::ReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
     std::string name = m_path;
     if (mode == ConnectionMode::ReadOnlyImmutable) {
         flags |= SQLITE_OPEN_URI;

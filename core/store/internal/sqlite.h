@@ -38,6 +38,10 @@ public:
     using SqliteError::SqliteError;
 };
 
+// SQLITE_CORRUPT (a damaged page) becomes InputError "PATH: the results database is damaged: ...; restore it
+// from a copy": bad input the user can act on, never written into. Other errors return.
+void throwIfDamaged(const std::string& path, const SqliteError& error);
+
 // ReadOnlyImmutable opens the file as `file:PATH?immutable=1`: no locks and no -shm file, so it reads a
 // database in a folder where the -shm cannot be created; only correct while nobody writes the file and its
 // -wal holds no commits.
@@ -173,6 +177,10 @@ private:
                 }
             } catch (const BusyError& error) {
                 clock.pause(error);
+            } catch (const SqliteError& error) {
+                if (writes)
+                    throwIfDamaged(m_path, error);
+                throw;
             }
         }
     }
@@ -187,5 +195,11 @@ private:
 
 // Throws BusyError / SqliteError for a failed SQLite call, naming the file.
 [[noreturn]] void throwSqliteError(sqlite3* db, int code, const std::string& context);
+
+// Refuses a damaged file before anything writes to it: `PRAGMA quick_check` when the file is at most
+// kQuickCheckMaxBytes (it reads every page, a few milliseconds per MiB; larger files are only refused when a
+// write meets a damaged page, through throwIfDamaged). Throws InputError as throwIfDamaged.
+void checkNotDamaged(Connection& db);
+constexpr std::int64_t kQuickCheckMaxBytes = 32ll << 20;
 
 } // namespace pitwall::store_internal

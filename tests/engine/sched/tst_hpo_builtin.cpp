@@ -8,6 +8,8 @@
 #include "core/sched/trialstate.h"
 #include "core/store/store.h"
 
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +24,7 @@ class TestHpoBuiltin : public QObject {
 private Q_SLOTS:
     void searchesTransfuser();
     void autospeedProtocol();
+    void unknownObjectiveRefusedBeforeTraining();
 };
 
 void TestHpoBuiltin::searchesTransfuser()
@@ -157,6 +160,40 @@ void TestHpoBuiltin::autospeedProtocol()
         const QString event = splitEvent(finalTrials[0].id);
         QVERIFY2(event.contains("144 training frames, 16 validation frames"), qPrintable(event));
     }
+}
+
+// An objective the model never records (val/nope) once trained every trial and failed each at its end. It must be
+// refused before anything trains or is written, exit 2, with the objectives the model does record; the
+// config's hpo.objective is checked the same way.
+void TestHpoBuiltin::unknownObjectiveRefusedBeforeTraining()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("o.db");
+    QElapsedTimer clock;
+    clock.start();
+    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--space",
+                                PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "2",
+                                "--epochs", "1", "--partition", "SPX", "--objective", "val/nope", "--db", db},
+                               dir.path());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--objective 'val/nope' is not a validation metric that model 'transfuser' records"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("known objectives: val/loss, val/depth_mae, val/semantic_miou, val/detection_map, "
+                            "val/waypoint_l1"),
+             qPrintable(r.err));
+    QVERIFY2(clock.elapsed() < 20000, "the refusal waited for training");
+    QVERIFY(!QFile::exists(db));
+    QVERIFY(!QDir(dir.filePath("runs")).exists());
+
+    const CliResult fromConfig =
+        runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "hpo.objective=val/map5095", "--space",
+                PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "1", "--partition", "SPX",
+                "--db", db},
+               dir.path());
+    QCOMPARE(fromConfig.exitCode, 2);
+    QVERIFY2(fromConfig.err.contains("hpo.objective 'val/map5095' is not a validation metric that model 'autospeed' "
+                                     "records (did you mean val/map50_95?)"),
+             qPrintable(fromConfig.err));
 }
 
 QTEST_GUILESS_MAIN(TestHpoBuiltin)
