@@ -200,6 +200,6 @@ private:
 // kQuickCheckMaxBytes (it reads every page, a few milliseconds per MiB; larger files are only refused when a
 // write meets a damaged page, through throwIfDamaged). Throws InputError as throwIfDamaged.
 void checkNotDamaged(Connection& db);
-constexpr std::int64_t kQuickCheckMaxBytes = 32ll << 20;
+constexpr std::int64_t kQuickCheckMaxBytes = 8ll << 20;
 
 } // namespace pitwall::store_internal
