@@ -5,6 +5,7 @@
 #include "core/report/table.h"
 #include "core/store/jobstore.h"
 #include "core/util/error.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
@@ -175,12 +176,7 @@ int showJob(const Args& args)
     return kExitOk;
 }
 
-bool aliveHere(const JobRecord& j)
-{
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return j.host == host && j.pid > 0 && (::kill(static_cast<pid_t>(j.pid), 0) == 0 || errno == EPERM);
-}
+bool aliveHere(const JobRecord& j) { return j.host == hostName() && processAlive(j.pid); }
 
 int stopJob(const Args& args)
 {

@@ -62,13 +62,6 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
     return c;
 }
 
-std::string hostName()
-{
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return host;
-}
-
 bool failTrial(Store& store, const TrialRecord& trial, const std::string& reason, FailKind kind,
                std::optional<int> exitCode)
 {
@@ -115,9 +108,7 @@ bool workerAliveHere(const TrialRecord& trial)
     if (w == trial.systemAttrs.end() || !w->is_object())
         return false;
     const std::int64_t pid = w->value("pid", std::int64_t(0));
-    if (pid <= 0 || w->value("host", std::string()) != hostName())
-        return false;
-    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+    return w->value("host", std::string()) == hostName() && processAlive(pid);
 }
 
 std::vector<StaleTrial> failStaleTrials(Store& store, std::int64_t studyId, double graceSeconds)

@@ -12,6 +12,7 @@
 // Threads: functions taking a Store use it on the calling thread (see Store).
 
 #include "core/store/store.h"
+#include "core/util/process.h"
 
 #include <optional>
 #include <set>
@@ -59,8 +60,6 @@ enum class FailKind {
 bool failTrial(Store& store, const TrialRecord& trial, const std::string& reason, FailKind kind,
                std::optional<int> exitCode = std::nullopt);
 
-// This machine's host name.
-std::string hostName();
 
 // True when the trial's worker (pitwall:worker) is a live process on this host. False when it runs on
 // another host, has ended, or is unknown. A reused process id reads as alive (the trial is then left alone).

@@ -6,6 +6,7 @@
 #include "core/store/internal/sqlite.h"
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
@@ -25,13 +26,6 @@ namespace {
 
 constexpr const char* kJobColumns = "job_id, kind, spec_json, state, host, pid, create_time, start_time, end_time, "
                                     "heartbeat_time, progress, progress_message, eta_seconds, exit_code, error, log_file";
-
-std::string host()
-{
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    return name;
-}
 
 JobRecord readJob(const Statement& row)
 {
@@ -58,11 +52,6 @@ JobRecord readJob(const Statement& row)
     job.error = row.text(14);
     job.logFile = row.text(15);
     return job;
-}
-
-bool processAlive(std::int64_t pid)
-{
-    return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
 } // namespace
@@ -120,7 +109,7 @@ std::int64_t JobStore::create(const std::string& kind, const Json& spec, JobStat
                                    "start_time, heartbeat_time, progress, progress_message, error, log_file) "
                                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', ?)");
         const bool running = state == JobState::Running;
-        insert.bind(1, kind).bind(2, spec.dump()).bind(3, jobStateName(state)).bind(4, host()).bind(5, pid).bind(6, now);
+        insert.bind(1, kind).bind(2, spec.dump()).bind(3, jobStateName(state)).bind(4, hostName()).bind(5, pid).bind(6, now);
         insert.bind(7, running ? std::optional<double>(now) : std::nullopt)
             .bind(8, running ? std::optional<double>(now) : std::nullopt)
             .bind(9, logFile);
@@ -140,7 +129,7 @@ void JobStore::start(std::int64_t id, std::int64_t pid)
     m_db->write([&] {
         auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'running', pid = ?, host = ?, start_time = ?, "
                                    "heartbeat_time = ?, end_time = NULL, exit_code = NULL, error = '' WHERE job_id = ?");
-        update.bind(1, pid).bind(2, host()).bind(3, now).bind(4, now).bind(5, id).run();
+        update.bind(1, pid).bind(2, hostName()).bind(3, now).bind(4, now).bind(5, id).run();
     });
 }
 
@@ -249,7 +238,7 @@ int JobStore::reapVanished(double now)
 {
     if (m_mode == OpenMode::ReadOnly)
         return 0;
-    const std::string here = host();
+    const std::string here = hostName();
     int changed = 0;
     for (const JobRecord& j : jobs(false)) {
         // A queued job has no process yet (its starter is about to exec it): give it the same grace.

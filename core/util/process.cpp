@@ -218,6 +218,18 @@ void ChildProcess::signal(int signalNumber) const
         ::kill(m_ownGroup ? -m_pid : m_pid, signalNumber);
 }
 
+std::string hostName()
+{
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return host;
+}
+
+bool processAlive(std::int64_t pid)
+{
+    return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
+
 std::string fileTail(const std::string& path, std::size_t maxBytes)
 {
     std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -4,6 +4,7 @@
 // workers, data-parallel ranks, detached jobs, trial commands and vendor tools all start through it.
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +92,11 @@ private:
     int m_stderrFd = -1;
     std::optional<ProcessExit> m_exit;
 };
+
+// This machine's host name (as gethostname gives it).
+std::string hostName();
+// Whether a process with this pid exists on this machine (a reused pid reads as alive).
+bool processAlive(std::int64_t pid);
 
 // The last `maxBytes` of a file (for error messages from a child's log).
 std::string fileTail(const std::string& path, std::size_t maxBytes = 2000);

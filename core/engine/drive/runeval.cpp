@@ -1,5 +1,6 @@
 #include "core/engine/drive/runeval.h"
 
+#include "core/util/process.h"
 #include "core/util/timefmt.h"
 
 #include <unistd.h>
@@ -61,9 +62,7 @@ void recordRunEvaluation(Store& store, std::int64_t runId, const DrivingReport& 
     BenchmarkRecord record;
     record.suite = "driving";
     record.name = "run " + std::to_string(runId);
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    record.host = host;
+    record.host = hostName();
     record.time = now;
     record.parameters = {{"run_id", runId},
                          {"routes", options.routes},

@@ -2,6 +2,7 @@
 
 #include "core/engine/train/run.h"
 #include "core/util/error.h"
+#include "core/util/process.h"
 #include "core/util/timefmt.h"
 
 #include <unistd.h>
@@ -10,16 +11,6 @@ namespace pitwall::engine {
 
 namespace internal {
 
-namespace {
-
-std::string hostName()
-{
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    return name;
-}
-
-} // namespace
 
 void Run::metric(const std::string& stage, std::int64_t step, const std::string& key, double value)
 {
