@@ -7,11 +7,14 @@
 #include "ui/views/configform.h"
 #include "ui/views/configureview.h"
 #include "ui/views/devicepanel.h"
+#include "ui/views/jobspanel.h"
 #include "ui/views/livemodel.h"
 #include "ui/views/liveview.h"
+#include "ui/views/runoptions.h"
 #include "ui/views/studyview.h"
 #include "ui/views/trialspage.h"
 
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -103,11 +106,37 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_live->showRun(runId);
         showView(View::Live);
     });
-    connect(m_configure, &ConfigureView::launched, this, [this] {
-        // Watch it: the live view follows the newest running run, which the launched process creates.
-        focusStudy(QString::fromStdString(m_configure->form()->config().getString("experiment.name")));
-        m_live->showRun(0);
+    m_jobs = new JobsPanel(this);
+    m_jobsDock = new QDockWidget(tr("Jobs"), this);
+    m_jobsDock->setObjectName("jobsDock");
+    m_jobsDock->setWidget(m_jobs);
+    addDockWidget(Qt::BottomDockWidgetArea, m_jobsDock);
+    connect(m_jobs, &JobsPanel::showStudy, this, [this](const QString& name) {
+        focusStudy(name);
+        showView(View::Study);
+    });
+    connect(m_jobs, &JobsPanel::showRun, this, [this](qint64 runId) {
+        m_live->showRun(runId);
         showView(View::Live);
+    });
+    connect(m_jobs, &JobsPanel::showBenchmarks, this, [this] { showView(View::Benchmarks); });
+    connect(m_jobs, &JobsPanel::editSpec, this, [this](const QStringList& words, const QString& cwd) {
+        showView(View::Configure);
+        if (const QString error = m_configure->loadJobWords(words, cwd); !error.isEmpty())
+            m_status->setText(tr("Edit spec: %1").arg(error));
+    });
+    connect(m_configure, &ConfigureView::launched, this, [this](qint64 jobId, int kind, const QString& study) {
+        m_jobs->refresh();
+        m_jobs->selectJob(jobId);
+        if (static_cast<RunKind>(kind) == RunKind::Train) {
+            // Watch it: the live view follows the newest running run, which the started job creates.
+            focusStudy(study);
+            m_live->showRun(0);
+            showView(View::Live);
+        } else if (static_cast<RunKind>(kind) == RunKind::Search) {
+            focusStudy(study); // the Study view fills in as its trials finish
+            showView(View::Study);
+        }
     });
     connect(m_compare, &CompareView::compareRequested, m_poller, &StorePoller::requestCompare, Qt::QueuedConnection);
     m_pollerThread.setObjectName("store-poller");
@@ -187,6 +216,7 @@ void MainWindow::openDatabase(const QString& location)
     QSettings().setValue("recentFiles", recent);
     rebuildRecentMenu();
     m_configure->setDatabase(path);
+    m_jobs->setDatabase(path);
     m_live->forgetRuns();
     m_compare->forget();
     QMetaObject::invokeMethod(m_poller, "openDatabase", Qt::QueuedConnection, Q_ARG(QString, path));

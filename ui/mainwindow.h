@@ -1,5 +1,6 @@
 #pragma once
-// The workbench window: the studies side bar (with a filter) and six views — Studies (trials of the study in
+// The workbench window: the studies side bar (with a filter), the Jobs dock (every job of the database, with
+// stop / resume / log / results actions) and six views — Studies (trials of the study in
 // focus with trial details), Configure, Live, Study, Compare, Benchmarks — fed by a StorePoller in its own
 // thread. Ctrl+1..6 switch views, Ctrl+O opens a database, F5 refreshes, Ctrl+E exports a table (CSV) or chart
 // (PNG) of the current view. Closing the window stops the poller (requestInterruption/quit/wait) and nothing
@@ -12,6 +13,7 @@
 
 #include <optional>
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QTabWidget;
@@ -21,6 +23,7 @@ namespace pitwall::ui {
 class BenchmarksView;
 class CompareView;
 class ConfigureView;
+class JobsPanel;
 class LiveModel;
 class LiveView;
 class StudiesView;
@@ -59,6 +62,7 @@ public:
     StudyView* studyView() const { return m_study; }
     CompareView* compareView() const { return m_compare; }
     BenchmarksView* benchmarksView() const { return m_benchmarks; }
+    JobsPanel* jobsPanel() const { return m_jobs; }
 
     static QStringList recentFiles();
 
@@ -84,6 +88,8 @@ private:
     StudyView* m_study = nullptr;
     CompareView* m_compare = nullptr;
     BenchmarksView* m_benchmarks = nullptr;
+    JobsPanel* m_jobs = nullptr;
+    QDockWidget* m_jobsDock = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     StoreSnapshot m_snapshot;

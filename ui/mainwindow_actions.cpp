@@ -6,6 +6,7 @@
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QDockWidget>
 #include <QApplication>
 #include <QFileDialog>
 #include <QInputDialog>
@@ -40,6 +41,10 @@ void MainWindow::buildMenus()
         QAction* action = view->addAction(names[i], this, [this, i] { showView(static_cast<View>(i)); });
         action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
+    QAction* jobs = m_jobsDock->toggleViewAction();
+    jobs->setText(tr("&Jobs panel"));
+    jobs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+    view->addAction(jobs);
     QAction* filter = view->addAction(tr("&Filter studies"), this, [this] {
         m_studyFilter->setFocus();
         m_studyFilter->selectAll();

@@ -159,4 +159,10 @@ void JobSession::discard()
     store.remove(m_id);
 }
 
+void reportJobDevices(const std::string& storeLocation, const std::vector<std::string>& devices)
+{
+    if (const auto id = currentJobId())
+        JobStore(storeLocation).setSpecField(*id, "devices", devices);
+}
+
 } // namespace pitwall

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace pitwall {
 
@@ -52,5 +53,9 @@ private:
 // writes the latest value every kJobHeartbeatIntervalSeconds. The ETA is estimated from the fraction's rate
 // while `message`'s phase (the text before the first digit) stays the same.
 void reportJobProgress(double fraction, const std::string& message);
+
+// Records in the current job's spec (field "devices") the logical devices its work runs on, e.g.
+// "cpu:0.1 (cores 1, 1 thread)", so that front ends can show where a job runs. A no-op without a job.
+void reportJobDevices(const std::string& storeLocation, const std::vector<std::string>& devices);
 
 } // namespace pitwall

@@ -1,6 +1,7 @@
 #include "core/sched/search.h"
 
 #include "core/hpo/study.h"
+#include "core/sched/jobsession.h"
 #include "core/sched/workerpool.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -154,6 +155,11 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     pool.workerCommand = {executablePath().string(), "worker", "--db", spec.storeLocation, "--study", p.studyName,
                           "--heartbeat-interval", formatDouble(spec.heartbeatIntervalSeconds)};
     pool.devices = p.devices;
+    std::vector<std::string> deviceNames;
+    for (const LogicalDevice& d : p.devices)
+        deviceNames.push_back(d.id + " (" + p.settings.partition + ", " + std::to_string(d.threads) + " thread" +
+                              (d.threads == 1 ? ")" : "s)"));
+    reportJobDevices(spec.storeLocation, deviceNames);
     pool.logDir = p.settings.logDir;
     pool.heartbeatGraceSeconds = spec.heartbeatGraceSeconds;
     reporter.message("study '" + p.studyName + "' in " + spec.storeLocation + ": " +

@@ -123,6 +123,21 @@ void JobStore::setLogFile(std::int64_t id, const std::string& logFile)
     m_db->write([&] { m_db->cached("UPDATE pitwall_jobs SET log_file = ? WHERE job_id = ?").bind(1, logFile).bind(2, id).run(); });
 }
 
+void JobStore::setSpecField(std::int64_t id, const std::string& key, const Json& value)
+{
+    m_db->write([&] {
+        auto select = m_db->cached("SELECT spec_json FROM pitwall_jobs WHERE job_id = ?");
+        select.bind(1, id);
+        if (!select.step())
+            return;
+        Json spec = Json::parse(select.text(0), nullptr, false);
+        if (!spec.is_object())
+            spec = Json::object();
+        spec[key] = value;
+        m_db->cached("UPDATE pitwall_jobs SET spec_json = ? WHERE job_id = ?").bind(1, spec.dump()).bind(2, id).run();
+    });
+}
+
 void JobStore::start(std::int64_t id, std::int64_t pid)
 {
     const double now = nowSeconds();

@@ -84,6 +84,9 @@ public:
     // Back to Queued for a resume (from Cancelled or Failed), with a new spec.
     void requeue(std::int64_t id, const Json& spec);
     void link(std::int64_t id, const std::string& kind, const std::string& ref);
+    // Adds or replaces one field of the job's spec that the work learns as it starts (e.g. "devices": the
+    // logical devices a search runs its workers on).
+    void setSpecField(std::int64_t id, const std::string& key, const Json& value);
     // Removes a job that never did anything (bad input: the command refused it).
     void remove(std::int64_t id);
 

@@ -223,7 +223,8 @@ void TestConfigForm::coversTheRealSchemaWithSpeedPanel()
     ui::ConfigureView view;
     const Schema& schema = view.form()->schema();
     QVERIFY(schema.keys().size() > 30);
-    QWidget* speed = view.panels()->widget(0);
+    QWidget* speed = view.panels()->findChild<QWidget*>("speedPanel");
+    QVERIFY(speed);
     for (const KeySpec& spec : schema.keys()) {
         const QString key = QString::fromStdString(spec.key);
         QVERIFY2(view.form()->editor(key), qPrintable(key));

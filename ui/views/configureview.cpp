@@ -1,7 +1,10 @@
 #include "ui/views/configureview.h"
 
+#include "core/store/jobstore.h"
 #include "ui/views/configform.h"
 #include "ui/views/devicepanel.h"
+#include "ui/views/jobspanel.h"
+#include "ui/views/runoptions.h"
 #include "ui/views/searchspaceeditor.h"
 
 #include <QCoreApplication>
@@ -24,6 +27,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTimer>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <cerrno>
@@ -46,15 +50,6 @@ Schema loadSchemaReporting(QString& problems)
     return schema;
 }
 
-QString defaultCli()
-{
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate : {dir + QStringLiteral("/pitwall"), dir + QStringLiteral("/../bin/pitwall")})
-        if (QFileInfo(candidate).isExecutable())
-            return QFileInfo(candidate).canonicalFilePath();
-    return QStandardPaths::findExecutable(QStringLiteral("pitwall"));
-}
-
 QString tailOf(const QString& path, qint64 maxBytes = 4000)
 {
     QFile file(path);
@@ -70,25 +65,13 @@ QString tailOf(const QString& path, qint64 maxBytes = 4000)
     return lines.join(QLatin1Char('\n')).trimmed();
 }
 
-// A detached process is nobody's child here; a zombie (not yet reaped by init) counts as ended.
-bool processAlive(qint64 pid)
-{
-    if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM))
-        return false;
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return true;
-    const QByteArray text = stat.readAll();
-    const qsizetype close = text.lastIndexOf(')');
-    return close < 0 || close + 2 >= text.size() || text.at(close + 2) != 'Z';
-}
-
 } // namespace
 
-ConfigureView::ConfigureView(QWidget* parent) : QWidget(parent), m_schema(loadSchemaReporting(m_schemaProblems))
+ConfigureView::ConfigureView(QWidget* parent)
+    : QWidget(parent), m_schema(loadSchemaReporting(m_schemaProblems)), m_loaded(m_schema)
 {
     setObjectName("configureView");
-    m_cli = defaultCli();
+    m_cli = defaultCliPath();
     m_form = new ConfigForm(m_schema, this);
 
     auto* filter = new QLineEdit(this);
@@ -113,6 +96,8 @@ ConfigureView::ConfigureView(QWidget* parent) : QWidget(parent), m_schema(loadSc
 
     m_panels = new QTabWidget(this);
     m_panels->setObjectName("configurePanels");
+    m_run = new RunOptions(&m_schema, this);
+    m_panels->addTab(m_run, tr("What to run"));
     m_panels->addTab(buildSpeedPanel(), tr("Speed options"));
     m_devices = new DevicePanel(m_form, this);
     m_panels->addTab(m_devices, tr("Devices"));
@@ -140,7 +125,8 @@ ConfigureView::ConfigureView(QWidget* parent) : QWidget(parent), m_schema(loadSc
     auto* open = new QPushButton(tr("Open config…"), this);
     auto* save = new QPushButton(tr("&Save config"), this);
     auto* saveAs = new QPushButton(tr("Save &as…"), this);
-    m_launch = new QPushButton(tr("&Launch training"), this);
+    m_launch = new QPushButton(tr("S&tart"), this);
+    m_launch->setToolTip(tr("Check the fields and start what What to run says, in the background"));
     m_launch->setObjectName("launchButton");
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path =
@@ -188,12 +174,24 @@ ConfigureView::ConfigureView(QWidget* parent) : QWidget(parent), m_schema(loadSc
     layout->addWidget(vertical, 1);
 
     connect(m_form, &ConfigForm::changed, this, &ConfigureView::updateYaml);
-    connect(m_form, &ConfigForm::changed, this,
-            [this] { m_space->setModel(QString::fromStdString(m_form->config().getString("experiment.model"))); });
+    auto followForm = [this] {
+        const QString model = QString::fromStdString(m_form->config().getString("experiment.model"));
+        m_space->setModel(model);
+        m_run->setModel(model);
+        m_run->setPartition(QString::fromStdString(m_form->config().getString("device.partition_mode")),
+                            m_devices->logicalDevices()->topLevelItemCount());
+    };
+    connect(m_form, &ConfigForm::changed, this, followForm);
+    connect(m_devices, &DevicePanel::devicesShown, this, followForm);
+    connect(m_run, &RunOptions::kindChanged, this, [this] {
+        m_launch->setText(m_run->kind() == RunKind::Train ? tr("S&tart training") : tr("S&tart"));
+    });
     m_watch = new QTimer(this);
     m_watch->setInterval(kWatchIntervalMs);
     connect(m_watch, &QTimer::timeout, this, &ConfigureView::watchLaunch);
     updateYaml();
+    followForm();
+    m_loaded = m_form->config();
 }
 
 QWidget* ConfigureView::buildSpeedPanel()
@@ -214,6 +212,16 @@ QWidget* ConfigureView::buildSpeedPanel()
         label->setToolTip(QString::fromStdString(spec.doc));
         layout->addRow(label, editor);
     }
+    auto* compare = new QPushButton(tr("Compare these…"), panel);
+    compare->setObjectName("compareSpeedOptions");
+    compare->setToolTip(tr("A variant benchmark of the current config against the options changed here "
+                           "(What to run ▸ Variant benchmark; press Start to run it)"));
+    connect(compare, &QPushButton::clicked, this, [this] {
+        const QString problem = prepareSpeedComparison();
+        report(problem.isEmpty() ? tr("Variant benchmark prepared in What to run; press Start to run it.") : problem,
+               !problem.isEmpty());
+    });
+    layout->addRow(compare);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(panel);
     scroll->setWidgetResizable(true);
@@ -238,6 +246,7 @@ QString ConfigureView::loadConfig(const QString& path)
 {
     try {
         m_form->setConfig(resolveConfig(m_schema, {path.toStdString()}, {}));
+        m_loaded = m_form->config();
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
@@ -271,43 +280,61 @@ void ConfigureView::report(const QString& text, bool error)
                                   text.toHtmlEscaped().replace(QLatin1Char('\n'), QLatin1String("<br>"))));
 }
 
-bool ConfigureView::launch()
+QString ConfigureView::writeBesideDatabase(const QString& suffix, const QByteArray& contents)
 {
-    if (m_form->hasProblems()) {
-        report(tr("Not launched: fix the fields marked in red first."), true);
-        return false;
-    }
-    if (m_db.isEmpty()) {
-        report(tr("Not launched: open or create a results database first (File ▸ Open)."), true);
-        return false;
-    }
-    if (m_cli.isEmpty() || !QFileInfo(m_cli).isExecutable()) {
-        report(tr("Not launched: the pitwall command was not found beside pitwall-gui or on PATH."), true);
-        return false;
-    }
-    // What is launched is written to a new file beside the database (a record of exactly what ran); the
+    // What is started is written to a new file beside the database (a record of exactly what ran); the
     // file the form was loaded from or saved to is left alone.
     const QDir dir(QFileInfo(m_db).absoluteDir().filePath(QStringLiteral("pitwall-gui")));
     QDir().mkpath(dir.path());
-    const QString path =
-        dir.filePath(QStringLiteral("%1-%2.yaml")
-                         .arg(QString::fromStdString(m_form->config().getString("experiment.name"))
-                                  .replace(QLatin1Char('/'), QLatin1Char('_')),
-                              QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
-    const QString keepShown = m_configPath, keepSaved = m_savedPath;
-    const QString error = saveConfig(path);
-    m_configPath = keepShown;
-    m_savedPath = keepSaved;
-    m_fileLabel->setText(keepShown.isEmpty() ? tr("New config (defaults)") : QFileInfo(keepShown).absoluteFilePath());
-    if (!error.isEmpty()) {
-        report(error, true);
+    const QString path = dir.filePath(
+        QStringLiteral("%1-%2%3")
+            .arg(QString::fromStdString(m_form->config().getString("experiment.name")).replace(QLatin1Char('/'), QLatin1Char('_')),
+                 QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")), suffix));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(contents) != contents.size())
+        return {};
+    return path;
+}
+
+bool ConfigureView::launch()
+{
+    QStringList problems;
+    if (m_form->hasProblems())
+        problems << tr("fix the fields marked in red in the form first");
+    QString spaceProblems;
+    if (m_run->kind() == RunKind::Search && m_run->spaceFile().isEmpty())
+        spaceProblems = m_space->rows().empty() ? tr("add parameters (Search space tab) or give a space file")
+                                                : (m_space->hasProblems() ? m_space->problems() : QString());
+    problems << m_run->check(spaceProblems);
+    if (m_db.isEmpty())
+        problems << tr("open or create a results database first (File ▸ Open)");
+    if (m_cli.isEmpty() || !QFileInfo(m_cli).isExecutable())
+        problems << tr("the pitwall command was not found beside pitwall-gui or on PATH");
+    if (!problems.isEmpty()) {
+        report(tr("Not started:\n• %1").arg(problems.join(QStringLiteral("\n• "))), true);
+        if (m_run->kind() != RunKind::Train && !m_form->hasProblems())
+            m_panels->setCurrentWidget(m_run);
         return false;
     }
+    if (m_form->hasProblems())
+        return false;
+    const QString path = writeBesideDatabase(
+        QStringLiteral(".yaml"),
+        QByteArray("# Written by pitwall-gui: the keys that differ from the schema defaults.\n") +
+            QByteArray::fromStdString(m_form->config().toYaml(false, true)));
+    RunContext context{path, {}, m_db};
+    if (m_run->kind() == RunKind::Search && m_run->spaceFile().isEmpty())
+        context.spaceFile = writeBesideDatabase(QStringLiteral("-space.yaml"), m_space->toYaml().toUtf8());
+    if (path.isEmpty() || (m_run->kind() == RunKind::Search && m_run->spaceFile().isEmpty() && context.spaceFile.isEmpty())) {
+        report(tr("cannot write beside %1").arg(m_db), true);
+        return false;
+    }
+    const QStringList words = m_run->words(context);
     // A quick, attached check first: a config the CLI rejects is reported here with its own words.
     auto* check = new QProcess(this);
     check->setProgram(m_cli);
     check->setArguments({QStringLiteral("config"), QStringLiteral("validate"), path});
-    connect(check, &QProcess::finished, this, [this, check, path](int code, QProcess::ExitStatus status) {
+    connect(check, &QProcess::finished, this, [this, check, words](int code, QProcess::ExitStatus status) {
         check->deleteLater();
         if (status != QProcess::NormalExit || code != 0) {
             report(tr("pitwall config validate failed:\n%1")
@@ -316,7 +343,7 @@ bool ConfigureView::launch()
             m_launch->setEnabled(true);
             return;
         }
-        startTraining(path);
+        startJob(words);
     });
     connect(check, &QProcess::errorOccurred, this, [this, check](QProcess::ProcessError) {
         report(tr("cannot run %1: %2").arg(m_cli, check->errorString()), true);
@@ -328,47 +355,172 @@ bool ConfigureView::launch()
     return true;
 }
 
-void ConfigureView::startTraining(const QString& configFile)
+void ConfigureView::startJob(const QStringList& words)
 {
-    const QDir dir(QFileInfo(m_db).absoluteDir().filePath(QStringLiteral("pitwall-gui")));
-    QDir().mkpath(dir.path());
-    const QString base = dir.filePath(QFileInfo(configFile).completeBaseName() + QLatin1Char('-') +
-                                      QDateTime::currentDateTime().toString(QStringLiteral("HHmmss")));
-    m_stderrFile = base + QStringLiteral(".err.log");
-    QProcess process;
-    process.setProgram(m_cli);
-    process.setArguments({QStringLiteral("train"), QFileInfo(configFile).absoluteFilePath(), QStringLiteral("--db"),
-                          QFileInfo(m_db).absoluteFilePath()});
-    process.setWorkingDirectory(QFileInfo(m_db).absolutePath());
-    process.setStandardOutputFile(base + QStringLiteral(".out.log"));
-    process.setStandardErrorFile(m_stderrFile);
-    qint64 pid = 0;
-    m_launch->setEnabled(true);
-    if (!process.startDetached(&pid)) {
-        report(tr("cannot start %1: %2").arg(m_cli, process.errorString()), true);
-        return;
+    auto* start = new QProcess(this);
+    start->setProgram(m_cli);
+    start->setArguments(QStringList(words) << QStringLiteral("--detach"));
+    start->setWorkingDirectory(QFileInfo(m_db).absolutePath());
+    const int kind = static_cast<int>(m_run->kind());
+    QString study;
+    if (m_run->kind() == RunKind::Search) {
+        const qsizetype at = words.indexOf(QStringLiteral("--study"));
+        study = at >= 0 ? words.at(at + 1)
+                        : QString::fromStdString(m_form->config().getString("experiment.name")) + QStringLiteral("-hpo");
+    } else if (m_run->kind() == RunKind::Train) {
+        study = QString::fromStdString(m_form->config().getString("experiment.name"));
     }
-    m_pid = pid;
-    report(tr("Started pitwall train (pid %1); it keeps running if this window closes. Output: %2.out.log")
-               .arg(pid)
-               .arg(base),
-           false);
-    m_watch->start();
-    Q_EMIT launched(pid, configFile);
+    connect(start, &QProcess::finished, this, [this, start, words, kind, study](int code, QProcess::ExitStatus) {
+        start->deleteLater();
+        m_launch->setEnabled(true);
+        const QString out = QString::fromUtf8(start->readAllStandardOutput()).trimmed();
+        const QString err = QString::fromUtf8(start->readAllStandardError()).trimmed();
+        bool ok = false;
+        const qint64 id = out.section(QLatin1Char('\n'), -1).toLongLong(&ok);
+        if (code != 0 || !ok) {
+            report(tr("pitwall %1 did not start:\n%2").arg(words.mid(0, 2).join(QLatin1Char(' ')), err), true);
+            return;
+        }
+        m_jobId = id;
+        m_jobLog.clear();
+        try {
+            if (const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(id))
+                m_jobLog = QString::fromStdString(job->logFile);
+        } catch (const std::exception&) {
+        }
+        report(tr("Started job %1: pitwall %2\nIt keeps running if this window closes; its log: %3")
+                   .arg(id)
+                   .arg(words.join(QLatin1Char(' ')), m_jobLog),
+               false);
+        m_watch->start();
+        Q_EMIT launched(id, kind, study);
+    });
+    connect(start, &QProcess::errorOccurred, this, [this, start](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart)
+            return;
+        report(tr("cannot start %1: %2").arg(m_cli, start->errorString()), true);
+        m_launch->setEnabled(true);
+        start->deleteLater();
+    });
+    start->start();
 }
 
 void ConfigureView::watchLaunch()
 {
-    if (processAlive(m_pid))
+    std::optional<JobRecord> job;
+    try {
+        job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(m_jobId);
+    } catch (const std::exception&) {
+        return; // busy or being written: look again
+    }
+    if (job && !isFinal(job->state))
         return;
     m_watch->stop();
-    const QString tail = tailOf(m_stderrFile);
-    if (tail.isEmpty())
-        report(tr("pitwall train (pid %1) ended.").arg(m_pid), false);
+    const QString tail = tailOf(m_jobLog);
+    // A job the CLI refused (bad input) removes its record: its log says why.
+    const bool failed = !job || job->state == JobState::Failed;
+    const QString how = !job ? tr("was refused") : tr("ended %1").arg(QString::fromLatin1(jobStateName(job->state)));
+    if (failed)
+        report(tr("Job %1 %2; its log ends:\n%3").arg(m_jobId).arg(how, tail), true);
     else
-        report(tr("pitwall train (pid %1) ended; its stderr:\n%2").arg(m_pid).arg(tail), true);
-    Q_EMIT launchEnded(m_pid, tail);
-    m_pid = 0;
+        report(tr("Job %1 %2.").arg(m_jobId).arg(how), false);
+    Q_EMIT launchEnded(m_jobId, tail);
+}
+
+QString ConfigureView::speedComparisonYaml(const QString& configFile, QString& problem) const
+{
+    // Toggled: the speed options changed since the config was loaded (or since the view opened).
+    std::vector<std::pair<std::string, std::string>> toggled; // key, value before as text
+    for (const KeySpec& spec : m_schema.keys()) {
+        if (!spec.speed || !m_form->config().contains(spec.key) || !m_loaded.contains(spec.key))
+            continue;
+        if (m_form->config().value(spec.key).toText() != m_loaded.value(spec.key).toText())
+            toggled.emplace_back(spec.key, m_loaded.value(spec.key).toText());
+    }
+    if (toggled.empty()) {
+        problem = tr("Toggle at least one speed option first: Compare these compares the config as loaded with "
+                     "the options changed since.");
+        return {};
+    }
+    auto quoted = [](const std::string& text) { return QString::fromStdString(Json(text).dump()); };
+    QString yaml = QStringLiteral("# Written by pitwall-gui (Speed options ▸ Compare these).\nname: %1\nbase: [%2]\n")
+                       .arg(quoted(m_form->config().getString("experiment.name") + "-speed"), quoted(configFile.toStdString()));
+    yaml += QStringLiteral("variants:\n");
+    auto variant = [&](const QString& name, const std::vector<std::string>& overrides) {
+        QStringList items;
+        for (const std::string& o : overrides)
+            items << quoted(o);
+        yaml += QStringLiteral("  - {name: %1, overrides: [%2]}\n").arg(quoted(name.toStdString()), items.join(QStringLiteral(", ")));
+    };
+    std::vector<std::string> defaults;
+    for (const auto& [key, value] : toggled)
+        defaults.push_back(key + "=" + value);
+    variant(tr("Baseline"), defaults);
+    if (toggled.size() > 1)
+        for (std::size_t i = 0; i < toggled.size(); ++i) {
+            std::vector<std::string> only = defaults;
+            only.erase(only.begin() + static_cast<std::ptrdiff_t>(i));
+            variant(QStringLiteral("+ %1=%2")
+                        .arg(QString::fromStdString(toggled[i].first),
+                             QString::fromStdString(m_form->config().value(toggled[i].first).toText())),
+                    only);
+        }
+    QStringList names;
+    for (const auto& [key, value] : toggled)
+        names << QString::fromStdString(key + "=" + m_form->config().value(key).toText());
+    variant(names.join(QStringLiteral(", ")), {});
+    return yaml;
+}
+
+QString ConfigureView::prepareSpeedComparison()
+{
+    if (m_form->hasProblems())
+        return tr("Fix the fields marked in red first.");
+    if (m_db.isEmpty())
+        return tr("Open or create a results database first (File ▸ Open).");
+    const QString config = writeBesideDatabase(
+        QStringLiteral(".yaml"), QByteArray::fromStdString(m_form->config().toYaml(false, true)));
+    QString problem;
+    const QString yaml = speedComparisonYaml(config, problem);
+    if (!problem.isEmpty())
+        return problem;
+    const QString file = writeBesideDatabase(QStringLiteral("-compare.yaml"), yaml.toUtf8());
+    if (config.isEmpty() || file.isEmpty())
+        return tr("cannot write beside %1").arg(m_db);
+    m_run->setVariantsFile(file);
+    m_panels->setCurrentWidget(m_run);
+    return {};
+}
+
+QString ConfigureView::loadJobWords(const QStringList& words, const QString& cwd)
+{
+    QStringList configs, overrides;
+    QString error;
+    if (!m_run->loadWords(words, configs, overrides, error))
+        return error;
+    std::vector<std::string> files, dotted;
+    for (const QString& c : configs)
+        files.push_back(QDir(cwd).absoluteFilePath(c).toStdString());
+    for (const QString& o : overrides)
+        dotted.push_back(o.toStdString());
+    if (!files.empty()) {
+        try {
+            m_form->setConfig(resolveConfig(m_schema, files, dotted));
+            m_loaded = m_form->config();
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+        m_configPath = QString::fromStdString(files.back());
+        m_savedPath.clear();
+        m_fileLabel->setText(m_configPath);
+    }
+    m_panels->setCurrentWidget(m_run);
+    return {};
+}
+
+ConfigureView::~ConfigureView()
+{
+    releaseRunningCommands(this);
 }
 
 } // namespace pitwall::ui

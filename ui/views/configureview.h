@@ -1,9 +1,12 @@
 #pragma once
-// The configure view: the schema-generated form, a "Speed options" panel (every key flagged `speed`), the
-// device panel, the search-space editor and the resolved YAML (with origins) shown live. Saves the config
-// (changed keys only) and launches `pitwall train <file> --db <db>` detached (QProcess::startDetached), so
-// closing the window leaves the training running; the store brings it back into the window. A config the
-// CLI rejects, or a run that dies at once, shows its stderr here.
+// The configure view: the schema-generated form, "What to run" (training run, search, variant / partition /
+// loader benchmark, driving evaluation, with their options), a "Speed options" panel (every key flagged
+// `speed`, with "Compare these": a variant benchmark of the config against the toggled options), the device
+// panel, the search-space editor and the resolved YAML (with origins) shown live. Start checks every field
+// (problems are shown at the field), saves the config (changed keys only) and the search space beside the
+// database, lets `pitwall config validate` check the config as the CLI would, and starts the job with
+// `pitwall ... --detach`, so closing the window leaves it running; the Jobs panel and the store bring it
+// back into the window. A job the CLI refuses, or one that dies at once, shows its log here.
 
 #include "core/config/config.h"
 
@@ -20,16 +23,21 @@ namespace pitwall::ui {
 
 class ConfigForm;
 class DevicePanel;
+class RunOptions;
 class SearchSpaceEditor;
+enum class RunKind;
 
 class ConfigureView : public QWidget {
     Q_OBJECT
 public:
     explicit ConfigureView(QWidget* parent = nullptr);
+    // Commands still running are left to finish on their own, unheard.
+    ~ConfigureView() override;
 
     ConfigForm* form() const { return m_form; }
     SearchSpaceEditor* searchSpace() const { return m_space; }
     DevicePanel* devices() const { return m_devices; }
+    RunOptions* runOptions() const { return m_run; }
     QPlainTextEdit* resolvedYaml() const { return m_yaml; }
     QPlainTextEdit* launchOutput() const { return m_output; }
     QTabWidget* panels() const { return m_panels; }
@@ -46,29 +54,39 @@ public:
     QString loadConfig(const QString& path);
     QString saveConfig(const QString& path);
     QString configPath() const { return m_configPath; }
+    // Loads a job's command line (Edit spec in the Jobs panel): its config files and overrides into the form,
+    // its options into What to run. Returns "" or the problem. Relative paths are taken from `cwd`.
+    QString loadJobWords(const QStringList& words, const QString& cwd);
     // Checks, writes the config to a new file beside the database (<db dir>/pitwall-gui/<name>-<time>.yaml; the
-    // loaded file is never overwritten) and launches; progress and errors go to launchOutput(). Returns false when it
-    // refused to start (problems in the form, no database, no CLI).
+    // loaded file is never overwritten) and starts the chosen job; progress and errors go to launchOutput().
+    // Returns false when it refused to start (problems at fields, no database, no CLI).
     bool launch();
+    // "Compare these": writes a variant benchmark of the current config against the speed options that differ
+    // from their defaults and makes it the job to run. Returns "" or the problem.
+    QString prepareSpeedComparison();
 
 Q_SIGNALS:
-    // A training was started detached (pid of the `pitwall` process).
-    void launched(qint64 pid, const QString& configPath);
-    // The launched process ended (it was seen gone); `stderrTail` is what it printed on stderr.
-    void launchEnded(qint64 pid, const QString& stderrTail);
+    // A job was started detached: its id, kind, and the study it will fill ("" when not known).
+    void launched(qint64 jobId, int kind, const QString& study);
+    // The started job ended (or the CLI refused it); `stderrTail` is the end of its log.
+    void launchEnded(qint64 jobId, const QString& stderrTail);
 
 private:
     QWidget* buildSpeedPanel();
     void updateYaml();
-    void startTraining(const QString& configFile);
+    void startJob(const QStringList& words);
     void watchLaunch();
+    QString writeBesideDatabase(const QString& suffix, const QByteArray& contents);
+    QString speedComparisonYaml(const QString& configFile, QString& problem) const;
     void report(const QString& text, bool error);
 
     QString m_schemaProblems; // before m_schema: the schema's loading fills it
     Schema m_schema;
+    ResolvedConfig m_loaded; // the config as loaded: Compare these compares the speed options against it
     ConfigForm* m_form = nullptr;
     SearchSpaceEditor* m_space = nullptr;
     DevicePanel* m_devices = nullptr;
+    RunOptions* m_run = nullptr;
     QTabWidget* m_panels = nullptr;
     QPlainTextEdit* m_yaml = nullptr;
     QPlainTextEdit* m_output = nullptr;
@@ -80,8 +98,8 @@ private:
     QString m_configPath; // shown: the file loaded or saved last
     QString m_savedPath;  // the file this view wrote last ("Save" writes there without asking)
     QTimer* m_watch = nullptr;
-    qint64 m_pid = 0;
-    QString m_stderrFile;
+    qint64 m_jobId = 0;
+    QString m_jobLog;
 };
 
 } // namespace pitwall::ui

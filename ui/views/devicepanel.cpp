@@ -181,6 +181,8 @@ QString DevicePanel::unavailableReason() const
 
 void DevicePanel::showBackend()
 {
+    // Whichever way this returns, the configure view learns what the panel now shows.
+    const std::unique_ptr<void, std::function<void(void*)>> shown(this, [this](void*) { Q_EMIT devicesShown(); });
     const QString choice = QString::fromStdString(m_form->config().getString(kBackendKey));
     for (int i = 0; i < m_backend->count(); ++i) {
         const QString name = m_backend->itemData(i).toString();

@@ -32,6 +32,10 @@ public:
     // True once GPU discovery has finished (whether or not it found anything).
     bool discoveryDone() const { return m_discoveryDone; }
 
+Q_SIGNALS:
+    // The panel shows a (new) backend, mode or list of logical devices.
+    void devicesShown();
+
 private:
     void startDiscovery();
     void showBackend();

@@ -226,6 +226,7 @@ void SearchSpaceEditor::recheck()
                                     .arg(static_cast<int>(space.params().size()) - searched)
                                     .arg(m_model));
             m_filling = filling;
+            m_hasProblems = false;
             return;
         } catch (const std::exception& e) {
             problems << QString::fromStdString(e.what());
@@ -233,6 +234,7 @@ void SearchSpaceEditor::recheck()
     }
     m_problems->setStyleSheet(problems.isEmpty() ? QString() : QStringLiteral("color: #d04040;"));
     m_problems->setText(problems.join(QLatin1Char('\n')));
+    m_hasProblems = !problems.isEmpty();
     m_filling = filling;
 }
 

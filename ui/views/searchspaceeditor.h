@@ -30,8 +30,10 @@ public:
     std::vector<SpaceRow> rows() const;
     QString path() const { return m_path; }
     QTableWidget* table() const { return m_table; }
-    // Problems of the rows and of the schema check, one per line ("" when none).
+    // Problems of the rows and of the schema check, one per line, or a summary of a good space
+    // ("2 searched, 0 fixed parameter(s); …"); hasProblems() tells which.
     QString problems() const;
+    bool hasProblems() const { return m_hasProblems; }
     // The plugin whose sections bare names resolve in (e.g. "autospeed").
     void setModel(const QString& owner);
 
@@ -52,6 +54,7 @@ private:
     QLabel* m_problems = nullptr;
     QLabel* m_fileLabel = nullptr;
     bool m_filling = false;
+    bool m_hasProblems = false;
 };
 
 } // namespace pitwall::ui

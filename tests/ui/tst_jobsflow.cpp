@@ -1,0 +1,378 @@
+// The workbench hosts the engine: a search configured, started, watched, stopped and resumed from the window,
+// driven with QTest mouse clicks and key presses on the real widgets, against real `pitwall` jobs (the built
+// CLI and engine) and a real results database.
+
+#include "core/store/jobstore.h"
+#include "core/store/store.h"
+#include "ui/mainwindow.h"
+#include "ui/markerlayer.h"
+#include "ui/studiesview.h"
+#include "ui/views/configform.h"
+#include "ui/views/configureview.h"
+#include "ui/views/devicepanel.h"
+#include "ui/views/jobspanel.h"
+#include "ui/views/runoptions.h"
+#include "ui/views/searchspaceeditor.h"
+#include "ui/views/benchmarksview.h"
+#include "ui/views/studyview.h"
+#include "ui/views/studywidgets.h"
+
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSignalSpy>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <sqlite3.h>
+
+#include <map>
+
+using namespace pitwall;
+
+namespace {
+
+constexpr int kJobTimeoutMs = 240000; // a real search on 2 cores; every wait is for a condition, not a time
+
+template <typename T>
+T* child(QWidget* root, const char* name)
+{
+    T* found = root->findChild<T*>(QLatin1String(name));
+    if (!found)
+        qFatal("no widget named %s", name);
+    return found;
+}
+
+void click(QWidget* widget)
+{
+    QVERIFY2(widget->isEnabled(), qPrintable(widget->objectName() + " is disabled"));
+    QTest::mouseClick(widget, Qt::LeftButton, {}, widget->rect().center());
+}
+
+void clickTab(QTabWidget* tabs, QWidget* page)
+{
+    const int index = tabs->indexOf(page);
+    QVERIFY(index >= 0);
+    QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(index).center());
+    QCOMPARE(tabs->currentIndex(), index);
+}
+
+QPushButton* buttonWithText(QWidget* root, const QString& text)
+{
+    for (QPushButton* b : root->findChildren<QPushButton*>())
+        if (b->text() == text)
+            return b;
+    qFatal("no button %s", qPrintable(text));
+}
+
+// Keys Down (or Up) until the combo box shows `text`.
+void choose(QComboBox* box, const QString& text)
+{
+    box->setFocus();
+    const int target = box->findText(text);
+    QVERIFY2(target >= 0, qPrintable(text));
+    while (box->currentIndex() != target)
+        QTest::keyClick(box, box->currentIndex() < target ? Qt::Key_Down : Qt::Key_Up);
+}
+
+// Replaces a spin box's or line edit's text by typing.
+void typeInto(QWidget* field, const QString& text)
+{
+    field->setFocus();
+    QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(field, text);
+    QTest::keyClick(field, Qt::Key_Tab);
+}
+
+// Edits a table cell the way a user does: F2 on the current cell, type, Return.
+void typeIntoCell(QTableWidget* table, int row, int column, const QString& text)
+{
+    table->scrollToItem(table->item(row, column));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(table->item(row, column)).center());
+    QCOMPARE(table->currentRow(), row);
+    QCOMPARE(table->currentColumn(), column);
+    const QList<QLineEdit*> before = table->viewport()->findChildren<QLineEdit*>();
+    QTest::keyClick(table, Qt::Key_F2);
+    QLineEdit* editor = nullptr;
+    for (QLineEdit* e : table->viewport()->findChildren<QLineEdit*>())
+        if (!before.contains(e))
+            editor = e;
+    QVERIFY2(editor, "F2 opens a line editor in the cell");
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, text);
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(table->item(row, column)->text(), text); // the delegate commits on its next event
+}
+
+QTreeWidgetItem* jobRow(QTreeWidget* table, qint64 id)
+{
+    for (int i = 0; i < table->topLevelItemCount(); ++i)
+        if (table->topLevelItem(i)->text(0) == QString::number(id))
+            return table->topLevelItem(i);
+    return nullptr;
+}
+
+QString jobState(QTreeWidget* table, qint64 id)
+{
+    QTreeWidgetItem* row = jobRow(table, id);
+    return row ? row->text(2) : QString();
+}
+
+void clickRow(QTreeWidget* table, qint64 id)
+{
+    QTreeWidgetItem* row = jobRow(table, id);
+    QVERIFY(row);
+    table->scrollToItem(row);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(row).center());
+    QCOMPARE(table->currentItem(), row);
+}
+
+// Trial states of a study, counted straight from the file (Optuna's tables).
+std::map<QString, int> trialStates(const QString& db, const QString& study)
+{
+    std::map<QString, int> counts;
+    sqlite3* handle = nullptr;
+    if (sqlite3_open_v2(db.toUtf8().constData(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        return counts;
+    }
+    sqlite3_busy_timeout(handle, 5000);
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(handle,
+                       "SELECT t.state, COUNT(*) FROM trials t JOIN studies s ON s.study_id = t.study_id "
+                       "WHERE s.study_name = ? GROUP BY t.state",
+                       -1, &stmt, nullptr);
+    const QByteArray name = study.toUtf8();
+    sqlite3_bind_text(stmt, 1, name.constData(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+    while (sqlite3_step(stmt) == SQLITE_ROW)
+        counts[QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)))] = sqlite3_column_int(stmt, 1);
+    sqlite3_finalize(stmt);
+    sqlite3_close(handle);
+    return counts;
+}
+
+} // namespace
+
+class TestJobsFlow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void searchStartsStopsAndResumesFromTheWindow();
+    void aJobStartedFromATerminalAppearsInThePanel();
+    void aBadFieldBlocksStartWithTheMessageAtTheField();
+    void compareTheseMakesAVariantTable();
+
+private:
+    // A window on a new database in its own folder, shown, with the smoke config loaded and 1 epoch per stage.
+    void openWindow(ui::MainWindow& window, const QString& name);
+
+    QTemporaryDir m_dir;
+};
+
+void TestJobsFlow::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
+
+void TestJobsFlow::openWindow(ui::MainWindow& window, const QString& name)
+{
+    const QString db = m_dir.filePath(name);
+    openStore(db.toStdString());
+    window.resize(1500, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openDatabase(db);
+    window.configureView()->setCliPath(PITWALL_CLI);
+    window.jobsPanel()->setCliPath(PITWALL_CLI);
+    window.showView(ui::View::Configure);
+    QCOMPARE(window.configureView()->loadConfig(PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"), QString());
+}
+
+void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
+{
+    ui::MainWindow window;
+    openWindow(window, "search.db");
+    ui::ConfigureView* configure = window.configureView();
+    QTabWidget* panels = configure->panels();
+
+    // Speed options: upsample_mode → nearest.
+    QWidget* speed = child<QWidget>(configure, "speedPanel");
+    clickTab(panels, speed->parentWidget()->parentWidget()); // the scroll area around the panel
+    choose(child<QComboBox>(speed, "policy.transfuser.upsample_mode"), "nearest");
+    QCOMPARE(QString::fromStdString(configure->form()->config().getString("policy.transfuser.upsample_mode")),
+             QString("nearest"));
+
+    // Devices: DPX → 2 logical devices on this machine's 2 cores.
+    clickTab(panels, configure->devices());
+    QRadioButton* dpx = nullptr;
+    for (QRadioButton* b : configure->devices()->findChildren<QRadioButton*>())
+        if (b->text().startsWith("DPX"))
+            dpx = b;
+    QVERIFY(dpx);
+    click(dpx);
+    QCOMPARE(QString::fromStdString(configure->form()->config().getString("device.partition_mode")), QString("DPX"));
+    QCOMPARE(configure->devices()->logicalDevices()->topLevelItemCount(), 2);
+
+    // Search space: two parameters, typed into the table.
+    ui::SearchSpaceEditor* space = configure->searchSpace();
+    clickTab(panels, space);
+    QPushButton* add = buttonWithText(space, "&Add");
+    click(add);
+    click(add);
+    QTableWidget* table = space->table();
+    QCOMPARE(table->rowCount(), 2);
+    typeIntoCell(table, 0, 0, "training.optimization.lr");
+    typeIntoCell(table, 0, 2, "0.0003");
+    typeIntoCell(table, 0, 3, "0.003");
+    typeIntoCell(table, 1, 0, "policy.transfuser.loss_weights.waypoints");
+    typeIntoCell(table, 1, 2, "0.5");
+    typeIntoCell(table, 1, 3, "2.0");
+    QVERIFY2(!space->hasProblems() && space->problems().contains("2 searched"), qPrintable(space->problems()));
+
+    // What to run: a 4-trial search, 1 epoch per stage, no pruning.
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(panels, run);
+    choose(run->kindBox(), "Hyperparameter search");
+    QCOMPARE(run->kind(), ui::RunKind::Search);
+    QVERIFY2(child<QLabel>(run, "searchPartition")->text().contains("DPX: 2 logical devices"),
+             qPrintable(child<QLabel>(run, "searchPartition")->text()));
+    typeInto(child<QWidget>(run, "searchTrials"), "4");
+    typeInto(child<QWidget>(run, "searchEpochs"), "1");
+    choose(child<QComboBox>(run, "searchPruner"), "none");
+
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
+    const qint64 id = started.first().at(0).toLongLong();
+    const QString study = started.first().at(2).toString();
+    QCOMPARE(study, QString("transfuser-smoke-hpo"));
+    QCOMPARE(window.currentView(), ui::View::Study);
+
+    // The Jobs panel shows it running on 2 logical devices.
+    QTreeWidget* jobs = window.jobsPanel()->table();
+    QTRY_VERIFY_WITH_TIMEOUT(jobRow(jobs, id) && jobRow(jobs, id)->data(7, Qt::UserRole).toInt() == 2, kJobTimeoutMs);
+    QCOMPARE(jobState(jobs, id), QString("running"));
+    QCOMPARE(jobRow(jobs, id)->text(1), QString("hpo"));
+
+    // Trials appear in the Study view: a history marker per complete trial, a timeline lane per logical device.
+    const QString db = window.database();
+    QTRY_VERIFY_WITH_TIMEOUT(trialStates(db, study)["COMPLETE"] >= 1, kJobTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.studyView()->ready() && window.studyView()->historyMarkers()->count(0) >= 1,
+                             30000);
+    QCOMPARE(window.studyView()->timeline()->lanes(), QStringList({"cpu:0.0", "cpu:0.1"}));
+
+    // Stop (graceful): cancelled, every finished trial kept, nothing left running.
+    clickRow(jobs, id);
+    click(child<QPushButton>(window.jobsPanel(), "jobStop"));
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(jobs, id), QString("cancelled"), kJobTimeoutMs);
+    std::map<QString, int> states = trialStates(db, study);
+    const int keptComplete = states["COMPLETE"];
+    QVERIFY2(keptComplete >= 1 && keptComplete < 4, qPrintable(QString::number(keptComplete)));
+    QCOMPARE(states["RUNNING"], 0);
+
+    // Resume: the same job continues until the study has its 4 trials.
+    clickRow(jobs, id);
+    click(child<QPushButton>(window.jobsPanel(), "jobResume"));
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(jobs, id), QString("finished"), kJobTimeoutMs);
+    states = trialStates(db, study);
+    QCOMPARE(states["COMPLETE"], 4);
+    QCOMPARE(states["RUNNING"], 0);
+    // The finished study is what the Study view shows.
+    QTRY_VERIFY_WITH_TIMEOUT(window.studyView()->ready() && window.studyView()->historyMarkers()->count(0) == 4, 30000);
+
+    // Open log: the job's output, followed live.
+    clickRow(jobs, id);
+    click(child<QPushButton>(window.jobsPanel(), "jobLog"));
+    auto* log = window.jobsPanel()->findChild<ui::JobLogDialog*>("jobLogDialog");
+    QVERIFY(log);
+    QVERIFY2(log->text()->toPlainText().contains("trials"), qPrintable(log->text()->toPlainText().right(2000)));
+    log->close();
+}
+
+void TestJobsFlow::aJobStartedFromATerminalAppearsInThePanel()
+{
+    ui::MainWindow window;
+    openWindow(window, "terminal.db");
+    QProcess cli;
+    cli.setWorkingDirectory(m_dir.path());
+    cli.start(PITWALL_CLI, {"eval", "driving", "--policy", "expert", "--routes", "1", "--route-seconds", "5", "--db",
+                            window.database(), "--detach"});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const qint64 id = QString::fromUtf8(cli.readAllStandardOutput()).trimmed().toLongLong();
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(jobRow(window.jobsPanel()->table(), id), 2000);
+    QCOMPARE(jobRow(window.jobsPanel()->table(), id)->text(1), QString("eval-driving"));
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(window.jobsPanel()->table(), id), QString("finished"), kJobTimeoutMs);
+}
+
+void TestJobsFlow::aBadFieldBlocksStartWithTheMessageAtTheField()
+{
+    ui::MainWindow window;
+    openWindow(window, "bad.db");
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Closed-loop driving evaluation");
+    typeInto(child<QWidget>(run, "drivingPolicy"), "twelve");
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(run->problemAt("drivingPolicy").contains("'twelve' is not a run id list"), qPrintable(run->problemAt("drivingPolicy")));
+    QVERIFY(child<QLabel>(run, "drivingPolicyProblem")->isVisible());
+    QVERIFY(configure->launchOutput()->toPlainText().contains("Not started"));
+    // A search whose space tab is empty is refused at the space field.
+    choose(run->kindBox(), "Hyperparameter search");
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(run->problemAt("searchSpaceFile").contains("add parameters"), qPrintable(run->problemAt("searchSpaceFile")));
+    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
+}
+
+void TestJobsFlow::compareTheseMakesAVariantTable()
+{
+    ui::MainWindow window;
+    openWindow(window, "compare.db");
+    ui::ConfigureView* configure = window.configureView();
+    QCOMPARE(configure->form()->setText("training.stages.pretrain.epochs", "1"), QString());
+    QCOMPARE(configure->form()->setText("training.stages.posttrain.epochs", "1"), QString());
+    QWidget* speed = child<QWidget>(configure, "speedPanel");
+    clickTab(configure->panels(), speed->parentWidget()->parentWidget());
+    choose(child<QComboBox>(speed, "policy.transfuser.upsample_mode"), "nearest");
+    click(child<QPushButton>(speed, "compareSpeedOptions"));
+    ui::RunOptions* run = configure->runOptions();
+    QCOMPARE(run->kind(), ui::RunKind::Variants);
+    QCOMPARE(configure->panels()->currentWidget(), run);
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QSignalSpy ended(configure, &ui::ConfigureView::launchEnded);
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
+    QVERIFY2(ended.wait(kJobTimeoutMs), qPrintable(configure->launchOutput()->toPlainText()));
+    QTRY_COMPARE(jobState(window.jobsPanel()->table(), started.first().at(0).toLongLong()), QString("finished"));
+    // Benchmarks: LEAD's table with the two variants.
+    window.showView(ui::View::Benchmarks);
+    QTableWidget* table = window.benchmarksView()->table();
+    auto cellTexts = [table] { // every cell: the view may order its columns as it likes
+        QStringList cells;
+        for (int r = 0; r < table->rowCount(); ++r)
+            for (int c = 0; c < table->columnCount(); ++c)
+                cells << (table->item(r, c) ? table->item(r, c)->text() : QString());
+        return cells;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(cellTexts().contains("Baseline"), 30000);
+    const QStringList cells = cellTexts();
+    QVERIFY2(cells.contains("Baseline"), qPrintable(cells.join("|")));
+    QVERIFY2(cells.contains("policy.transfuser.upsample_mode=nearest"), qPrintable(cells.join("|")));
+}
+
+QTEST_MAIN(TestJobsFlow)
+#include "tst_jobsflow.moc"

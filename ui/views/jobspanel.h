@@ -1,0 +1,93 @@
+#pragma once
+// The Jobs panel (a dock of the workbench, visible from every view): the database's jobs — started from the
+// window, from a terminal or by another machine — with kind, state, a progress bar and message, elapsed time,
+// ETA and devices, read from the store every second. Its actions run the same `pitwall jobs` commands a
+// terminal user would (stop, stop now, resume), start a job again from its spec, show its log as a live tail,
+// and hand the job's results or spec to the window (showResults, editSpec). Reopening the window re-attaches:
+// everything shown comes from the store. GUI thread only.
+
+#include <QDialog>
+#include <QStringList>
+#include <QWidget>
+
+#include <cstdint>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTimer;
+class QTreeWidget;
+
+namespace pitwall::ui {
+
+class JobsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit JobsPanel(QWidget* parent = nullptr);
+    // Commands still running are left to finish on their own, unheard.
+    ~JobsPanel() override;
+
+    void setDatabase(const QString& location);
+    void setCliPath(const QString& path) { m_cli = path; }
+    QTreeWidget* table() const { return m_table; }
+    // Reads the store now (the panel also does every second).
+    void refresh();
+    // The job shown selected (0 when none) and selecting one by id (false when it is not listed).
+    std::int64_t selectedJob() const;
+    bool selectJob(std::int64_t id);
+    // Output of the last action ("" before any).
+    QString lastMessage() const;
+
+Q_SIGNALS:
+    // "Show results": a study (the Study view) or a run (the Live view), or a benchmark's kind (Benchmarks).
+    void showStudy(const QString& name);
+    void showRun(std::int64_t runId);
+    void showBenchmarks();
+    // "Edit spec": the job's command line (without "pitwall") and the folder it ran in.
+    void editSpec(const QStringList& words, const QString& cwd);
+    // A job was started or resumed from the panel.
+    void jobStarted(std::int64_t id);
+    void refreshed();
+
+private:
+    void updateButtons();
+    // Runs `pitwall <words>` (attached, short: the jobs commands) and reports its output in the status line.
+    void runCli(const QStringList& words, const QString& cwd = {});
+    void openLog();
+    void showResultsOfSelected();
+
+    QString m_db;
+    QString m_cli;
+    QTreeWidget* m_table = nullptr;
+    QLabel* m_message = nullptr;
+    QPushButton* m_stop = nullptr;
+    QPushButton* m_stopNow = nullptr;
+    QPushButton* m_resume = nullptr;
+    QPushButton* m_log = nullptr;
+    QPushButton* m_results = nullptr;
+    QPushButton* m_again = nullptr;
+    QPushButton* m_edit = nullptr;
+    QTimer* m_timer = nullptr;
+};
+
+// "Open log": the job's log file, followed while the dialog is open (the last 256 KiB).
+class JobLogDialog : public QDialog {
+    Q_OBJECT
+public:
+    JobLogDialog(std::int64_t jobId, const QString& logFile, QWidget* parent = nullptr);
+    QPlainTextEdit* text() const { return m_text; }
+    void reload();
+
+private:
+    QString m_file;
+    QPlainTextEdit* m_text = nullptr;
+    qint64 m_shownSize = -1;
+};
+
+// The `pitwall` executable the window runs (beside this program, then ../bin, then PATH; "" when none).
+QString defaultCliPath();
+// A widget going away with `pitwall` commands still running: they finish on their own, unheard (a QProcess
+// destroyed while running would kill its command and wait).
+void releaseRunningCommands(QObject* owner);
+
+} // namespace pitwall::ui

@@ -1,0 +1,112 @@
+#pragma once
+// "What to run" in the configure view: the kind of job (training run, hyperparameter search, variant
+// benchmark, partition benchmark, closed-loop driving evaluation, data-loader benchmark) and the options of
+// that kind, as form fields. check() marks every bad field in place (red, with the reason beside it) and
+// returns the problems; words() turns the fields into the `pitwall` command line the job runs, the same
+// one a terminal user would type. GUI thread only.
+
+#include <QStringList>
+#include <QWidget>
+
+#include <map>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QStackedWidget;
+
+namespace pitwall {
+class Schema;
+}
+
+namespace pitwall::ui {
+
+enum class RunKind { Train, Search, Variants, Partitions, Driving, Loader };
+
+// What the configure view supplies besides these fields: the files it wrote for this start.
+struct RunContext {
+    QString configFile; // the form's config, saved for this start
+    QString spaceFile;  // the search space editor's rows, saved for this start ("" unless Search)
+    QString database;
+};
+
+class RunOptions : public QWidget {
+    Q_OBJECT
+public:
+    // `schema` must outlive the widget.
+    explicit RunOptions(const Schema* schema, QWidget* parent = nullptr);
+
+    RunKind kind() const;
+    void setKind(RunKind kind);
+    QComboBox* kindBox() const { return m_kind; }
+    // The configure view tells which model the form configures (objectives, final comparison) and what the
+    // chosen partition mode gives.
+    void setModel(const QString& model);
+    void setPartition(const QString& mode, int logicalDevices);
+    // A search reads its space from the space editor's rows unless a space file is given here.
+    QString spaceFile() const;
+    // A variant benchmark of this file (written by "Compare these"); the kind becomes Variants.
+    void setVariantsFile(const QString& path);
+
+    // Marks and returns the problems of the fields for the current kind ("" entries never). `spaceProblems`
+    // are the space editor's (they count for a search that uses the editor's rows).
+    QStringList check(const QString& spaceProblems);
+    // The command line (without "pitwall" and without --detach).
+    QStringList words(const RunContext& context) const;
+    // Fills the fields from a job's command line (Edit spec). Returns the config files and dotted overrides
+    // found in it (for the form), or sets `error` for a command line this panel cannot show.
+    bool loadWords(const QStringList& words, QStringList& configFiles, QStringList& overrides, QString& error);
+
+    // The problem shown at a field (by object name), "" when none: what check() found.
+    QString problemAt(const QString& fieldName) const;
+
+Q_SIGNALS:
+    void kindChanged();
+
+private:
+    QWidget* buildSearchPage();
+    QWidget* buildVariantsPage();
+    QWidget* buildPartitionsPage();
+    QWidget* buildDrivingPage();
+    QWidget* buildLoaderPage();
+    // A field with its problem label under it, added to the page's form layout.
+    void addField(QWidget* page, const QString& label, QWidget* field, const QString& tip);
+    void setProblem(QWidget* field, const QString& problem);
+    void clearProblems();
+
+    const Schema* m_schema;
+    QString m_model;
+    QComboBox* m_kind = nullptr;
+    QStackedWidget* m_pages = nullptr;
+    QLabel* m_summary = nullptr;
+    std::map<QWidget*, QLabel*> m_problemLabels;
+    // search
+    QSpinBox* m_trials = nullptr;
+    QSpinBox* m_epochs = nullptr;
+    QComboBox* m_sampler = nullptr;
+    QComboBox* m_pruner = nullptr;
+    QComboBox* m_objective = nullptr;
+    QComboBox* m_direction = nullptr;
+    QSpinBox* m_finalEpochs = nullptr;
+    QLineEdit* m_study = nullptr;
+    QLineEdit* m_space = nullptr;
+    QLabel* m_partition = nullptr;
+    // variant benchmark
+    QLineEdit* m_variantsFile = nullptr;
+    QLineEdit* m_variantSeeds = nullptr;
+    // partition benchmark
+    std::vector<QCheckBox*> m_modes;
+    QLineEdit* m_batchSizes = nullptr;
+    QSpinBox* m_benchEpochs = nullptr;
+    // driving evaluation
+    QLineEdit* m_policy = nullptr;
+    QSpinBox* m_routes = nullptr;
+    QSpinBox* m_driveSeed = nullptr;
+    // loader benchmark
+    QLineEdit* m_images = nullptr;
+    QSpinBox* m_loaderBatches = nullptr;
+};
+
+} // namespace pitwall::ui
