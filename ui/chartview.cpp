@@ -335,9 +335,7 @@ void BarChartView::setBars(const QStringList& categories, const std::vector<BarS
     std::vector<double> stacked(static_cast<std::size_t>(categories.size()), 0.0);
     for (std::size_t i = 0; i < sets.size(); ++i) {
         auto* set = new QBarSet(sets[i].label);
-        set->setColor(seriesColor(static_cast<int>(i), palette()));
-        set->setBorderColor(palette().color(QPalette::Base));
-        set->setLabelColor(palette().color(QPalette::Text));
+        colourBars(set, static_cast<int>(i));
         for (int c = 0; c < categories.size(); ++c) {
             const double v = std::isfinite(sets[i].values.value(c)) ? sets[i].values.value(c) : 0.0;
             set->append(v);
@@ -367,8 +365,19 @@ QStringList BarChartView::categories() const
 void BarChartView::changeEvent(QEvent* event)
 {
     QChartView::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyTheme(this);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    applyTheme(this);
+    if (m_series)
+        for (int i = 0; i < m_series->count(); ++i)
+            colourBars(m_series->barSets().at(i), i);
+}
+
+void BarChartView::colourBars(QBarSet* set, int index) const
+{
+    set->setColor(seriesColor(index, palette()));
+    set->setBorderColor(palette().color(QPalette::Base));
+    set->setLabelColor(palette().color(QPalette::Text));
 }
 
 } // namespace pitwall::ui

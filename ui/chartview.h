@@ -13,6 +13,7 @@
 class QAbstractAxis;
 class QAbstractBarSeries;
 class QBarCategoryAxis;
+class QBarSet;
 class QLineSeries;
 class QValueAxis;
 class QXYSeries;
@@ -100,6 +101,8 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void colourBars(QBarSet* set, int index) const;
+
     Layout m_layout;
     QAbstractBarSeries* m_series = nullptr;
     QBarCategoryAxis* m_categories = nullptr;

@@ -13,6 +13,7 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QComboBox>
+#include <QDir>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSettings>
@@ -82,6 +83,13 @@ void TestBenchmarks::init()
 
 void TestBenchmarks::cleanup()
 {
+    // Set PITWALL_UI_SCREENSHOT_DIR to look at what each test checked.
+    const QString dir = qEnvironmentVariable("PITWALL_UI_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        QTest::qWait(100); // lets the charts lay out their legends
+        m_window->grab().save(
+            QDir(dir).filePath(QStringLiteral("benchmarks-%1.png").arg(QTest::currentTestFunction())));
+    }
     delete m_window;
     m_window = nullptr;
 }

@@ -8,7 +8,6 @@
 #include "core/util/timefmt.h"
 
 #include <QComboBox>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -129,13 +128,18 @@ BenchmarksView::BenchmarksView(QWidget* parent) : QWidget(parent)
     m_fullFps->setObjectName("benchmarkFullFps");
     m_fullFps->setAxisTitles(tr("batch size"), tr("FPS"));
     m_charts = new QWidget(this);
-    auto* grid = new QGridLayout(m_charts);
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->addWidget(m_tradeoff, 0, 0);
-    grid->addWidget(m_stageTimes, 0, 1);
-    grid->addWidget(m_ladder, 0, 2);
-    grid->addWidget(m_computeFps, 1, 0);
-    grid->addWidget(m_fullFps, 1, 1);
+    // One row per suite's charts (hidden charts take no room); the trade-off, with its labels, gets the most.
+    auto* variantsRow = new QHBoxLayout;
+    variantsRow->addWidget(m_tradeoff, 3);
+    variantsRow->addWidget(m_stageTimes, 2);
+    variantsRow->addWidget(m_ladder, 2);
+    auto* partitionsRow = new QHBoxLayout;
+    partitionsRow->addWidget(m_computeFps);
+    partitionsRow->addWidget(m_fullFps);
+    auto* charts = new QVBoxLayout(m_charts);
+    charts->setContentsMargins(0, 0, 0, 0);
+    charts->addLayout(variantsRow);
+    charts->addLayout(partitionsRow);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Suite:"), this));
