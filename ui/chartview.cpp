@@ -3,11 +3,15 @@
 #include "ui/exporting.h"
 #include "ui/theme.h"
 
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QStackedBarSeries>
 #include <QValueAxis>
 #include <QXYSeries>
 
@@ -16,15 +20,45 @@
 
 namespace pitwall::ui {
 
-ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
+namespace {
+
+// The look every workbench chart shares: a titled chart with its legend below and thin margins.
+QChart* newChart(QChartView* view, const QString& title)
 {
-    setObjectName(title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')));
+    view->setObjectName(title.toLower().replace(QLatin1Char(' '), QLatin1Char('-')));
     auto* chart = new QChart;
     chart->setTitle(title);
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setBackgroundRoundness(0);
+    return chart;
+}
+
+// Colours of the chart, its axes and the view from the view's palette.
+void applyTheme(QChartView* view)
+{
+    const QPalette pal = view->palette();
+    QChart* c = view->chart();
+    c->setBackgroundBrush(pal.color(QPalette::Base));
+    c->setPlotAreaBackgroundVisible(false);
+    c->setTitleBrush(pal.color(QPalette::Text));
+    c->legend()->setLabelColor(pal.color(QPalette::Text));
+    for (QAbstractAxis* axis : c->axes()) {
+        axis->setLabelsColor(pal.color(QPalette::Text));
+        axis->setTitleBrush(pal.color(QPalette::Text));
+        axis->setGridLineColor(pal.color(QPalette::Mid));
+        axis->setMinorGridLineColor(pal.color(QPalette::Midlight));
+        axis->setLinePenColor(pal.color(QPalette::Mid));
+    }
+    view->setBackgroundBrush(pal.color(QPalette::Base));
+}
+
+} // namespace
+
+ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
+{
+    auto* chart = newChart(this, title);
     auto* x = new QValueAxis;
     x->setLabelFormat(QStringLiteral("%.4g"));
     chart->addAxis(x, Qt::AlignBottom);
@@ -36,7 +70,7 @@ ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(200, 150);
-    applyTheme();
+    applyTheme(this);
     addPngExportMenu(this);
 }
 
@@ -172,7 +206,7 @@ void ChartView::setLogY(bool log)
     chart()->removeAxis(old);
     delete old;
     m_y->setTitleText(m_yTitle);
-    applyTheme();
+    applyTheme(this);
 }
 
 void ChartView::setAxisTitles(const QString& x, const QString& y)
@@ -272,25 +306,78 @@ void ChartView::changeEvent(QEvent* event)
 {
     QChartView::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
-        applyTheme();
+        applyTheme(this);
 }
 
-void ChartView::applyTheme()
+BarChartView::BarChartView(const QString& title, Layout layout, QWidget* parent) : QChartView(parent), m_layout(layout)
 {
-    const QPalette pal = palette();
-    QChart* c = chart();
-    c->setBackgroundBrush(pal.color(QPalette::Base));
-    c->setPlotAreaBackgroundVisible(false);
-    c->setTitleBrush(pal.color(QPalette::Text));
-    c->legend()->setLabelColor(pal.color(QPalette::Text));
-    for (QAbstractAxis* axis : {m_x, m_y}) {
-        axis->setLabelsColor(pal.color(QPalette::Text));
-        axis->setTitleBrush(pal.color(QPalette::Text));
-        axis->setGridLineColor(pal.color(QPalette::Mid));
-        axis->setMinorGridLineColor(pal.color(QPalette::Midlight));
-        axis->setLinePenColor(pal.color(QPalette::Mid));
+    auto* chart = newChart(this, title);
+    m_categories = new QBarCategoryAxis;
+    chart->addAxis(m_categories, Qt::AlignBottom);
+    m_values = new QValueAxis;
+    m_values->setLabelFormat(QStringLiteral("%.4g"));
+    chart->addAxis(m_values, Qt::AlignLeft);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(200, 150);
+    applyTheme(this);
+    addPngExportMenu(this);
+}
+
+void BarChartView::setBars(const QStringList& categories, const std::vector<BarSet>& sets)
+{
+    chart()->removeAllSeries();
+    if (m_layout == Layout::Stacked)
+        m_series = new QStackedBarSeries;
+    else
+        m_series = new QBarSeries;
+    double top = 0;
+    std::vector<double> stacked(static_cast<std::size_t>(categories.size()), 0.0);
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        auto* set = new QBarSet(sets[i].label);
+        colourBars(set, static_cast<int>(i));
+        for (int c = 0; c < categories.size(); ++c) {
+            const double v = std::isfinite(sets[i].values.value(c)) ? sets[i].values.value(c) : 0.0;
+            set->append(v);
+            stacked[static_cast<std::size_t>(c)] += v;
+            top = std::max(top, m_layout == Layout::Stacked ? stacked[static_cast<std::size_t>(c)] : v);
+        }
+        m_series->append(set);
     }
-    setBackgroundBrush(pal.color(QPalette::Base));
+    chart()->addSeries(m_series);
+    m_categories->setCategories(categories);
+    m_series->attachAxis(m_categories);
+    m_series->attachAxis(m_values);
+    const ChartView::AxisRanges ranges = ChartView::fittedRanges(0, 1, 0, top > 0 ? top : 1, false);
+    setLinearRange(m_values, 0, ranges.y1, ranges.yStep);
+}
+
+void BarChartView::setValueTitle(const QString& title)
+{
+    m_values->setTitleText(title);
+}
+
+QStringList BarChartView::categories() const
+{
+    return m_categories->categories();
+}
+
+void BarChartView::changeEvent(QEvent* event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    applyTheme(this);
+    if (m_series)
+        for (int i = 0; i < m_series->count(); ++i)
+            colourBars(m_series->barSets().at(i), i);
+}
+
+void BarChartView::colourBars(QBarSet* set, int index) const
+{
+    set->setColor(seriesColor(index, palette()));
+    set->setBorderColor(palette().color(QPalette::Base));
+    set->setLabelColor(palette().color(QPalette::Text));
 }
 
 } // namespace pitwall::ui

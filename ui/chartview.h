@@ -11,7 +11,11 @@
 #include <vector>
 
 class QAbstractAxis;
+class QAbstractBarSeries;
+class QBarCategoryAxis;
+class QBarSet;
 class QLineSeries;
+class QValueAxis;
 class QXYSeries;
 
 namespace pitwall::ui {
@@ -60,7 +64,6 @@ protected:
 private:
     void attach(QXYSeries* series);
     void updateLegend();
-    void applyTheme();
 
     struct Bounds {
         double x0, x1, y0, y1, positiveY0; // positiveY0: smallest y above 0 (for a log axis)
@@ -73,6 +76,37 @@ private:
     int m_nextColor = 0;
     std::vector<StageMark> m_marks;
     QString m_yTitle;
+};
+
+// Bar sets over named categories (one bar per set and category, side by side or stacked), with the value axis
+// from zero to a "nice" maximum, the same palette-following look and "Save as PNG…" as ChartView. GUI thread
+// only.
+class BarChartView : public QChartView {
+    Q_OBJECT
+public:
+    enum class Layout { Grouped, Stacked };
+    struct BarSet {
+        QString label;
+        QList<double> values; // by category
+    };
+    BarChartView(const QString& title, Layout layout, QWidget* parent = nullptr);
+
+    // Replaces every bar in one go.
+    void setBars(const QStringList& categories, const std::vector<BarSet>& sets);
+    void setValueTitle(const QString& title);
+    QAbstractBarSeries* series() const { return m_series; }
+    QStringList categories() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void colourBars(QBarSet* set, int index) const;
+
+    Layout m_layout;
+    QAbstractBarSeries* m_series = nullptr;
+    QBarCategoryAxis* m_categories = nullptr;
+    QValueAxis* m_values = nullptr;
 };
 
 } // namespace pitwall::ui

@@ -170,9 +170,13 @@ void StorePoller::poll(bool force)
         if (force || changed) {
             snapshot.changeCounter = counter;
             snapshot.studies = m_store->listStudies();
-            if (!m_focus.isEmpty())
-                if (auto study = m_store->findStudy(m_focus.toStdString()))
-                    snapshot.focusTrials = shareRecords(m_store->trials(study->id));
+            for (const StudySummary& summary : snapshot.studies) {
+                const QString name = QString::fromStdString(summary.study.name);
+                SharedTrials trials = shareRecords(m_store->trials(summary.study.id));
+                if (name == m_focus)
+                    snapshot.focusTrials = trials;
+                snapshot.studyTrials.emplace(name, std::move(trials));
+            }
             std::vector<RunRecord> runs = m_store->runs();
             for (RunRecord& run : runs)
                 std::string().swap(run.configYaml);

@@ -4,8 +4,8 @@
 // signals. The GUI thread never waits on the store: it asks through the slots (queued) and gets answers
 // through the signals.
 //
-// - snapshotReady: the study list, the trials of the study in focus, every run (config text left out) and
-//   the benchmark records.
+// - snapshotReady: the study list, the trials of every study (the one in focus also on its own), every run
+//   (config text left out) and the benchmark records.
 // - liveDelta: the live run's metric rows read with metricsSince(run, cursor), so only new rows travel,
 //   already turned into chart points (LiveSeriesBuilder), plus new events and run-record changes.
 // - trialDetailsReady: the runs (with config) and the last events of one trial, for failure reports.
@@ -20,6 +20,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct StoreSnapshot {
     std::vector<StudySummary> studies;
     QString focusStudy;
     SharedTrials focusTrials = shareRecords(std::vector<TrialRecord>{});
+    // The trials of every study of `studies`, by study name (the focus study's are focusTrials itself), for
+    // views that take trials from several studies (Compare).
+    std::map<QString, SharedTrials> studyTrials;
     SharedRuns runs = shareRecords(std::vector<RunRecord>{}); // every run, oldest first; configYaml left empty
     std::vector<BenchmarkRecord> benchmarks;
     qint64 changeCounter = 0;

@@ -4,7 +4,8 @@
 //   (two stages of metrics, events); the failed one has a fail_reason and an error event.
 // - "autospeed-hpo" (kind hpo): 30 trials over lr (log), box, warmup_epochs (int), optimizer (categorical),
 //   with intermediate values, pruned and failed trials, and runs spread over 4 logical devices.
-// - benchmark records of the "variants" suite and of a "loader" suite.
+// - benchmark records of the "variants" suite (LEAD's speed variants with driving scores, and AutoSpeed's
+//   optimisation ladder), of the "partitions" suite (two modes by three batch sizes) and of a "loader" suite.
 
 #include "core/store/store.h"
 #include "core/util/timefmt.h"
@@ -197,6 +198,18 @@ inline std::string fixed(double value)
     return QString::number(value, 'f', 1).toStdString();
 }
 
+inline constexpr double kDrivingScores[] = {42.0, 44.5, 47.0}; // Baseline, Logits, Logits+Nearest
+inline constexpr const char* kLadderRungs[] = {"Original", "Vectorised loss", "Pre-processed data", "Torch compile",
+                                               "All"};
+inline constexpr double kLadderSeconds[] = {30.0, 21.5, 18.0, 16.5, 12.0};
+inline constexpr double kLadderComputeFps[] = {10.0, 14.0, 17.0, 19.0, 25.0};
+
+// The node's compute FPS of a partition mode at a batch size (more logical devices: more throughput).
+inline double partitionComputeFps(const std::string& mode, int batch)
+{
+    return (mode == "CPX" ? 300.0 : 100.0) + 2.0 * batch;
+}
+
 inline void writeBenchmarks(Store& store)
 {
     const char* variants[] = {"Baseline", "Logits", "Logits+Nearest"};
@@ -212,11 +225,41 @@ inline void writeBenchmarks(Store& store)
                          {"Compute FPS", fixed(8.9 + i)},
                          {"Full FPS", fixed(8.7 + i)},
                          {"Waypoint L1 (m) \xE2\x86\x93", "4.318 \xC2\xB1 0.010"},
+                         {"Driving Score \xE2\x86\x91", fixed(kDrivingScores[i]) + " \xC2\xB1 1.5"},
                          {"study", b.name}};
         b.host = "test";
         b.time = kStart + i;
         store.addBenchmark(b);
     }
+    for (std::size_t i = 0; i < std::size(kLadderRungs); ++i) {
+        BenchmarkRecord b;
+        b.suite = "variants";
+        b.name = std::string("autospeed-optimizations/") + kLadderRungs[i];
+        b.results = Json{{"Variant", kLadderRungs[i]},
+                         {"Pretrain (s)", fixed(kLadderSeconds[i])},
+                         {"Post-train (s)", "0.0"},
+                         {"Total (s)", fixed(kLadderSeconds[i])},
+                         {"Compute FPS", fixed(kLadderComputeFps[i])},
+                         {"Full FPS", fixed(kLadderComputeFps[i] * 0.8)},
+                         {"mAP50-95 \xE2\x86\x91", "0.412 \xC2\xB1 0.000"},
+                         {"study", b.name}};
+        b.host = "test";
+        b.time = kStart + 10 + static_cast<double>(i);
+        store.addBenchmark(b);
+    }
+    for (const char* mode : {"SPX", "CPX"})
+        for (int batch : {8, 16, 32}) {
+            BenchmarkRecord b;
+            b.suite = "partitions";
+            b.name = std::string(mode) + "/bs" + std::to_string(batch);
+            b.parameters = Json{{"mode", mode}, {"batch_size", batch}, {"epochs", 1}, {"backend", "cpu"}};
+            b.results = Json{{"compute_fps", partitionComputeFps(mode, batch)},
+                             {"full_fps", partitionComputeFps(mode, batch) * 0.75},
+                             {"devices", Json::array()}};
+            b.host = "test";
+            b.time = kStart + 20;
+            store.addBenchmark(b);
+        }
     BenchmarkRecord loader;
     loader.suite = "loader";
     loader.name = "dali-like/batch8";

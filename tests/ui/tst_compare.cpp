@@ -1,6 +1,8 @@
 // The compare view over a real database: configs side by side from the runs' config_yaml, "differences
 // only" showing exactly the keys whose values differ, the chosen metric's curves, and mean ± std per group of
-// seeds. If this fails, a comparison hides a difference that explains a result, or shows noise as one.
+// seeds; trials ticked (with the mouse and the keyboard) in two different studies side by side, labelled
+// "study / #n". If this fails, a comparison hides a difference that explains a result, shows noise as one, or
+// cannot put two variants of a benchmark (each its own study) next to each other.
 #include "demodb.h"
 
 #include "ui/chartview.h"
@@ -11,8 +13,11 @@
 #include <QComboBox>
 #include <QLineSeries>
 #include <QSettings>
+#include <QStyle>
+#include <QStyleOptionViewItem>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace pitwall;
@@ -29,6 +34,36 @@ QString cell(QTableWidget* table, const QString& rowKey, const QString& header)
             return table->item(r, column)->text();
     return "<missing " + rowKey + " / " + header + ">";
 }
+
+QStringList headers(QTableWidget* table)
+{
+    QStringList out;
+    for (int c = 0; c < table->columnCount(); ++c)
+        out << table->horizontalHeaderItem(c)->text();
+    return out;
+}
+
+// Where a user clicks to tick or untick `item`: the centre of its check box.
+QPoint checkBoxCentre(QTreeWidget* tree, QTreeWidgetItem* item)
+{
+    tree->scrollToItem(item);
+    QStyleOptionViewItem option;
+    option.initFrom(tree->viewport());
+    option.rect = tree->visualItemRect(item);
+    option.features = QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDisplay;
+    option.text = item->text(0);
+    option.checkState = item->checkState(0);
+    option.widget = tree;
+    return tree->style()->subElementRect(QStyle::SE_ItemViewItemCheckIndicator, &option, tree).center();
+}
+
+QTreeWidgetItem* studyRow(QTreeWidget* tree, const QString& study)
+{
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        if (tree->topLevelItem(i)->data(0, Qt::UserRole).toString() == study)
+            return tree->topLevelItem(i);
+    return nullptr;
+}
 } // namespace
 
 class TestCompare : public QObject {
@@ -38,6 +73,7 @@ private Q_SLOTS:
     void differencesOnlyShowsExactlyTheDifferingKeys();
     void overlaysTheChosenMetric();
     void summarisesGroupsOfSeeds();
+    void comparesTrialsOfTwoStudies();
     void flattensYaml();
 
 private:
@@ -131,6 +167,68 @@ void TestCompare::summarisesGroupsOfSeeds()
     // Seeds of one config: no config differences at all.
     compare->differencesOnly()->setChecked(true);
     QTRY_COMPARE(compare->visibleConfigKeys(), QStringList());
+}
+
+void TestCompare::comparesTrialsOfTwoStudies()
+{
+    ui::MainWindow window;
+    ui::CompareView* compare = openCompare(window, "two-variants");
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
+    QTreeWidget* tree = compare->picker();
+    using Ref = ui::TrialRef;
+    QCOMPARE(compare->checkedTrials(), QList<Ref>({{"two-variants", 0}, {"two-variants", 1}}));
+    // Every study of the database is in the picker, not only the one in focus.
+    QTreeWidgetItem* seeds = studyRow(tree, "transfuser-seeds");
+    QVERIFY(seeds && studyRow(tree, "two-variants"));
+    QCOMPARE(seeds->childCount(), 4);
+    QVERIFY(!seeds->isExpanded());
+
+    // Untick two-variants #0 with the mouse.
+    QTreeWidgetItem* first = compare->pickerItem({"two-variants", 0});
+    QVERIFY(first);
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, checkBoxCentre(tree, first));
+    QCOMPARE(first->checkState(0), Qt::Unchecked);
+    // Open transfuser-seeds with the keyboard, tick its #1 with the mouse and its #2 with the space bar.
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(seeds).center());
+    QCOMPARE(tree->currentItem(), seeds);
+    QTest::keyClick(tree->viewport(), Qt::Key_Right);
+    QVERIFY(seeds->isExpanded());
+    QTreeWidgetItem* seed1 = compare->pickerItem({"transfuser-seeds", 1});
+    QTreeWidgetItem* seed2 = compare->pickerItem({"transfuser-seeds", 2});
+    QVERIFY(seed1 && seed2);
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, checkBoxCentre(tree, seed1));
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(seed2).center());
+    QCOMPARE(tree->currentItem(), seed2);
+    QTest::keyClick(tree->viewport(), Qt::Key_Space);
+    QCOMPARE(compare->checkedTrials(),
+             QList<Ref>({{"two-variants", 1}, {"transfuser-seeds", 1}, {"transfuser-seeds", 2}}));
+
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
+    // The metrics: each trial labelled with its study, deltas against the first, seeds grouped within a study.
+    QTableWidget* metrics = compare->metricsTable();
+    QCOMPARE(headers(metrics),
+             QStringList({"Metric", "two-variants / #1", "transfuser-seeds / #1 (Δ vs two-variants / #1)",
+                          "transfuser-seeds / #2 (Δ vs two-variants / #1)", "mean ± std (two-variants / #1)",
+                          "mean ± std (transfuser-seeds / #1,transfuser-seeds / #2)"}));
+    QCOMPARE(cell(metrics, "objective", "two-variants / #1"), QString("1.5"));
+    QCOMPARE(cell(metrics, "objective", "transfuser-seeds / #1 (Δ vs two-variants / #1)"), QString("0.79 (-0.71)"));
+    QCOMPARE(cell(metrics, "objective", "mean ± std (transfuser-seeds / #1,transfuser-seeds / #2)"),
+             QString("0.81 ± 0.028284 (n=2)"));
+    // The configs: the runs' resolved configs of both studies, side by side.
+    QTRY_COMPARE(cell(compare->configTable(), "policy.transfuser.upsample_mode", "transfuser-seeds / #1"),
+                 QString("bilinear"));
+    QCOMPARE(cell(compare->configTable(), "policy.transfuser.upsample_mode", "two-variants / #1"), QString("nearest"));
+    compare->differencesOnly()->setChecked(true);
+    QStringList differing = compare->visibleConfigKeys();
+    differing.sort();
+    QCOMPARE(differing, QStringList({"policy.transfuser.upsample_mode", "training.optimization.lr"}));
+    // The curves: one per trial, each run's own points.
+    QTRY_VERIFY(compare->curves()->find("transfuser-seeds / #2"));
+    for (const char* key : {"two-variants / #1", "transfuser-seeds / #1", "transfuser-seeds / #2"}) {
+        auto* series = qobject_cast<QLineSeries*>(compare->curves()->find(key));
+        QVERIFY2(series && series->count() > 10, key);
+        QCOMPARE(series->name(), QString(key));
+    }
 }
 
 void TestCompare::flattensYaml()

@@ -12,14 +12,15 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
-#include <QListWidget>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -54,11 +55,6 @@ void flattenJson(const Json& value, const QString& prefix, std::vector<std::pair
     out.emplace_back(prefix, QString::fromStdString(value.is_string() ? value.get<std::string>() : value.dump()));
 }
 
-QString trialLabel(const TrialRecord& t)
-{
-    return QStringLiteral("#%1").arg(t.number);
-}
-
 // Numeric results of a trial: the objective, numeric user attributes and the entries of object attributes
 // (e.g. metrics.loss).
 std::vector<std::pair<QString, double>> resultsOf(const TrialRecord& t)
@@ -79,8 +75,8 @@ std::vector<std::pair<QString, double>> resultsOf(const TrialRecord& t)
     return out;
 }
 
-// What makes two trials the same configuration apart from the seed.
-QString groupKey(const TrialRecord& t)
+// What makes two trials of one study the same configuration apart from the seed.
+QString groupKey(const QString& study, const TrialRecord& t)
 {
     QStringList parts;
     for (const TrialParam& p : t.params)
@@ -91,7 +87,7 @@ QString groupKey(const TrialRecord& t)
             if (k != "experiment.seeds")
                 parts << QString::fromStdString(k + "=" + v.dump());
     parts.sort();
-    return parts.join(QLatin1Char(';'));
+    return study + QLatin1Char('\n') + parts.join(QLatin1Char(';'));
 }
 
 QString number(double v)
@@ -115,8 +111,10 @@ std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml)
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     setObjectName("compareView");
-    m_picker = new QListWidget(this);
+    m_picker = new QTreeWidget(this);
     m_picker->setObjectName("comparePicker");
+    m_picker->setHeaderHidden(true);
+    m_picker->setColumnCount(1);
     m_hint = new QLabel(tr("Tick two or more trials."), this);
     m_hint->setWordWrap(true);
     auto* left = new QWidget(this);
@@ -172,73 +170,150 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
-    connect(m_picker, &QListWidget::itemChanged, this, [this] {
-        QList<int> numbers;
-        for (int i = 0; i < m_picker->count(); ++i)
-            if (m_picker->item(i)->checkState() == Qt::Checked)
-                numbers << m_picker->item(i)->data(Qt::UserRole).toInt();
-        if (numbers != m_checked) {
-            m_checked = numbers;
+    connect(m_picker, &QTreeWidget::itemChanged, this, [this] {
+        QList<TrialRef> ticked;
+        for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
+            QTreeWidgetItem* study = m_picker->topLevelItem(s);
+            for (int i = 0; i < study->childCount(); ++i)
+                if (study->child(i)->checkState(0) == Qt::Checked)
+                    ticked << TrialRef{study->data(0, Qt::UserRole).toString(),
+                                       study->child(i)->data(0, Qt::UserRole).toInt()};
+        }
+        if (ticked != m_checked) {
+            m_checked = ticked;
             request();
         }
     });
+    connect(m_picker, &QTreeWidget::itemExpanded, this,
+            [this](QTreeWidgetItem* item) { m_expanded.insert(item->data(0, Qt::UserRole).toString()); });
+    connect(m_picker, &QTreeWidget::itemCollapsed, this,
+            [this](QTreeWidgetItem* item) { m_expanded.erase(item->data(0, Qt::UserRole).toString()); });
     connect(m_diffOnly, &QCheckBox::toggled, this, &CompareView::applyDiffFilter);
     connect(m_metric, &QComboBox::activated, this, [this] { request(true); });
 }
 
-const TrialRecord* CompareView::trial(int number) const
+const TrialRecord* CompareView::trial(const TrialRef& ref) const
 {
-    for (const TrialRecord& t : *m_trials)
-        if (t.number == number)
+    auto trials = m_trials.find(ref.study);
+    if (trials == m_trials.end())
+        return nullptr;
+    for (const TrialRecord& t : *trials->second)
+        if (t.number == ref.number)
             return &t;
     return nullptr;
 }
 
+std::vector<CompareView::Picked> CompareView::picked() const
+{
+    std::vector<Picked> out;
+    for (const TrialRef& ref : m_checked)
+        if (const TrialRecord* t = trial(ref))
+            out.push_back({ref, t});
+    return out;
+}
+
+QString CompareView::labelOf(const TrialRef& trial) const
+{
+    const bool oneStudy =
+        std::all_of(m_checked.begin(), m_checked.end(), [&](const TrialRef& r) { return r.study == trial.study; });
+    return oneStudy ? QStringLiteral("#%1").arg(trial.number)
+                    : QStringLiteral("%1 / #%2").arg(trial.study).arg(trial.number);
+}
+
 void CompareView::showSnapshot(const StoreSnapshot& snapshot)
 {
-    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs) * 31);
+    std::map<QString, SharedTrials> trials = snapshot.studyTrials;
+    if (!snapshot.focusStudy.isEmpty())
+        trials.emplace(snapshot.focusStudy, snapshot.focusTrials); // a snapshot with the focus study only
+    std::uint64_t signature = runsSignature(*snapshot.runs) * 31;
+    for (const auto& [name, studyTrials] : trials)
+        signature = (signature * 1000003) ^ qHash(name) ^ trialsSignature(*studyTrials);
     if (m_haveSnapshot && snapshot.focusStudy == m_study && signature == m_signature)
         return; // nothing this view shows changed (the poller re-sends compared data itself)
     m_signature = signature;
-    const bool newStudy = snapshot.focusStudy != m_study;
+    const QString previous = m_study;
     m_study = snapshot.focusStudy;
-    m_trials = snapshot.focusTrials;
+    m_trials = std::move(trials);
+    m_studyOrder.clear();
+    for (const StudySummary& summary : snapshot.studies)
+        m_studyOrder << QString::fromStdString(summary.study.name);
+    for (const auto& entry : m_trials)
+        if (!m_studyOrder.contains(entry.first))
+            m_studyOrder << entry.first;
     m_haveSnapshot = true;
     std::map<std::int64_t, std::int64_t> lastRun;
     std::set<std::int64_t> ids;
-    for (const TrialRecord& t : *m_trials)
-        ids.insert(t.id);
+    for (const auto& entry : m_trials)
+        for (const TrialRecord& t : *entry.second)
+            ids.insert(t.id);
     for (const RunRecord& r : *snapshot.runs)
         if (r.trialId && ids.count(*r.trialId))
             lastRun[*r.trialId] = std::max(lastRun[*r.trialId], r.id);
     m_lastRunOfTrial = lastRun;
-    if (newStudy)
+    // Another study in focus replaces a choice made within the previous one; a choice across studies stays.
+    if (m_study != previous &&
+        std::all_of(m_checked.begin(), m_checked.end(), [&](const TrialRef& r) { return r.study == previous; }))
         m_checked.clear();
+    m_checked.erase(std::remove_if(m_checked.begin(), m_checked.end(), [this](const TrialRef& r) { return !trial(r); }),
+                    m_checked.end());
     if (m_checked.isEmpty()) // a first choice, so the view is never empty: the first two finished trials
-        for (const TrialRecord& t : *m_trials)
-            if (m_checked.size() < 2 && t.state != TrialState::Running && t.state != TrialState::Waiting)
-                m_checked << t.number;
+        if (auto focus = m_trials.find(m_study); focus != m_trials.end())
+            for (const TrialRecord& t : *focus->second)
+                if (m_checked.size() < 2 && t.state != TrialState::Running && t.state != TrialState::Waiting)
+                    m_checked << TrialRef{m_study, t.number};
+    if (!m_study.isEmpty())
+        m_expanded.insert(m_study);
+    fillPicker();
+    request();
+}
 
+void CompareView::fillPicker()
+{
     const QSignalBlocker blocker(m_picker);
     m_picker->clear();
-    for (const TrialRecord& t : *m_trials) {
-        QString text = trialLabel(t) + QStringLiteral("  ") + QString::fromUtf8(trialStateName(t.state).data());
-        if (auto v = objectiveOf(t))
-            text += QStringLiteral("  ") + number(*v);
-        if (t.userAttrs.contains("seed"))
-            text += tr("  seed %1").arg(QString::fromStdString(t.userAttrs["seed"].dump()));
-        auto* item = new QListWidgetItem(text, m_picker);
-        item->setData(Qt::UserRole, t.number);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(m_checked.contains(t.number) ? Qt::Checked : Qt::Unchecked);
+    for (const QString& name : std::as_const(m_studyOrder)) {
+        auto trials = m_trials.find(name);
+        if (trials == m_trials.end())
+            continue;
+        auto* study = new QTreeWidgetItem(m_picker);
+        study->setText(0, tr("%1  (%n trial(s))", nullptr, static_cast<int>(trials->second->size())).arg(name));
+        study->setData(0, Qt::UserRole, name);
+        study->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+        for (const TrialRecord& t : *trials->second) {
+            QString text = QStringLiteral("#%1  ").arg(t.number) + QString::fromUtf8(trialStateName(t.state).data());
+            if (auto v = objectiveOf(t))
+                text += QStringLiteral("  ") + number(*v);
+            if (t.userAttrs.contains("seed"))
+                text += tr("  seed %1").arg(QString::fromStdString(t.userAttrs["seed"].dump()));
+            auto* item = new QTreeWidgetItem(study);
+            item->setText(0, text);
+            item->setData(0, Qt::UserRole, t.number);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(0, m_checked.contains(TrialRef{name, t.number}) ? Qt::Checked : Qt::Unchecked);
+        }
+        study->setExpanded(m_expanded.count(name) > 0);
     }
-    request();
+}
+
+QTreeWidgetItem* CompareView::pickerItem(const TrialRef& trial) const
+{
+    for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
+        QTreeWidgetItem* study = m_picker->topLevelItem(s);
+        if (study->data(0, Qt::UserRole).toString() != trial.study)
+            continue;
+        for (int i = 0; i < study->childCount(); ++i)
+            if (study->child(i)->data(0, Qt::UserRole).toInt() == trial.number)
+                return study->child(i);
+    }
+    return nullptr;
 }
 
 void CompareView::forget()
 {
     m_study.clear();
-    m_trials = shareRecords(std::vector<TrialRecord>{});
+    m_studyOrder.clear();
+    m_trials.clear();
+    m_expanded.clear();
     m_lastRunOfTrial.clear();
     m_checked.clear();
     m_requestRuns.clear();
@@ -251,17 +326,34 @@ void CompareView::forget()
 
 void CompareView::setChecked(const QList<int>& trialNumbers)
 {
-    m_checked = trialNumbers;
+    QList<TrialRef> trials;
+    for (int n : trialNumbers)
+        trials << TrialRef{m_study, n};
+    setCheckedTrials(trials);
+}
+
+void CompareView::setCheckedTrials(const QList<TrialRef>& trials)
+{
+    m_checked = trials;
     const QSignalBlocker blocker(m_picker);
-    for (int i = 0; i < m_picker->count(); ++i)
-        m_picker->item(i)->setCheckState(
-            trialNumbers.contains(m_picker->item(i)->data(Qt::UserRole).toInt()) ? Qt::Checked : Qt::Unchecked);
+    for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
+        QTreeWidgetItem* study = m_picker->topLevelItem(s);
+        const QString name = study->data(0, Qt::UserRole).toString();
+        for (int i = 0; i < study->childCount(); ++i)
+            study->child(i)->setCheckState(
+                0, trials.contains(TrialRef{name, study->child(i)->data(0, Qt::UserRole).toInt()}) ? Qt::Checked
+                                                                                                   : Qt::Unchecked);
+    }
     request();
 }
 
 QList<int> CompareView::checked() const
 {
-    return m_checked;
+    QList<int> numbers;
+    for (const TrialRef& r : m_checked)
+        if (r.study == m_study)
+            numbers << r.number;
+    return numbers;
 }
 
 bool CompareView::ready() const
@@ -272,10 +364,9 @@ bool CompareView::ready() const
 void CompareView::request(bool force)
 {
     QList<qint64> runs;
-    for (int n : std::as_const(m_checked))
-        if (const TrialRecord* t = trial(n))
-            if (auto it = m_lastRunOfTrial.find(t->id); it != m_lastRunOfTrial.end())
-                runs << it->second;
+    for (const Picked& p : picked())
+        if (auto it = m_lastRunOfTrial.find(p.trial->id); it != m_lastRunOfTrial.end())
+            runs << it->second;
     QString metric = m_metric->currentText();
     if (metric.isEmpty())
         metric = QStringLiteral("loss");
@@ -327,10 +418,8 @@ void CompareView::fillConfig()
     std::vector<std::map<QString, QString>> values;
     QStringList order;
     std::set<QString> seen;
-    for (int n : std::as_const(m_checked)) {
-        const TrialRecord* t = trial(n);
-        if (!t)
-            continue;
+    for (const Picked& p : picked()) {
+        const TrialRecord* t = p.trial;
         std::vector<std::pair<QString, QString>> flat;
         auto run = m_lastRunOfTrial.find(t->id);
         if (run != m_lastRunOfTrial.end() && m_configs.count(run->second) && !m_configs[run->second].isEmpty()) {
@@ -349,7 +438,7 @@ void CompareView::fillConfig()
                 order << key;
             row[key] = value;
         }
-        columns.emplace_back(trialLabel(*t), QString());
+        columns.emplace_back(labelOf(p.ref), QString());
         values.push_back(std::move(row));
     }
     m_config->clear();
@@ -401,15 +490,12 @@ QStringList CompareView::visibleConfigKeys() const
 
 void CompareView::fillMetrics()
 {
-    std::vector<const TrialRecord*> trials;
-    for (int n : std::as_const(m_checked))
-        if (const TrialRecord* t = trial(n))
-            trials.push_back(t);
+    const std::vector<Picked> trials = picked();
     QStringList metrics;
     std::vector<std::map<QString, double>> results;
-    for (const TrialRecord* t : trials) {
+    for (const Picked& p : trials) {
         std::map<QString, double> r;
-        for (const auto& [key, value] : resultsOf(*t)) {
+        for (const auto& [key, value] : resultsOf(*p.trial)) {
             if (!metrics.contains(key))
                 metrics << key;
             r[key] = value;
@@ -419,7 +505,7 @@ void CompareView::fillMetrics()
     // Groups of seeds: same parameters and config changes apart from the seed.
     std::vector<std::pair<QString, std::vector<std::size_t>>> groups;
     for (std::size_t i = 0; i < trials.size(); ++i) {
-        const QString key = groupKey(*trials[i]);
+        const QString key = groupKey(trials[i].ref.study, *trials[i].trial);
         auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
         if (it == groups.end())
             groups.emplace_back(key, std::vector<std::size_t>{i});
@@ -428,12 +514,12 @@ void CompareView::fillMetrics()
     }
     QStringList headers{tr("Metric")};
     for (std::size_t i = 0; i < trials.size(); ++i)
-        headers << (i == 0 ? trialLabel(*trials[i])
-                           : tr("%1 (Δ vs %2)").arg(trialLabel(*trials[i]), trialLabel(*trials[0])));
+        headers << (i == 0 ? labelOf(trials[i].ref)
+                           : tr("%1 (Δ vs %2)").arg(labelOf(trials[i].ref), labelOf(trials[0].ref)));
     for (const auto& [key, members] : groups) {
         QStringList names;
         for (std::size_t i : members)
-            names << trialLabel(*trials[i]);
+            names << labelOf(trials[i].ref);
         headers << tr("mean ± std (%1)").arg(names.join(QLatin1Char(',')));
     }
     m_metrics->clear();
@@ -480,15 +566,14 @@ void CompareView::drawCurves()
 {
     m_curves->removeAll();
     const int target = std::max(64, 2 * m_curves->plotWidth());
-    for (int n : std::as_const(m_checked)) {
-        const TrialRecord* t = trial(n);
-        if (!t)
-            continue;
-        auto run = m_lastRunOfTrial.find(t->id);
+    for (const Picked& p : picked()) {
+        auto run = m_lastRunOfTrial.find(p.trial->id);
         if (run == m_lastRunOfTrial.end() || !m_series.count(run->second))
             continue;
         const QList<QPointF>& points = m_series[run->second];
-        QLineSeries* series = m_curves->line(trialLabel(*t), tr("trial %1").arg(t->number));
+        const QString label = labelOf(p.ref);
+        QLineSeries* series =
+            m_curves->line(label, label.startsWith(QLatin1Char('#')) ? tr("trial %1").arg(p.ref.number) : label);
         series->setPointsVisible(points.size() < 40);
         m_curves->setPoints(series, lttb(points, target));
     }

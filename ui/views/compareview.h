@@ -1,5 +1,6 @@
 #pragma once
-// The compare view: pick two or more trials of the study in focus and see their configs side by side (from
+// The compare view: pick two or more trials of any studies of the database (a tree of studies and their trials;
+// a variant benchmark stores each variant as its own study) and see their configs side by side (from
 // the runs' resolved config_yaml; parameters and recorded config changes for trials without runs, such as
 // Optuna's) with a "differences only" switch, the curves of one chosen metric overlaid (LTTB down-sampled),
 // and a metrics table with deltas against the first trial and mean ± std per group of seeds (trials whose
@@ -14,12 +15,14 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QListWidget;
+class QTreeWidget;
+class QTreeWidgetItem;
 class QTableWidget;
 class QTabWidget;
 
@@ -27,6 +30,13 @@ namespace pitwall::ui {
 
 class ChartView;
 struct CompareData;
+
+// One trial of one study.
+struct TrialRef {
+    QString study;
+    int number = 0;
+    bool operator==(const TrialRef&) const = default;
+};
 
 // A YAML document as (dotted key, flow text of the value) in document order.
 std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml);
@@ -40,9 +50,20 @@ public:
     void showData(const CompareData& data);
     // Another database: forget the trials, runs and answers.
     void forget();
-    // Checks exactly these trials (by number) and asks for their data.
+    // Checks exactly these trials of the study in focus (by number) and asks for their data.
     void setChecked(const QList<int>& trialNumbers);
+    // The numbers of the checked trials of the study in focus.
     QList<int> checked() const;
+    // Checks exactly these trials, of any studies, and asks for their data.
+    void setCheckedTrials(const QList<TrialRef>& trials);
+    // The checked trials in the picker's order (studies as listed, trials by number).
+    QList<TrialRef> checkedTrials() const { return m_checked; }
+    // The label of a checked trial in the tables and the curves' legend: "#n" or "study / #n".
+    QString labelOf(const TrialRef& trial) const;
+
+    QTreeWidget* picker() const { return m_picker; }
+    // The picker's row of a trial (a child of its study's row), or null.
+    QTreeWidgetItem* pickerItem(const TrialRef& trial) const;
     bool ready() const;
 
     QTableWidget* configTable() const { return m_config; }
@@ -64,12 +85,21 @@ private:
     void fillMetrics();
     void drawCurves();
     void applyDiffFilter();
-    const TrialRecord* trial(int number) const;
+    void fillPicker();
+    // The checked trials that the snapshot holds, in m_checked's order.
+    struct Picked {
+        TrialRef ref;
+        const TrialRecord* trial;
+    };
+    std::vector<Picked> picked() const;
+    const TrialRecord* trial(const TrialRef& ref) const;
 
-    QString m_study;
-    SharedTrials m_trials = shareRecords(std::vector<TrialRecord>{}); // shared with the snapshot
-    std::map<std::int64_t, std::int64_t> m_lastRunOfTrial;            // trial id -> latest run id
-    QList<int> m_checked;
+    QString m_study; // in focus
+    QStringList m_studyOrder;
+    std::map<QString, SharedTrials> m_trials;              // by study, shared with the snapshot
+    std::set<QString> m_expanded;                          // studies whose trials the picker shows
+    std::map<std::int64_t, std::int64_t> m_lastRunOfTrial; // trial id -> latest run id
+    QList<TrialRef> m_checked;
     QList<qint64> m_requestRuns;
     quint64 m_requestId = 0;
     quint64 m_answered = 0;
@@ -78,7 +108,7 @@ private:
     bool m_haveSnapshot = false;
     std::uint64_t m_signature = 0;
 
-    QListWidget* m_picker = nullptr;
+    QTreeWidget* m_picker = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTableWidget* m_config = nullptr;
     QCheckBox* m_diffOnly = nullptr;

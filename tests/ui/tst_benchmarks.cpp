@@ -1,0 +1,203 @@
+// The Benchmarks view draws what its tables hold, read from a real database through the window's poller:
+// LEAD's variants as training time against driving score (one labelled point per variant) and their stage
+// times as stacked bars, AutoSpeed's optimisation ladder as FPS bars per rung, and the partition benchmark as
+// FPS against batch size, a line per mode. Every value is compared with the figure stored in demodb.h. If this
+// fails, a chart shows a variant, rung or mode at a place its table does not (or misses it), for instance
+// because a stored "9.1" was read with the desktop's decimal comma.
+#include "demodb.h"
+
+#include "ui/chartview.h"
+#include "ui/mainwindow.h"
+#include "ui/views/benchmarksview.h"
+
+#include <QAbstractBarSeries>
+#include <QBarSet>
+#include <QComboBox>
+#include <QDir>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace pitwall;
+
+namespace {
+// The bar set labelled `label`: its values by category.
+QList<double> barValues(ui::BarChartView* chart, const QString& label)
+{
+    QList<double> out;
+    for (QBarSet* set : chart->series()->barSets())
+        if (set->label() == label)
+            for (int i = 0; i < set->count(); ++i)
+                out << set->at(i);
+    return out;
+}
+
+void compareValues(const QList<double>& actual, const QList<double>& expected)
+{
+    QCOMPARE(actual.size(), expected.size());
+    for (int i = 0; i < actual.size(); ++i)
+        QCOMPARE(actual[i], expected[i]);
+}
+} // namespace
+
+class TestBenchmarks : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void variantsAsTimeAgainstDrivingScore();
+    void variantsStageTimesAsStackedBars();
+    void ladderAsBarsPerRung();
+    void partitionsAsALinePerMode();
+    void otherSuitesHaveNoChart();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+    ui::MainWindow* m_window = nullptr;
+    ui::BenchmarksView* m_view = nullptr;
+};
+
+void TestBenchmarks::initTestCase()
+{
+    QCoreApplication::setOrganizationName("PitwallTest");
+    QSettings().clear();
+    m_db = m_dir.filePath("benchmarks.db");
+    demo::writeDemoDatabase(m_db);
+}
+
+void TestBenchmarks::init()
+{
+    m_window = new ui::MainWindow;
+    m_window->showView(ui::View::Benchmarks);
+    m_window->show();
+    m_window->openDatabase(m_db);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->viewReady(ui::View::Benchmarks), 10000);
+    m_view = m_window->benchmarksView();
+    QTRY_VERIFY(m_view->suites().contains("partitions"));
+}
+
+void TestBenchmarks::cleanup()
+{
+    // Set PITWALL_UI_SCREENSHOT_DIR to look at what each test checked.
+    const QString dir = qEnvironmentVariable("PITWALL_UI_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        QTest::qWait(100); // lets the charts lay out their legends
+        m_window->grab().save(
+            QDir(dir).filePath(QStringLiteral("benchmarks-%1.png").arg(QTest::currentTestFunction())));
+    }
+    delete m_window;
+    m_window = nullptr;
+}
+
+void TestBenchmarks::variantsAsTimeAgainstDrivingScore()
+{
+    m_view->showSuite("variants");
+    QCOMPARE(m_view->benchmarks(), QStringList({"lead-speed", "autospeed-optimizations"}));
+    m_view->showBenchmark("lead-speed");
+    QCOMPARE(m_view->table()->rowCount(), 3); // the table holds the chosen benchmark's variants only
+    auto* chart = m_view->findChild<ui::ChartView*>("benchmarkTradeoff");
+    QVERIFY(chart && chart->isVisible());
+    QCOMPARE(chart->chart()->title(), QString("Training time vs driving score"));
+    const QStringList variants = {"Baseline", "Logits", "Logits+Nearest"};
+    QCOMPARE(chart->chart()->series().size(), variants.size());
+    for (int i = 0; i < variants.size(); ++i) {
+        auto* point = qobject_cast<QScatterSeries*>(chart->find(variants[i]));
+        QVERIFY2(point, qPrintable(variants[i]));
+        QCOMPARE(point->name(), variants[i]);
+        QCOMPARE(point->count(), 1);
+        QCOMPARE(point->at(0).x(), 16.6 - i);                // "Total (s)"
+        QCOMPARE(point->at(0).y(), demo::kDrivingScores[i]); // "Driving Score ↑", the mean of "42.0 ± 1.5"
+        QVERIFY(point->pointLabelsVisible());
+        QCOMPARE(point->pointLabelsFormat(), variants[i]);
+    }
+}
+
+void TestBenchmarks::variantsStageTimesAsStackedBars()
+{
+    m_view->showSuite("variants");
+    m_view->showBenchmark("lead-speed");
+    auto* bars = m_view->findChild<ui::BarChartView*>("benchmarkStageTimes");
+    QVERIFY(bars && bars->isVisible());
+    QCOMPARE(bars->series()->type(), QAbstractSeries::SeriesTypeStackedBar);
+    QCOMPARE(bars->categories(), QStringList({"Baseline", "Logits", "Logits+Nearest"}));
+    compareValues(barValues(bars, "Pretrain (s)"), {9.1, 8.1, 7.1});
+    compareValues(barValues(bars, "Post-train (s)"), {7.5, 7.5, 7.5});
+    QVERIFY(!m_view->findChild<ui::BarChartView*>("benchmarkLadder")->isVisible()); // not a ladder
+}
+
+void TestBenchmarks::ladderAsBarsPerRung()
+{
+    m_view->showSuite("variants");
+    m_view->showBenchmark("lead-speed");
+    // The user picks the other benchmark file with the keyboard.
+    auto* file = m_view->findChild<QComboBox*>("benchmarkFile");
+    QVERIFY(file && file->isVisible());
+    file->setFocus();
+    QTest::keyClick(file, Qt::Key_Down);
+    QCOMPARE(file->currentText(), QString(ui::kLadderBenchmark));
+    QCOMPARE(m_view->table()->rowCount(), 5);
+
+    auto* ladder = m_view->findChild<ui::BarChartView*>("benchmarkLadder");
+    QVERIFY(ladder && ladder->isVisible());
+    QStringList rungs;
+    QList<double> compute, full, seconds;
+    for (std::size_t i = 0; i < std::size(demo::kLadderRungs); ++i) {
+        rungs << demo::kLadderRungs[i];
+        compute << demo::kLadderComputeFps[i];
+        full << QString::number(demo::kLadderComputeFps[i] * 0.8, 'f', 1).toDouble(); // stored with one decimal
+        seconds << demo::kLadderSeconds[i];
+    }
+    QCOMPARE(ladder->categories(), rungs);
+    QCOMPARE(ladder->series()->type(), QAbstractSeries::SeriesTypeBar);
+    compareValues(barValues(ladder, "Compute FPS"), compute);
+    compareValues(barValues(ladder, "Full FPS"), full);
+    compareValues(barValues(m_view->stageTimesChart(), "Pretrain (s)"), seconds);
+    // No driving score in the ladder: time against its quality column.
+    auto* tradeoff = m_view->tradeoffChart();
+    QCOMPARE(tradeoff->chart()->title(), QString("Training time vs mAP50-95 \u2191"));
+    QCOMPARE(tradeoff->chart()->series().size(), rungs.size());
+    auto* last = qobject_cast<QScatterSeries*>(tradeoff->find("All"));
+    QVERIFY(last && last->count() == 1);
+    QCOMPARE(last->at(0), QPointF(12.0, 0.412));
+}
+
+void TestBenchmarks::partitionsAsALinePerMode()
+{
+    m_view->showSuite("partitions");
+    QCOMPARE(m_view->table()->rowCount(), 6);
+    QVERIFY(!m_view->tradeoffChart()->isVisible());
+    auto* compute = m_view->findChild<ui::ChartView*>("benchmarkComputeFps");
+    auto* full = m_view->findChild<ui::ChartView*>("benchmarkFullFps");
+    QVERIFY(compute && full && compute->isVisible() && full->isVisible());
+    for (ui::ChartView* chart : {compute, full}) {
+        QCOMPARE(chart->chart()->series().size(), 2);
+        for (const char* mode : {"SPX", "CPX"}) {
+            auto* line = qobject_cast<QLineSeries*>(chart->find(mode));
+            QVERIFY2(line, mode);
+            QCOMPARE(line->count(), 3);
+            const int batches[] = {8, 16, 32};
+            for (int i = 0; i < 3; ++i) {
+                const double fps = demo::partitionComputeFps(mode, batches[i]) * (chart == full ? 0.75 : 1.0);
+                QCOMPARE(line->at(i), QPointF(batches[i], fps));
+            }
+        }
+    }
+}
+
+void TestBenchmarks::otherSuitesHaveNoChart()
+{
+    m_view->showSuite("loader");
+    QCOMPARE(m_view->table()->rowCount(), 1);
+    for (const char* name :
+         {"benchmarkTradeoff", "benchmarkStageTimes", "benchmarkLadder", "benchmarkComputeFps", "benchmarkFullFps"})
+        QVERIFY2(!m_view->findChild<QWidget*>(name)->isVisible(), name);
+    QVERIFY(!m_view->findChild<QComboBox*>("benchmarkFile")->isVisible());
+}
+
+QTEST_MAIN(TestBenchmarks)
+#include "tst_benchmarks.moc"
