@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lists the skips of the last CTest run in a build folder, and fails on a silent one.
-# Usage: bash packaging/check-skips.sh [build dir]   (default: PITWALL_BUILD_DIR or <checkout>/build)
+# Lists the skips of a CTest run, and fails on a silent one.
+# Usage: bash packaging/check-skips.sh [junit.xml]   (default: <build>/Testing/ctest-junit.xml, which
+#        packaging/test.sh has CTest write with --output-junit; <build> is PITWALL_BUILD_DIR or <checkout>/build)
 #
 # A test may skip only for an optional component, one that packaging/install-deps.sh cannot install, and only
 # through PITWALL_SKIP_OPTIONAL (tests/support/components.h): its executable then exits 77 and CTest counts it as
@@ -11,8 +12,7 @@
 # Exit status 1 when anything was refused, else 0.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-${PITWALL_BUILD_DIR:-$root/build}}"
-log="$build/Testing/Temporary/LastTest.log"
+junit="${1:-${PITWALL_BUILD_DIR:-$root/build}/Testing/ctest-junit.xml}"
 refused=0
 
 direct=$(cd "$root" && grep -rn --include='*.cpp' --include='*.h' 'QSKIP(' tests | grep -v '^tests/support/components.h:' || true)
@@ -22,18 +22,29 @@ if [ -n "$direct" ]; then
   refused=1
 fi
 
-if [ ! -f "$log" ]; then
-  echo "pitwall: no CTest log at $log"
+if [ ! -f "$junit" ]; then
+  echo "pitwall: no CTest JUnit report at $junit"
   exit 1
 fi
-# LastTest.log: per test "N/M Test: name", its output with Qt Test's "SKIP   : Class::function() why" lines,
-# then "Test Passed.", "Test Failed." or a line with "Skipped" for an exit status that matched SKIP_RETURN_CODE.
+# CTest's JUnit report: per test <testcase name="..." status="run|fail|notrun|disabled">, with the test's output
+# (Qt Test's "SKIP   : Class::function() why" lines) in <system-out>; "notrun" is also SKIP_RETURN_CODE's skip.
 report=$(awk '
-  /^[0-9]+\/[0-9]+ Test: / { name = $3; why = "" }
-  /^SKIP   : / && why == "" { why = substr($0, 10) }
-  /^Test Passed\./ && why != "" { print "silent\t" name "\t" why }
-  /^Test (Skipped|Not Run)/ || /^Skipped/ { print "optional\t" name "\t" why }
-' "$log")
+  function attr(line, key) {
+    if (!match(line, key "=\"[^\"]*\"")) return ""
+    return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 3)
+  }
+  function unescape(text) {
+    gsub(/&lt;/, "<", text); gsub(/&gt;/, ">", text); gsub(/&quot;/, "\"", text); gsub(/&apos;/, "\047", text)
+    gsub(/&amp;/, "\\&", text)
+    return text
+  }
+  /<testcase / { name = attr($0, "name"); status = attr($0, "status"); why = "" }
+  /^SKIP   : / && why == "" { why = unescape(substr($0, 10)) }
+  /<\/testcase>/ || /<testcase .*\/>/ {
+    if (status == "notrun" && why != "") print "optional\t" name "\t" why
+    else if (status == "run" && why != "") print "silent\t" name "\t" why
+  }
+' "$junit")
 silent=$(awk -F'\t' '$1 == "silent" { print "  " $2 ": " $3 }' <<< "$report")
 optional=$(awk -F'\t' '$1 == "optional" { print "  " $2 ": " $3 }' <<< "$report")
 if [ -n "$optional" ]; then

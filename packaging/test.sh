@@ -10,8 +10,9 @@ echo "pitwall: build took $(( $(date +%s) - start )) s"
 export QT_QPA_PLATFORM=offscreen
 cd "$PITWALL_BUILD_DIR"
 status=0
-ctest --output-on-failure --timeout 900 "$@" || status=$?
-if ! bash "$PITWALL_ROOT/packaging/check-skips.sh" "$PITWALL_BUILD_DIR" && [ "${CI:-}" = true ]; then
+junit="$PITWALL_BUILD_DIR/Testing/ctest-junit.xml"
+ctest --output-on-failure --timeout 900 --output-junit "$junit" "$@" || status=$?
+if ! bash "$PITWALL_ROOT/packaging/check-skips.sh" "$junit" && [ "${CI:-}" = true ]; then
   status=1
 fi
 exit "$status"
