@@ -39,23 +39,23 @@ inline int execWithOptionalSkips(QObject* test, int argc, char** argv)
 } // namespace pitwall::test
 
 // Fails the current test function: `component` (what to install, e.g. "python3-optuna") is missing because `why`.
-#define PITWALL_FAIL_MISSING(component, why) \
+#define PITWALL_FAIL_MISSING(component, why)                                                                           \
     QFAIL(qPrintable(pitwall::test::missingInstalledMessage(QStringLiteral(component), why)))
 
 // Skips the rest of the current test function because an optional component is missing; `why` names it.
-#define PITWALL_SKIP_OPTIONAL(why) \
-    do { \
-        ++pitwall::test::optionalSkips; \
-        QSKIP(why); \
+#define PITWALL_SKIP_OPTIONAL(why)                                                                                     \
+    do {                                                                                                               \
+        ++pitwall::test::optionalSkips;                                                                                \
+        QSKIP(why);                                                                                                    \
     } while (false)
 
 // QTEST_GUILESS_MAIN that ends with kSkipReturnCode after an optional skip.
-#define PITWALL_TEST_MAIN(TestObject) \
-    int pitwall::test::optionalSkips = 0; \
-    int main(int argc, char** argv) \
-    { \
-        QCoreApplication app(argc, argv); \
-        TestObject test; \
-        QTEST_SET_MAIN_SOURCE_PATH \
-        return pitwall::test::execWithOptionalSkips(&test, argc, argv); \
+#define PITWALL_TEST_MAIN(TestObject)                                                                                  \
+    int pitwall::test::optionalSkips = 0;                                                                              \
+    int main(int argc, char** argv)                                                                                    \
+    {                                                                                                                  \
+        QCoreApplication app(argc, argv);                                                                              \
+        TestObject test;                                                                                               \
+        QTEST_SET_MAIN_SOURCE_PATH                                                                                     \
+        return pitwall::test::execWithOptionalSkips(&test, argc, argv);                                                \
     }

@@ -106,7 +106,7 @@ inline PythonResult runPython(const QStringList& arguments, const QString& workD
     return result;
 }
 
-// Empty when Debian's Optuna can be imported; otherwise why not (a failure: PITWALL_FAIL_MISSING("python3-optuna", ...)).
+// Empty when Debian's Optuna can be imported; otherwise why not, for PITWALL_FAIL_MISSING("python3-optuna", why).
 inline QString optunaUnavailableReason(const QString& workDir)
 {
     if (!QFile::exists(kSystemPython))
