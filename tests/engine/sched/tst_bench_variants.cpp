@@ -31,17 +31,6 @@ QString meanPlusMinusStd(const std::vector<double>& values, int decimals)
     return QString::number(m, 'f', decimals) + " ± " + QString::number(std, 'f', decimals);
 }
 
-// The cells of a Markdown table line "| a | b |".
-QStringList cells(const QString& line)
-{
-    QStringList parts = line.split('|');
-    parts.removeFirst();
-    parts.removeLast();
-    for (QString& p : parts)
-        p = p.trimmed();
-    return parts;
-}
-
 } // namespace
 
 class TestBenchVariants : public QObject {
@@ -71,14 +60,14 @@ void TestBenchVariants::markdownTableMatchesTheStore()
     const QStringList lines = r.out.split('\n');
     const qsizetype header = lines.indexOf(QRegularExpression("^\\| Variant \\|.*"));
     QVERIFY2(header >= 0 && header + 3 < lines.size(), qPrintable(r.out));
-    QCOMPARE(cells(lines[header]), (QStringList{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS",
-                                                "Full FPS", "Waypoint L1 (m) ↓"}));
-    QCOMPARE(cells(lines[header + 1]), (QStringList{"---", "---:", "---:", "---:", "---:", "---:", "---:"}));
+    QCOMPARE(markdownCells(lines[header]), (QStringList{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)",
+                                                        "Compute FPS", "Full FPS", "Waypoint L1 (m) ↓"}));
+    QCOMPARE(markdownCells(lines[header + 1]), (QStringList{"---", "---:", "---:", "---:", "---:", "---:", "---:"}));
     QVERIFY2(r.out.contains("Waypoint L1 (m): mean ± sample std over 2 training seed(s)"), qPrintable(r.out));
 
     const QStringList variants{"Bilinear", "Nearest"};
     for (int v = 0; v < variants.size(); ++v) {
-        const QStringList row = cells(lines[header + 2 + v]);
+        const QStringList row = markdownCells(lines[header + 2 + v]);
         QCOMPARE(row.size(), 7);
         QCOMPARE(row[0], variants[v]);
         // One trial per seed in the study "<file name>/<variant>", with its final metrics and stage times.
