@@ -60,10 +60,12 @@ function(pitwall_add_plugin_schema name file)
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${file} ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.schema.yaml COPYONLY)
 endfunction()
 
-# pitwall_add_test(<name> SOURCES ... [LINK ...] [LABELS ...] [TIMEOUT s])
-# One Qt Test executable per feature, registered with CTest under its own name.
+# pitwall_add_test(<name> SOURCES ... [LINK ...] [LABELS ...] [TIMEOUT s] [MAY_SKIP])
+# One Qt Test executable per feature, registered with CTest under its own name. MAY_SKIP: the test may skip for a
+# missing optional component (PITWALL_SKIP_OPTIONAL and PITWALL_TEST_MAIN, tests/support/components.h); its exit
+# status 77 is CTest's "Not Run".
 function(pitwall_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LINK;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "MAY_SKIP" "TIMEOUT" "SOURCES;LINK;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${PITWALL_WARNINGS})
   target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LINK})
@@ -85,5 +87,8 @@ function(pitwall_add_test name)
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  if(ARG_MAY_SKIP)
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77) # pitwall::test::kSkipReturnCode
   endif()
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with the tests, and runs them all under CTest.
 # Usage: bash packaging/test.sh [extra ctest args...]   e.g. -R tst_config  or  -L core
+# Then lists the skipped tests (packaging/check-skips.sh); with CI=true a silent skip fails the run too.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 pitwall_install_deps
 start=$(date +%s)
@@ -8,4 +9,10 @@ pitwall_build
 echo "pitwall: build took $(( $(date +%s) - start )) s"
 export QT_QPA_PLATFORM=offscreen
 cd "$PITWALL_BUILD_DIR"
-ctest --output-on-failure --timeout 900 "$@"
+status=0
+junit="$PITWALL_BUILD_DIR/Testing/ctest-junit.xml"
+ctest --output-on-failure --timeout 900 --output-junit "$junit" "$@" || status=$?
+if ! bash "$PITWALL_ROOT/packaging/check-skips.sh" "$junit" && [ "${CI:-}" = true ]; then
+  status=1
+fi
+exit "$status"

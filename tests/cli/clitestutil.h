@@ -26,3 +26,16 @@ inline CliResult runCli(const QStringList& args, const QString& workingDir = QSt
     result.err = QString::fromUtf8(process.readAllStandardError());
     return result;
 }
+
+// The cells of one Markdown table line as the CLI prints it, "| a | b |" -> {"a", "b"}.
+inline QStringList markdownCells(const QString& line)
+{
+    QStringList cells = line.split('|');
+    if (cells.size() < 2)
+        return {};
+    cells.removeFirst();
+    cells.removeLast();
+    for (QString& cell : cells)
+        cell = cell.trimmed();
+    return cells;
+}

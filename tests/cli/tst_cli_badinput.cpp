@@ -2,6 +2,7 @@
 #include "clitestutil.h"
 
 #include "core/store/store.h"
+#include "tests/support/components.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -109,7 +110,7 @@ void TestCliBadInput::readOnlyFolderIsReadable()
     if (::geteuid() == 0) {
         const QString setpriv = QStandardPaths::findExecutable("setpriv");
         if (setpriv.isEmpty())
-            QSKIP("running as root without setpriv: cannot take away write permission");
+            PITWALL_SKIP_OPTIONAL("running as root without setpriv: cannot take away write permission");
         prefix = {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
     }
     QTemporaryDir dir;
@@ -296,5 +297,5 @@ void TestCliBadInput::damagedDatabaseIsRefused()
     QVERIFY(!QFile::exists(db + "-wal") || QFileInfo(db + "-wal").size() == 0);
 }
 
-QTEST_GUILESS_MAIN(TestCliBadInput)
+PITWALL_TEST_MAIN(TestCliBadInput)
 #include "tst_cli_badinput.moc"

@@ -3,6 +3,7 @@
 #include "core/engine/train/dataparallel.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
+#include "tests/support/components.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -68,7 +69,7 @@ void TestDataParallel::averagesGradientsAndBroadcasts()
 void TestDataParallel::runSpansTwoLogicalDevices()
 {
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        QSKIP("needs two cores for two logical devices (DPX)");
+        PITWALL_SKIP_OPTIONAL("needs two cores for two logical devices (DPX)");
     QTemporaryDir dir;
     QByteArray err;
     QVERIFY2(trainSmoke(dir,
@@ -106,7 +107,7 @@ void TestDataParallel::processGroupBackendIsChecked()
 
     // From the command line: bad input (exit 2) before any store or data exists.
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        QSKIP("needs two cores for two logical devices (DPX)");
+        PITWALL_SKIP_OPTIONAL("needs two cores for two logical devices (DPX)");
     QTemporaryDir dir;
     QByteArray err;
     QVERIFY2(trainSmoke(dir,
@@ -118,5 +119,5 @@ void TestDataParallel::processGroupBackendIsChecked()
     QVERIFY(!QFile::exists(dir.filePath("bad.db")));
 }
 
-QTEST_GUILESS_MAIN(TestDataParallel)
+PITWALL_TEST_MAIN(TestDataParallel)
 #include "tst_dataparallel.moc"

@@ -91,7 +91,7 @@ void TestHpoOptunaInterop::initTestCase()
     QVERIFY(m_dir.isValid());
     const QString why = optunaUnavailableReason(m_dir.path());
     if (!why.isEmpty())
-        QSKIP(qPrintable(why));
+        PITWALL_FAIL_MISSING("python3-optuna", why);
 }
 
 void TestHpoOptunaInterop::optunaStudyContinuedByPitwall()

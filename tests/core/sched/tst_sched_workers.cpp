@@ -52,7 +52,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         if (!QFile::exists("/usr/bin/python3"))
-            QSKIP("the trial script needs /usr/bin/python3");
+            PITWALL_FAIL_MISSING("python3", "the trial script needs /usr/bin/python3");
     }
     void crashesFailOnlyTheirTrial();
     void killedWorkerIsReplaced();
@@ -315,7 +315,7 @@ void TestSchedWorkers::optunaContinuesTheStudy()
 {
     QTemporaryDir dir;
     if (const QString why = storetest::optunaUnavailableReason(dir.path()); !why.isEmpty())
-        QSKIP(qPrintable(why));
+        PITWALL_FAIL_MISSING("python3-optuna", why);
     const QString db = dir.filePath("o.db");
     const QString space = writeFile(dir, "space.yaml", "mode: ok\nx: {type: uniform, min: 0.0, max: 1.0}\n");
     const QStringList common{

@@ -4,6 +4,7 @@
 
 #include "core/store/records.h"
 #include "core/util/error.h"
+#include "tests/support/components.h"
 
 #include <QFile>
 #include <QProcess>
@@ -105,7 +106,7 @@ inline PythonResult runPython(const QStringList& arguments, const QString& workD
     return result;
 }
 
-// Empty when Debian's Optuna can be imported; otherwise why not.
+// Empty when Debian's Optuna can be imported; otherwise why not, for PITWALL_FAIL_MISSING("python3-optuna", why).
 inline QString optunaUnavailableReason(const QString& workDir)
 {
     if (!QFile::exists(kSystemPython))

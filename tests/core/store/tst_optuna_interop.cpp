@@ -103,14 +103,12 @@ void TestOptunaInterop::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     m_optunaMissing = storetest::optunaUnavailableReason(m_dir.path());
-    if (!m_optunaMissing.isEmpty())
-        qWarning("Optuna interop checks will be skipped: %s", qPrintable(m_optunaMissing));
 }
 
 void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
 {
     if (!m_optunaMissing.isEmpty())
-        QSKIP(qPrintable(m_optunaMissing));
+        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
     const auto path = m_dir.filePath("pitwall-made.db").toStdString();
     std::int64_t studyId = 0;
     {
@@ -203,7 +201,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
 void TestOptunaInterop::pitwallReadsOptunaStudy()
 {
     if (!m_optunaMissing.isEmpty())
-        QSKIP(qPrintable(m_optunaMissing));
+        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
     const auto path = m_dir.filePath("optuna-made.db").toStdString();
     const Json written = runInteropScript({"write", QString::fromStdString(path)}, m_dir.path());
     const Json& study = written["study"];

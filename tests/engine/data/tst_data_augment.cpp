@@ -6,6 +6,7 @@
 #include "core/engine/data/sample.h"
 
 #include "datatestutil.h"
+#include "tests/support/components.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -181,7 +182,7 @@ void TestDataAugment::genericAndAvx2KernelsAgree()
     namespace in = pitwall::engine::data::internal;
 #if defined(__x86_64__)
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-        QSKIP("this CPU has no AVX2 + FMA");
+        PITWALL_SKIP_OPTIONAL("this CPU has no AVX2 + FMA");
 #endif
     // Both builds of the row stages must compute the same thing (up to FMA rounding): a CPU without AVX2 would
     // otherwise train on other pixels.
@@ -251,5 +252,5 @@ void TestDataAugment::boxesFollowFlipCropAndClip()
     QCOMPARE(out[1].classId, 2);
 }
 
-QTEST_GUILESS_MAIN(TestDataAugment)
+PITWALL_TEST_MAIN(TestDataAugment)
 #include "tst_data_augment.moc"

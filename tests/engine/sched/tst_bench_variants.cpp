@@ -1,0 +1,96 @@
+// `pitwall bench variants --markdown`: two variants of the smoke config, two seeds each. The printed table has
+// LEAD's columns in the documented order, one row per variant in the file's order, and its times and quality
+// cell (mean ± sample std) agree with the per-seed values the store holds for the variant's study. If this
+// fails, the speed table misnames or reorders its columns, or reports numbers other than the runs it recorded.
+#include "../../core/sched/schedtestutil.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace pitwall;
+
+namespace {
+
+double mean(const std::vector<double>& values)
+{
+    double sum = 0;
+    for (double v : values)
+        sum += v;
+    return sum / static_cast<double>(values.size());
+}
+
+// The sample mean and standard deviation (n − 1) of `values` as the table prints them: "mean ± std".
+QString meanPlusMinusStd(const std::vector<double>& values, int decimals)
+{
+    const double m = mean(values);
+    double squares = 0;
+    for (double v : values)
+        squares += (v - m) * (v - m);
+    const double std = std::sqrt(squares / static_cast<double>(values.size() - 1));
+    return QString::number(m, 'f', decimals) + " ± " + QString::number(std, 'f', decimals);
+}
+
+} // namespace
+
+class TestBenchVariants : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void markdownTableMatchesTheStore();
+};
+
+void TestBenchVariants::markdownTableMatchesTheStore()
+{
+    QTemporaryDir dir;
+    const QString file =
+        schedtest::writeFile(dir, "tiny.yaml",
+                             "name: tiny\n"
+                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
+                             "seeds: [0, 1]\n"
+                             "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
+                             "variants:\n"
+                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+    const QString db = dir.filePath("v.db");
+    const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
+                                "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+    const QStringList lines = r.out.split('\n');
+    const qsizetype header = lines.indexOf(QRegularExpression("^\\| Variant \\|.*"));
+    QVERIFY2(header >= 0 && header + 3 < lines.size(), qPrintable(r.out));
+    QCOMPARE(markdownCells(lines[header]), (QStringList{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)",
+                                                        "Compute FPS", "Full FPS", "Waypoint L1 (m) ↓"}));
+    QCOMPARE(markdownCells(lines[header + 1]), (QStringList{"---", "---:", "---:", "---:", "---:", "---:", "---:"}));
+    QVERIFY2(r.out.contains("Waypoint L1 (m): mean ± sample std over 2 training seed(s)"), qPrintable(r.out));
+
+    const QStringList variants{"Bilinear", "Nearest"};
+    for (int v = 0; v < variants.size(); ++v) {
+        const QStringList row = markdownCells(lines[header + 2 + v]);
+        QCOMPARE(row.size(), 7);
+        QCOMPARE(row[0], variants[v]);
+        // One trial per seed in the study "<file name>/<variant>", with its final metrics and stage times.
+        const auto trials = schedtest::trials(db, "tiny/" + variants[v].toStdString());
+        QCOMPARE(trials.size(), std::size_t(2));
+        std::vector<double> pretrain, posttrain, total, quality;
+        for (const TrialRecord& t : trials) {
+            QCOMPARE(t.state, TrialState::Complete);
+            QCOMPARE(t.userAttrs["seed"].get<int>(), t.number);
+            pretrain.push_back(t.userAttrs["stage_seconds/pretrain"].get<double>());
+            posttrain.push_back(t.userAttrs["stage_seconds/posttrain"].get<double>());
+            total.push_back(pretrain.back() + posttrain.back());
+            quality.push_back(t.userAttrs["metrics"]["waypoint_l1"].get<double>());
+        }
+        QVERIFY2(quality[0] != quality[1], "the two seeds trained alike: the std would not be checked");
+        QCOMPARE(row[1], QString::number(mean(pretrain), 'f', 1));
+        QCOMPARE(row[2], QString::number(mean(posttrain), 'f', 1));
+        QCOMPARE(row[3], QString::number(mean(total), 'f', 1));
+        QCOMPARE(row[6], meanPlusMinusStd(quality, 3));
+    }
+    QVERIFY2(header + 2 + variants.size() == lines.size() || lines[header + 2 + variants.size()].isEmpty(),
+             qPrintable(r.out)); // no row beyond the two variants
+}
+
+QTEST_GUILESS_MAIN(TestBenchVariants)
+#include "tst_bench_variants.moc"
