@@ -85,7 +85,7 @@ void TestEvalDetection::iouOfBoxes()
 void TestEvalDetection::perfectPredictions()
 {
     // Every box found exactly, nothing else: P = R = 1 and every AP 1.
-    DetectionEvaluator evaluator({"car", "person"});
+    DetectionEvaluator evaluator({"car", "person"}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(1, 20, 20, 30, 40, 0.6f)},
                        {det(0, 0, 0, 10, 10), det(1, 20, 20, 30, 40)});
     evaluator.addImage({det(0, 50, 50, 80, 70, 0.3f)}, {det(0, 50, 50, 80, 70)});
@@ -109,7 +109,7 @@ void TestEvalDetection::oneClassHalfDetected()
     // Class 0 perfect (2 of 2). Class 1: 2 of 4 found (scores 0.7, 0.6), so recall 0.25, 0.5 at precision 1:
     // the envelope is 1 at recall levels 0 .. 0.50 (51 of the 101) and 0 beyond: AP = 51 / 101 at every
     // threshold. The mean F1 is highest (5/6) at confidences <= 0.6, where class 1 has P 1, R 0.5.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(1, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(1, 20, 0, 30, 10), det(1, 40, 0, 50, 10)});
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.8f), det(1, 20, 0, 30, 10, 0.6f)},
@@ -136,7 +136,7 @@ void TestEvalDetection::falsePositiveRankedAboveTruePositive()
     // Envelope [1, 2/3, 2/3]. Recall levels 0 .. 0.50 (51) first reach recall at the first TP -> 1; levels
     // 0.51 .. 1 (50) at the second TP -> 2/3. AP = (51 + 50 * 2/3) / 101 = 253 / 303 = 0.834983...
     // Ranked the other way (FP last) it would be 1: the rank of the false positive is what this checks.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(0, 100, 100, 110, 110, 0.8f), det(0, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(0, 20, 0, 30, 10)});
     const DetectionMetrics m = evaluator.finish();
@@ -152,7 +152,7 @@ void TestEvalDetection::falsePositiveRankedFirst()
 {
     // FP (0.95) then TP, TP: precision 0, 1/2, 2/3 at recall 0, 0.5, 1; the envelope is 2/3 from recall 0 to 1,
     // so AP = 2/3 at all 101 levels. The FP is in another image: images share one ranking.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(0, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(0, 20, 0, 30, 10)});
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.95f)}, {});
@@ -171,7 +171,7 @@ void TestEvalDetection::iouDecidesTheThresholdsThatMatch()
     QCOMPARE(matchDetections({det(0, 0, 0, 100, 95, 0.9f)}, truth).front(), std::uint16_t(0b1111111111));
     QCOMPARE(matchDetections({det(0, 0, 0, 100, 49, 0.9f)}, truth).front(), std::uint16_t(0)); // IoU 0.49
 
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 100, 70, 0.9f)}, truth);
     const DetectionMetrics m = evaluator.finish();
     QVERIFY(near(m.map50, kPerfectAp));
@@ -184,7 +184,7 @@ void TestEvalDetection::classMismatchIsNeverAMatch()
     // The same box with the wrong class: class 0 has a truth and no prediction (AP, P, R 0); class 1 has a
     // prediction and no truth, so it is listed but not part of the means.
     QCOMPARE(matchDetections({det(1, 0, 0, 10, 10, 0.9f)}, {det(0, 0, 0, 10, 10)}).front(), std::uint16_t(0));
-    DetectionEvaluator evaluator({"car", "person"});
+    DetectionEvaluator evaluator({"car", "person"}, ApMethod::Coco);
     evaluator.addImage({det(1, 0, 0, 10, 10, 0.9f)}, {det(0, 0, 0, 10, 10)});
     const DetectionMetrics m = evaluator.finish();
     QCOMPARE(m.map50, 0.0);
@@ -278,7 +278,7 @@ void TestEvalDetection::cliScoresYoloDataset()
       {"image": "b.jpg", "class": 0, "x": 0, "y": 0, "width": 10, "height": 10, "score": 0.95}
     ])");
     const CliResult r = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
-                                predictions, "--json"});
+                                predictions, "--ap", "coco", "--json"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["images"].toInt(), 2);
@@ -297,7 +297,7 @@ void TestEvalDetection::cliScoresYoloDataset()
     QVERIFY(near(classes[0].toObject()["recall"].toDouble(), 1.0));
 
     const CliResult text = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
-                                   predictions});
+                                   predictions, "--ap", "coco"});
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
     QVERIFY2(text.out.contains("mAP50-95") && text.out.contains("all") && text.out.contains("0.833"),
              qPrintable(text.out));
