@@ -137,6 +137,13 @@ void TestHpoBuiltin::autospeedProtocol()
             QVERIFY2(t.userAttrs.contains(key), key);
         const QString event = splitEvent(t.id);
         QVERIFY2(event.contains("116 training frames, 28 val_hpo frames"), qPrintable(event));
+        // The objective's mAP is AutoSpeed's AP (autospeed.ap_method's default), and the run says so.
+        bool namesAp = false;
+        for (const RunRecord& run : store->runs(t.id))
+            for (const EventRecord& e : store->eventsSince(run.id, 0))
+                namesAp = namesAp || e.message.find("validation AP: AutoSpeed (101-point envelope, trapezoid)") !=
+                                         std::string::npos;
+        QVERIFY2(namesAp, "no run event names the AP method");
     }
     // best_params.yaml: the best trial's three searched values under the space's names.
     const auto best = std::max_element(trials.begin(), trials.end(), [](const TrialRecord& a, const TrialRecord& b) {
