@@ -115,6 +115,10 @@ void TestHpoBuiltin::autospeedProtocol()
     QCOMPARE(final[1].toObject()["Configuration"].toString(), QString("optimised"));
     for (const char* column : {"P (%)", "R (%)", "mAP50 (%)", "mAP50-95 (%)"})
         QVERIFY2(final[1].toObject().contains(column), column);
+    // The final table's mAP columns say which AP they are (the final runs' notes).
+    QVERIFY2(json["final_notes"].toArray().contains(
+                 "validation AP: AutoSpeed (101-point envelope, trapezoid) (autospeed.ap_method=autospeed)"),
+             qPrintable(r.out));
 
     auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
     const StudyRecord study = store->requireStudy("autospeed-smoke-hpo");
