@@ -121,7 +121,7 @@ void addEvalDetectionCommand(Cli& cli)
              {{"dataset", "DIR", "the labelled dataset"},
               {"split", "S", "the dataset's split (e.g. val, validation); default: the whole folder"},
               {"predictions", "FILE", "JSON list of predicted boxes, in pixels"},
-              {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco (COCO's 101-point)"},
+              {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco"},
               jsonOption()},
              evalDetection});
 }

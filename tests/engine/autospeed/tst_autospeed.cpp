@@ -307,12 +307,14 @@ void TestAutoSpeed::apMethodFollowsTheConfig()
     const auto notices = [](const std::vector<std::string>& overrides) {
         std::unique_ptr<Model> model(createAutoSpeedModel(config(overrides), DataSpec{}));
         const std::vector<std::string> notes = model->notices();
-        return QString::fromStdString(std::accumulate(notes.begin(), notes.end(), std::string(),
-                                                      [](std::string all, const std::string& n) { return all + n + "\n"; }));
+        return QString::fromStdString(
+            std::accumulate(notes.begin(), notes.end(), std::string(),
+                            [](std::string all, const std::string& n) { return all + n + "\n"; }));
     };
     const QString byDefault = notices({});
-    QVERIFY2(byDefault.contains("validation AP: AutoSpeed (101-point envelope, trapezoid) (autospeed.ap_method=autospeed)"),
-             qPrintable(byDefault));
+    QVERIFY2(
+        byDefault.contains("validation AP: AutoSpeed (101-point envelope, trapezoid) (autospeed.ap_method=autospeed)"),
+        qPrintable(byDefault));
     const QString coco = notices({"autospeed.ap_method=coco"});
     QVERIFY2(coco.contains("validation AP: COCO 101-point (autospeed.ap_method=coco)"), qPrintable(coco));
 }

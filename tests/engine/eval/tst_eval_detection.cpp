@@ -126,13 +126,13 @@ void TestEvalDetection::averagePrecisionByMethod_data()
     // Samples: 1 for x_k < 0.5; 2/3 at x = 0.5 (the last of the equal recalls 0.5) and up to 0.99; 0 at 1.
     // Intervals 0..48: 49 * 0.01; [0.49, 0.5]: (1 + 2/3) / 2 * 0.01; 50..98: 49 * 2/3 * 0.01; [0.99, 1]:
     // (2/3 + 0) / 2 * 0.01. Sum 0.01 * (49 + 5/6 + 98/3 + 1/3) = 0.01 * (82 + 5/6) = 0.828333...
-    QTest::newRow("FP between TPs") << QList<double>{0.5, 0.5, 1.0} << QList<double>{1.0, 0.5, 2.0 / 3}
-                                    << 253.0 / 303 << 0.01 * (82 + 5.0 / 6);
+    QTest::newRow("FP between TPs") << QList<double>{0.5, 0.5, 1.0} << QList<double>{1.0, 0.5, 2.0 / 3} << 253.0 / 303
+                                    << 0.01 * (82 + 5.0 / 6);
     // 2 GT, ranked FP, TP, TP: recall 0, 0.5, 1; precision 0, 1/2, 2/3. Envelope 2/3 from recall 0 to 1.
     // COCO: 2/3. AutoSpeed: the front sentinel (0,1) is followed by (0, 2/3), and np.interp at x = 0 takes the
     // latter, so the samples are 2/3 up to 0.99 and 0 at 1: 2/3 * 0.995.
-    QTest::newRow("FP ranked first") << QList<double>{0.0, 0.5, 1.0} << QList<double>{0.0, 0.5, 2.0 / 3}
-                                     << 2.0 / 3 << kPerfectAutoSpeedAp * 2 / 3;
+    QTest::newRow("FP ranked first") << QList<double>{0.0, 0.5, 1.0} << QList<double>{0.0, 0.5, 2.0 / 3} << 2.0 / 3
+                                     << kPerfectAutoSpeedAp * 2 / 3;
     // Only a false positive: recall 0, precision 0. Neither method gives area (AutoSpeed: the envelope is
     // (0,1) (0,0) (1,0) and x = 0 takes (0,0)).
     QTest::newRow("only a false positive") << QList<double>{0.0} << QList<double>{0.0} << 0.0 << 0.0;
@@ -406,8 +406,8 @@ void TestEvalDetection::cliScoresYoloDataset()
     QVERIFY(near(classes[1].toObject()["map50"].toDouble(), kPerfectAp));
     QVERIFY(near(classes[0].toObject()["recall"].toDouble(), 1.0));
 
-    const CliResult text = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
-                                   predictions, "--ap", "coco"});
+    const CliResult text = runCli(
+        {"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions", predictions, "--ap", "coco"});
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
     QVERIFY2(text.out.contains("mAP50-95") && text.out.contains("all") && text.out.contains("0.833"),
              qPrintable(text.out));
@@ -426,7 +426,8 @@ void TestEvalDetection::cliNamesTheApMethod()
     QTemporaryDir dir;
     const QString dataset = writeYoloDataset(dir);
     const QString predictions = writeYoloPredictions(dir);
-    const QStringList scoring{"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions", predictions};
+    const QStringList scoring{"eval",    "detection", "--dataset",     dataset,
+                              "--split", "val",       "--predictions", predictions};
     const CliResult json = runCli(scoring + QStringList{"--json"});
     QVERIFY2(json.exitCode == 0, qPrintable(json.err));
     const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
