@@ -98,7 +98,8 @@ void addEvalDetectionCommand(Cli& cli)
 {
     cli.add({"eval detection",
              "score predicted 2D boxes against a labelled dataset (P, R, mAP50, mAP50-95 as AutoSpeed)",
-             "--dataset DIR [--split S] --predictions FILE [--ap autospeed|coco] [--json]",
+             "--dataset DIR [--split S] --predictions FILE "
+             "[--ap autospeed|coco] [--json]",
              "DIR is read as the training readers read it: YOLO (images/[S/] + labels/[S/], normalised boxes scaled\n"
              "by each JPEG's size), OpenLane CIPO (cipo/S/ + images/S/; classes NA, CIPO-1..3) or a synthetic\n"
              "dataset (dataset.json). FILE is a JSON list of {\"image\", \"class\", \"x\", \"y\", \"width\", \"height\",\n"
@@ -112,7 +113,7 @@ void addEvalDetectionCommand(Cli& cli)
              "  autospeed (default) as AutoSpeed's compute_ap: the precision / recall curve extended by (recall 0,\n"
              "    precision 1) and (recall 1, precision 0), its precision envelope sampled at recall 0, 0.01 .. 1\n"
              "    by linear interpolation and integrated with the trapezoid rule (perfect = 0.995; the end point\n"
-             "    adds area beyond the last recall, so it is higher than COCO's);\n"
+             "    adds area beyond the last recall, usually above COCO's when recall stays below 1);\n"
              "  coco: 101-point interpolated AP as COCO defines it (mean precision envelope at recall 0, 0.01 .. 1,\n"
              "    0 beyond the last recall; perfect = 1).\n"
              "The report names the method (\"AP: ...\"; \"ap_method\" in --json).\n"

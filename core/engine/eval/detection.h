@@ -37,7 +37,8 @@ enum class ApMethod {
     // AutoSpeed's compute_ap (ultralytics): the curve extended by sentinels (recall 0, precision 1) in front and
     // (recall 1, precision 0) at the end, the envelope sampled at linspace(0, 1, 101) by linear interpolation
     // (np.interp) and integrated with the trapezoid rule (np.trapz). The end sentinel adds area between the last
-    // recall and 1, so it scores above COCO on the same predictions; a perfect class scores 0.995.
+    // recall and 1, so where recall stays below 1 it usually scores above COCO on the same predictions; where
+    // recall reaches 1 it is slightly below (a perfect class scores 0.995).
     AutoSpeed,
     // COCO's 101-point interpolated AP: the mean over the 101 recall levels r of the best precision at any
     // recall >= r, 0 where the recall never reaches r. A perfect class scores exactly 1.
