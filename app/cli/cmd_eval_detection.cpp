@@ -1,5 +1,5 @@
 // pitwall eval detection --dataset DIR --predictions FILE: scores boxes predicted elsewhere against a labelled
-// dataset with AutoSpeed's metrics (core/engine/eval/predictions.h).
+// dataset with AutoSpeed's metrics (core/engine/eval/predictions.h); --ap coco for COCO's AP.
 #include "app/cli/cli.h"
 #include "app/cli/progress.h"
 
@@ -36,6 +36,9 @@ nlohmann::json classJson(const engine::eval::ClassMetrics& c)
 
 int evalDetection(const Args& args)
 {
+    using engine::eval::ApMethod;
+    const ApMethod apMethod =
+        engine::eval::parseApMethod(args.value("ap", std::string(apMethodName(ApMethod::AutoSpeed))), "--ap");
     const auto datasetDir = args.value("dataset");
     if (!datasetDir)
         throw InputError("give the labelled dataset with --dataset DIR");
@@ -43,7 +46,7 @@ int evalDetection(const Args& args)
     if (!predictionsFile)
         throw InputError("give the predictions with --predictions FILE (a JSON list of {image, class, x, y, width, "
                          "height, score})");
-    const engine::eval::PredictionScoreSpec spec{*datasetDir, args.value("split", ""), *predictionsFile, {}};
+    const engine::eval::PredictionScoreSpec spec{*datasetDir, args.value("split", ""), *predictionsFile, {}, apMethod};
     ProgressLine line;
     ProgressReporter reporter = line.reporter();
     reporter.onProgress = nullptr; // scoring is quick: no progress line
@@ -56,6 +59,7 @@ int evalDetection(const Args& args)
                            {"recall", m.recall},
                            {"map50", m.map50},
                            {"map50_95", m.map50_95},
+                           {"ap_method", std::string(engine::eval::apMethodName(m.apMethod))},
                            {"images", m.images},
                            {"predictions", m.predictions},
                            {"predictions_read", score.predictionsRead},
@@ -70,6 +74,7 @@ int evalDetection(const Args& args)
         std::cout << out.dump(2) << "\n";
         return kExitOk;
     }
+    std::printf("AP: %s\n", std::string(engine::eval::apMethodLabel(m.apMethod)).c_str());
     Table table({"Class", "ID", "GT", "Predictions", "P", "R", "mAP50", "mAP50-95"});
     table.addRow({"all", "", std::to_string(m.groundTruths), std::to_string(m.predictions), formatFixed(m.precision, 3),
                   formatFixed(m.recall, 3), formatFixed(m.map50, 3), formatFixed(m.map50_95, 3)});
@@ -93,7 +98,8 @@ void addEvalDetectionCommand(Cli& cli)
 {
     cli.add({"eval detection",
              "score predicted 2D boxes against a labelled dataset (P, R, mAP50, mAP50-95 as AutoSpeed)",
-             "--dataset DIR [--split S] --predictions FILE [--json]",
+             "--dataset DIR [--split S] --predictions FILE "
+             "[--ap autospeed|coco] [--json]",
              "DIR is read as the training readers read it: YOLO (images/[S/] + labels/[S/], normalised boxes scaled\n"
              "by each JPEG's size), OpenLane CIPO (cipo/S/ + images/S/; classes NA, CIPO-1..3) or a synthetic\n"
              "dataset (dataset.json). FILE is a JSON list of {\"image\", \"class\", \"x\", \"y\", \"width\", \"height\",\n"
@@ -103,13 +109,20 @@ void addEvalDetectionCommand(Cli& cli)
              "Every entry is checked; bad ones are all named (predictions[i]: key ...) and nothing is scored.\n"
              "As AutoSpeed's validation, per image: NMS (drop score < 0.001, suppress a box whose IoU with a\n"
              "higher-scoring box of the same class exceeds 0.65, keep the 300 best), then greedy one-to-one matching\n"
-             "to same-class ground truth at IoU 0.50, 0.55 .. 0.95. Per class with ground truth: AP = 101-point\n"
-             "interpolated AP as COCO defines it (mean precision envelope at recall 0, 0.01 .. 1; perfect = 1);\n"
+             "to same-class ground truth at IoU 0.50, 0.55 .. 0.95. Per class with ground truth, AP (--ap):\n"
+             "  autospeed (default) as AutoSpeed's compute_ap: the precision / recall curve extended by (recall 0,\n"
+             "    precision 1) and (recall 1, precision 0), its precision envelope sampled at recall 0, 0.01 .. 1\n"
+             "    by linear interpolation and integrated with the trapezoid rule (perfect = 0.995; the end point\n"
+             "    adds area beyond the last recall, usually above COCO's when recall stays below 1);\n"
+             "  coco: 101-point interpolated AP as COCO defines it (mean precision envelope at recall 0, 0.01 .. 1,\n"
+             "    0 beyond the last recall; perfect = 1).\n"
+             "The report names the method (\"AP: ...\"; \"ap_method\" in --json).\n"
              "P and R are read at the confidence that maximises the class-mean F1 (box-filter smoothed).\n"
              "mAP50 and mAP50-95 are means over the classes that have ground truth; all values are fractions 0..1.",
              {{"dataset", "DIR", "the labelled dataset"},
               {"split", "S", "the dataset's split (e.g. val, validation); default: the whole folder"},
               {"predictions", "FILE", "JSON list of predicted boxes, in pixels"},
+              {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco"},
               jsonOption()},
              evalDetection});
 }

@@ -146,7 +146,7 @@ void printSummary(const SearchSpec& spec, const SearchResult& r)
 }
 
 Json searchJson(const SearchSpec& spec, const SearchResult& r, const std::optional<Table>& finalResults,
-                bool cancelled)
+                const std::vector<std::string>& finalNotes, bool cancelled)
 {
     const StudyCounts& c = r.counts;
     Json out{{"study", r.studyName},
@@ -170,6 +170,7 @@ Json searchJson(const SearchSpec& spec, const SearchResult& r, const std::option
              {"best", r.best ? trialJson(*r.best) : Json(nullptr)},
              {"best_params", r.searchDone ? Json(r.bestParamsPath) : Json(nullptr)},
              {"final", finalResults ? finalResults->toJson() : Json(nullptr)},
+             {"final_notes", finalNotes},
              {"trials", Json::array()}};
     for (const TrialRecord& t : r.trials)
         out["trials"].push_back(trialJson(t));
@@ -210,19 +211,24 @@ int hpoCommand(const Args& args)
     if (!json)
         printSummary(spec, result);
     std::optional<Table> finalResults;
+    std::vector<std::string> finalNotes; // e.g. the AP method of the mAP columns
     if (result.searchDone && spec.finalEpochs) {
         const engine::FinalComparison comparison = engine::runFinalComparison(
             result.setup, *result.best, {*spec.finalEpochs, spec.storeLocation, result.studyName}, cancel,
             line.reporter());
         finalResults = engine::finalTable(comparison, objectiveMetric(result.settings.objective));
-        if (!json)
+        finalNotes = engine::finalNotices(comparison);
+        if (!json) {
             std::printf("\nheld-out validation after %d epoch(s) (studies '%s/final-default', '%s/final-optimised'):\n%s",
                         *spec.finalEpochs, result.studyName.c_str(), result.studyName.c_str(),
                         finalResults->toText().c_str());
+            for (const std::string& note : finalNotes)
+                std::printf("note: %s\n", note.c_str());
+        }
     }
     const bool cancelled = cancel.requested();
     if (json)
-        std::cout << searchJson(spec, result, finalResults, cancelled).dump(2) << "\n";
+        std::cout << searchJson(spec, result, finalResults, finalNotes, cancelled).dump(2) << "\n";
     return searchExitStatus(spec, result, cancelled);
 }
 

@@ -1,6 +1,7 @@
 // AutoSpeed-lite as a Pitwall model plugin: options and the trainer's plan from autospeed.* keys, AutoSpeed's
 // optimisation (SGD Nesterov, three parameter groups, linear warm-up then linear decay, EMA of the weights), and
-// validation through the shared detection metrics (NMS, P / R / mAP50 / mAP50-95) on the EMA model.
+// validation through the shared detection metrics (NMS, P / R / mAP50 / mAP50-95, AP by autospeed.ap_method) on
+// the EMA model.
 #include "autospeed.h"
 
 #include "core/engine/eval/detection.h"
@@ -64,6 +65,7 @@ AutoSpeedOptions readOptions(const ResolvedConfig& c)
     o.momentum = c.getDouble(key("momentum"));
     o.weightDecay = c.getDouble(key("weight_decay"));
     o.nominalBatchSize = static_cast<int>(c.getInt(key("nominal_batch_size")));
+    o.apMethod = eval::parseApMethod(c.getString(key("ap_method")), key("ap_method"));
     return o;
 }
 
@@ -265,7 +267,7 @@ public:
         for (int64_t i = 0; i < t.size(0); ++i)
             truth[static_cast<std::size_t>(ta[i][0])].push_back(
                 {{ta[i][2], ta[i][3], ta[i][4], ta[i][5]}, static_cast<int>(ta[i][1]), 1.0f});
-        eval::DetectionEvaluator evaluator(kClassNames);
+        eval::DetectionEvaluator evaluator(kClassNames, m_options.apMethod);
         for (std::size_t i = 0; i < predicted.size(); ++i)
             evaluator.addImage(predicted[i], truth[i]);
         const eval::DetectionMetrics m = evaluator.finish();
@@ -276,7 +278,14 @@ public:
         return out;
     }
 
-    std::vector<std::string> notices() const override { return m_unsupported; }
+    // The augmentations left out, and the AP method of the validation metrics (so every run's report names it).
+    std::vector<std::string> notices() const override
+    {
+        std::vector<std::string> notes = m_unsupported;
+        notes.push_back("validation AP: " + std::string(eval::apMethodLabel(m_options.apMethod)) + " (" +
+                        key("ap_method") + "=" + std::string(eval::apMethodName(m_options.apMethod)) + ")");
+        return notes;
+    }
 
     std::unique_ptr<Optimization> makeOptimization(const StagePlan& plan) override
     {

@@ -4,6 +4,7 @@
 // distribution-focal box regression at strides 8, 16 and 32; trained with a task-aligned assigner, BCE, CIoU and
 // DFL. Widths follow AutoSpeed's version table; a width multiple shrinks them for CPU runs.
 
+#include "core/engine/eval/detection.h"
 #include "core/engine/model/modelapi.h"
 
 #include <array>
@@ -29,6 +30,7 @@ struct AutoSpeedOptions {
     double emaDecay = 0.9999, emaTau = 2000;
     double batchNormMomentum = 0.03; // AutoSpeed's; short runs raise it so the running statistics keep up
     double clipGradNorm = 0;         // 0: off (AutoSpeed's trainer has its clipping commented out)
+    eval::ApMethod apMethod = eval::ApMethod::AutoSpeed; // validation AP (autospeed.ap_method)
 };
 AutoSpeedOptions readOptions(const ResolvedConfig& config);
 // The trainer's plan: detection images at the input size, AutoSpeed's augmentation, batch sizes and epochs.

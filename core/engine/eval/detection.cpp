@@ -1,8 +1,10 @@
-// Detection metrics as AutoSpeed's validation computes them (matching, P/R at the best mean F1), with COCO's
-// 101-point AP; each step names the numpy call it reproduces. IoU and thresholds are in double
+// Detection metrics as AutoSpeed's validation computes them (matching, AP, P/R at the best mean F1), with COCO's
+// 101-point AP as the alternative; each step names the numpy call it reproduces. IoU and thresholds are in double
 // without ultralytics' 1e-7 epsilon, so a pair whose IoU equals a threshold exactly (e.g. 7000 / 10000 and
 // 0.70) counts as a match.
 #include "core/engine/eval/detection.h"
+
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +17,7 @@ namespace {
 
 constexpr double kEpsilon = 1e-16;      // ap_per_class's eps (recall and F1 denominators)
 constexpr int kConfidencePoints = 1000; // P / R / F1 curves over confidence linspace(0, 1, 1000)
-constexpr int kRecallPoints = 101;      // COCO's 101-point interpolation
+constexpr int kRecallPoints = 101;      // recall 0, 0.01, ..., 1 (both AP methods)
 constexpr double kSmoothFraction = 0.1;
 
 double iouThreshold(int t)
@@ -50,16 +52,20 @@ double interp(double x, const std::vector<double>& xp, const std::vector<double>
     return slope * (x - xp[j]) + fp[j];
 }
 
-// COCO's 101-point interpolated AP: the mean over recall levels r = 0, 0.01, ..., 1 of the precision envelope at r
-// (the highest precision reached at any recall >= r; 0 where the recall never reaches r). A perfect class scores
-// exactly 1. (AutoSpeed's compute_ap integrates the same envelope with the trapezoid rule after a sentinel of
-// precision 0 at recall 1, which scores a perfect class 0.995; Pitwall reports the COCO value.)
-double averagePrecision(const std::vector<double>& recall, const std::vector<double>& precision)
+// The precision envelope in place: each value the best precision at its index or later (running max from the right).
+void makeEnvelope(std::vector<double>& precision)
+{
+    for (std::size_t i = precision.size(); i-- > 1;)
+        precision[i - 1] = std::max(precision[i - 1], precision[i]);
+}
+
+// COCO: the mean over recall levels r = 0, 0.01, ..., 1 of the envelope at the first point reaching r (0 where the
+// recall never reaches r).
+double cocoAp(const std::vector<double>& recall, const std::vector<double>& precision)
 {
     const std::size_t n = recall.size();
     std::vector<double> envelope(precision.begin(), precision.end());
-    for (std::size_t i = n; i-- > 1;)
-        envelope[i - 1] = std::max(envelope[i - 1], envelope[i]);
+    makeEnvelope(envelope);
     double sum = 0;
     std::size_t first = 0; // recall is non-decreasing: the first index reaching r only moves forward
     for (int k = 0; k < kRecallPoints; ++k) {
@@ -71,6 +77,34 @@ double averagePrecision(const std::vector<double>& recall, const std::vector<dou
         sum += envelope[first];
     }
     return sum / kRecallPoints;
+}
+
+// AutoSpeed's compute_ap, method "interp":
+//   mrec = concatenate(([0.0], recall, [1.0])); mpre = concatenate(([1.0], precision, [0.0]))
+//   mpre = flip(maximum.accumulate(flip(mpre)))
+//   x = linspace(0, 1, 101); ap = trapz(interp(x, mrec, mpre), x)
+// np.interp takes the last of equal recalls, so at a recall reached twice the lower (later) precision counts.
+double autoSpeedAp(const std::vector<double>& recall, const std::vector<double>& precision)
+{
+    std::vector<double> mrec, mpre;
+    mrec.reserve(recall.size() + 2);
+    mpre.reserve(precision.size() + 2);
+    mrec.push_back(0.0);
+    mrec.insert(mrec.end(), recall.begin(), recall.end());
+    mrec.push_back(1.0);
+    mpre.push_back(1.0);
+    mpre.insert(mpre.end(), precision.begin(), precision.end());
+    mpre.push_back(0.0);
+    makeEnvelope(mpre);
+    const std::vector<double> x = unitLinspace(kRecallPoints);
+    double area = 0; // np.trapz: sum of diff(x) * (y[1:] + y[:-1]) / 2
+    double previous = interp(x.front(), mrec, mpre, mpre.front(), mpre.back());
+    for (std::size_t k = 1; k < x.size(); ++k) {
+        const double y = interp(x[k], mrec, mpre, mpre.front(), mpre.back());
+        area += (x[k] - x[k - 1]) * (y + previous) / 2.0;
+        previous = y;
+    }
+    return area;
 }
 
 // smooth(y, f): a box filter of nf = round(len * f * 2) // 2 + 1 points over y padded with its edge values.
@@ -104,6 +138,34 @@ void confidenceCurves(const std::vector<double>& negConf, const std::vector<doub
 }
 
 } // namespace
+
+std::string_view apMethodName(ApMethod method)
+{
+    return method == ApMethod::Coco ? "coco" : "autospeed";
+}
+
+std::string_view apMethodLabel(ApMethod method)
+{
+    return method == ApMethod::Coco ? "COCO 101-point" : "AutoSpeed (101-point envelope, trapezoid)";
+}
+
+ApMethod parseApMethod(std::string_view name, const std::string& setting)
+{
+    for (ApMethod method : {ApMethod::AutoSpeed, ApMethod::Coco})
+        if (name == apMethodName(method))
+            return method;
+    throw InputError(setting + " '" + std::string(name) + "' is not an AP method: give autospeed or coco");
+}
+
+double averagePrecision(const std::vector<double>& recall, const std::vector<double>& precision, ApMethod method)
+{
+    if (recall.size() != precision.size())
+        throw std::invalid_argument("averagePrecision: " + std::to_string(recall.size()) + " recall and " +
+                                    std::to_string(precision.size()) + " precision points");
+    if (recall.empty()) // ap_per_class skips a class without predictions: AP 0
+        return 0.0;
+    return method == ApMethod::Coco ? cocoAp(recall, precision) : autoSpeedAp(recall, precision);
+}
 
 double iou(const Box& a, const Box& b)
 {
@@ -183,7 +245,10 @@ std::vector<std::uint16_t> matchDetections(const std::vector<Detection>& predict
     return masks;
 }
 
-DetectionEvaluator::DetectionEvaluator(std::vector<std::string> classNames) : m_names(std::move(classNames)) {}
+DetectionEvaluator::DetectionEvaluator(std::vector<std::string> classNames, ApMethod apMethod)
+    : m_names(std::move(classNames)), m_apMethod(apMethod)
+{
+}
 
 void DetectionEvaluator::addImage(const std::vector<Detection>& predictions,
                                   const std::vector<Detection>& groundTruths)
@@ -214,6 +279,7 @@ void DetectionEvaluator::addImage(const std::vector<Detection>& predictions,
 DetectionMetrics DetectionEvaluator::finish() const
 {
     DetectionMetrics metrics;
+    metrics.apMethod = m_apMethod;
     metrics.images = m_images;
     metrics.predictions = static_cast<std::int64_t>(m_matched.size());
 
@@ -262,7 +328,7 @@ DetectionMetrics DetectionEvaluator::finish() const
                         recall[i] = tp / (static_cast<double>(truths) + kEpsilon);
                         precision[i] = tp / (tp + fp);
                     }
-                    const double ap = averagePrecision(recall, precision);
+                    const double ap = averagePrecision(recall, precision, m_apMethod);
                     if (t == 0) {
                         cm.ap50 = ap;
                         confidenceCurves(negConf, precision, recall, grid, p.data(), r.data());

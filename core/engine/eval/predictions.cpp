@@ -391,7 +391,7 @@ PredictionScore scorePredictions(const PredictionScoreSpec& spec, CancelToken& c
     const ReadPredictions predictions = readPredictions(spec.predictionsFile, index, classes, lookup);
     const std::vector<std::vector<Detection>> truths = groundTruthInPixels(index);
 
-    DetectionEvaluator evaluator(classes.names);
+    DetectionEvaluator evaluator(classes.names, spec.apMethod);
     for (std::size_t i = 0; i < index.samples.size() && !cancel.requested(); ++i) {
         evaluator.addImage(nonMaxSuppression(predictions.perSample[i], spec.nms), truths[i]);
         reporter.progress({"scoring images", static_cast<double>(i + 1), static_cast<double>(index.samples.size()), ""});

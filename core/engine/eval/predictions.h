@@ -1,7 +1,7 @@
 #pragma once
 // Scoring boxes predicted elsewhere against a labelled dataset (`pitwall eval detection`): the predictions file
 // is read and every entry checked, ground truth comes from the dataset as the training readers read it, and the
-// metrics are detection.h's (AutoSpeed's NMS, matching and AP).
+// metrics are detection.h's (AutoSpeed's NMS and matching; AP by spec.apMethod, AutoSpeed's unless told).
 
 #include "core/engine/eval/detection.h"
 #include "core/util/cancel.h"
@@ -17,6 +17,7 @@ struct PredictionScoreSpec {
     std::string split;           // the dataset's split; empty: the whole folder
     std::string predictionsFile; // a JSON list of {image, class, x, y, width, height, score}, boxes in pixels
     NmsOptions nms;
+    ApMethod apMethod = ApMethod::AutoSpeed;
 };
 
 struct PredictionScore {

@@ -3,6 +3,7 @@
 #include "core/engine/train/experiment.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pitwall::engine {
@@ -64,6 +65,7 @@ FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& 
         row.study = r.study;
         if (!r.seeds.empty()) {
             row.metrics = r.seeds.front().train.finalMetrics;
+            row.notices = r.seeds.front().train.notices;
             row.cancelled = r.seeds.front().train.cancelled;
         }
         result.runs.push_back(row);
@@ -105,6 +107,16 @@ Table finalTable(const FinalComparison& comparison, const std::string& objective
         table.addRow(row);
     }
     return table;
+}
+
+std::vector<std::string> finalNotices(const FinalComparison& comparison)
+{
+    std::vector<std::string> out;
+    for (const FinalRun& r : comparison.runs)
+        for (const std::string& note : r.notices)
+            if (std::find(out.begin(), out.end(), note) == out.end())
+                out.push_back(note);
+    return out;
 }
 
 } // namespace pitwall::engine

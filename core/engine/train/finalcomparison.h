@@ -26,6 +26,7 @@ struct FinalRun {
     std::string label; // "default" / "optimised"
     std::string study;
     std::map<std::string, double> metrics; // final validation metrics on the held-out split
+    std::vector<std::string> notices;      // the run's notes, e.g. the AP method of AutoSpeed-lite's mAP
     bool cancelled = false;
 };
 
@@ -41,5 +42,7 @@ FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& 
 
 // P / R / mAP50 / mAP50-95 in % when every run reports them, else the objective metric.
 Table finalTable(const FinalComparison& comparison, const std::string& objectiveMetric);
+// The runs' notices, each once, in the order they first appear: printed under the table, which they qualify.
+std::vector<std::string> finalNotices(const FinalComparison& comparison);
 
 } // namespace pitwall::engine

@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <numeric>
 #include <set>
 
 using namespace pitwall;
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void shortTrainingLowersTheLossAndEvaluates();
     void badInputSizeIsRejected();
     void clipGradNormBoundsTheStep();
+    void apMethodFollowsTheConfig();
 };
 
 void TestAutoSpeed::headHasThreeLevelsAtStrides8_16_32()
@@ -292,6 +294,29 @@ void TestAutoSpeed::clipGradNormBoundsTheStep()
             QVERIFY2(std::abs(after - 0.5) < 1e-3, qPrintable(QString::number(after)));
         }
     }
+}
+
+// autospeed.ap_method: validation (so map50, map50_95 and AutoSpeed's HPO objective) uses AutoSpeed's AP unless
+// the config says coco, the run's notices name the method, and another value is a config error. Wrong here, the
+// HPO protocol would optimise and report a different number from the one AutoSpeed reports.
+void TestAutoSpeed::apMethodFollowsTheConfig()
+{
+    QVERIFY(readOptions(config()).apMethod == eval::ApMethod::AutoSpeed);
+    QVERIFY(readOptions(config({"autospeed.ap_method=coco"})).apMethod == eval::ApMethod::Coco);
+    QVERIFY_THROWS_EXCEPTION(InputError, config({"autospeed.ap_method=voc"}));
+    const auto notices = [](const std::vector<std::string>& overrides) {
+        std::unique_ptr<Model> model(createAutoSpeedModel(config(overrides), DataSpec{}));
+        const std::vector<std::string> notes = model->notices();
+        return QString::fromStdString(
+            std::accumulate(notes.begin(), notes.end(), std::string(),
+                            [](std::string all, const std::string& n) { return all + n + "\n"; }));
+    };
+    const QString byDefault = notices({});
+    QVERIFY2(
+        byDefault.contains("validation AP: AutoSpeed (101-point envelope, trapezoid) (autospeed.ap_method=autospeed)"),
+        qPrintable(byDefault));
+    const QString coco = notices({"autospeed.ap_method=coco"});
+    QVERIFY2(coco.contains("validation AP: COCO 101-point (autospeed.ap_method=coco)"), qPrintable(coco));
 }
 
 QTEST_GUILESS_MAIN(TestAutoSpeed)

@@ -1,10 +1,16 @@
 // Detection metrics (core/engine/eval/detection.h) on cases computed by hand, and `pitwall eval detection` end to
-// end on a tiny YOLO dataset of real JPEG files. AP is COCO's 101-point interpolation: the mean over r = 0, 0.01,
-// ..., 1 of the precision envelope at r (the best precision at any recall >= r; 0 beyond the last recall), so a
-// perfect class scores exactly 1.
+// end on a tiny YOLO dataset of real JPEG files. Two AP methods:
+// - COCO (ApMethod::Coco, `--ap coco`; the cases below that choose it): the mean over r = 0, 0.01, ..., 1 of the
+//   precision envelope at r (the best precision at any recall >= r; 0 beyond the last recall), so a perfect class
+//   scores exactly 1.
+// - AutoSpeed (the default): the curve extended by (recall 0, precision 1) and (recall 1, precision 0), its
+//   envelope sampled at x = 0, 0.01, ..., 1 by np.interp (at a repeated recall the last point's precision) and
+//   integrated with the trapezoid rule. A perfect class scores 0.995: the samples are 1 up to x = 0.99 and 0 at
+//   x = 1 (the end sentinel), so the last interval gives (1 + 0) / 2 * 0.01 instead of 0.01.
 #include "core/engine/data/jpeg.h"
 #include "core/engine/eval/detection.h"
 #include "core/engine/synth/dataset.h"
+#include "core/util/error.h"
 
 #include "../../cli/clitestutil.h"
 
@@ -24,6 +30,7 @@ namespace {
 
 constexpr double kTolerance = 1e-9;
 constexpr double kPerfectAp = 1.0;
+constexpr double kPerfectAutoSpeedAp = 0.995;
 
 Detection det(int classId, float x0, float y0, float x1, float y1, float score = 1)
 {
@@ -53,6 +60,9 @@ class TestEvalDetection : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void iouOfBoxes();
+    void averagePrecisionByMethod_data();
+    void averagePrecisionByMethod();
+    void autoSpeedApIsTheDefault();
     void perfectPredictions();
     void oneClassHalfDetected();
     void falsePositiveRankedAboveTruePositive();
@@ -63,6 +73,8 @@ private Q_SLOTS:
     void nmsSuppressesSameClassOnly();
     void nmsMaxDetectionsAndConfidence();
     void cliScoresYoloDataset();
+    void cliNamesTheApMethod();
+    void apMethodKeyIsChecked();
     void cliRejectsBadInput_data();
     void cliRejectsBadInput();
     void cliRejectsUnknownSplit();
@@ -72,6 +84,8 @@ private:
     // A YOLO dataset with split "val": a.jpg (64x48; class 0 [16,12,48,36], class 1 [8,6,24,18]) and
     // b.jpg (64x48; class 0 [16,12,48,36]).
     QString writeYoloDataset(const QTemporaryDir& dir) const;
+    // Predictions for that dataset: class 0 FP (0.95, on b) ranked above its two exact TPs, class 1 exact.
+    QString writeYoloPredictions(const QTemporaryDir& dir) const;
 };
 
 void TestEvalDetection::iouOfBoxes()
@@ -82,10 +96,100 @@ void TestEvalDetection::iouOfBoxes()
     QCOMPARE(iou({0, 0, 0, 0}, {0, 0, 0, 0}), 0.0);      // empty boxes: 0, not NaN
 }
 
+void TestEvalDetection::averagePrecisionByMethod_data()
+{
+    // One class's points ranked by descending score (recall = TP / GT, precision = TP / (TP + FP)), and its AP by
+    // each method, worked out by hand from the definitions (x_k = k / 100; AutoSpeed's curve with its sentinels).
+    QTest::addColumn<QList<double>>("recall");
+    QTest::addColumn<QList<double>>("precision");
+    QTest::addColumn<double>("coco");
+    QTest::addColumn<double>("autospeed");
+    // One TP, one GT. COCO: 1 at all 101 levels. AutoSpeed: curve (0,1) (1,1) (1,0); samples 1 for x_k < 1 and
+    // 0 at x = 1 (np.interp takes the last of the equal recalls 1): 99 * 0.01 + (1 + 0) / 2 * 0.01 = 0.995.
+    QTest::newRow("perfect") << QList<double>{1.0} << QList<double>{1.0} << kPerfectAp << kPerfectAutoSpeedAp;
+    // One TP at score 0.9, 2 GT: recall 0.5 at precision 1, the maximum recall below 1.
+    // COCO: levels 0 .. 0.50 (51 of 101) get 1, levels above 0.5 are never reached (0): 51 / 101 = 0.50495.
+    // AutoSpeed: curve (0,1) (0.5,1) (1,0), envelope unchanged. Samples: 1 for x_k <= 0.5 (k <= 50; x_50 = 0.5
+    // exactly), then the sentinel's line 2 (1 - x_k) down to 0 at x = 1. 0.5 is a sample point, so the trapezoid
+    // rule is exact on this piecewise linear envelope: 0.5 * 1 + (1 / 2) * 0.5 * 1 = 0.5 + 0.25 = 0.75. The end
+    // sentinel is what adds the 0.25 beyond the last recall (COCO counts 0 there).
+    QTest::newRow("max recall 1/2") << QList<double>{0.5} << QList<double>{1.0} << 51.0 / 101 << 0.75;
+    // One TP, 3 GT: recall 1/3, which is not a sample point.
+    // COCO: levels 0 .. 0.33 (34) reach 1/3: 34 / 101.
+    // AutoSpeed: curve (0,1) (1/3,1) (1,0). Samples 1 for k <= 33 (0.33 < 1/3), then 1.5 (1 - x_k): 0.99 at 0.34.
+    // Intervals 0..32: 33 * 0.01 = 0.33; [0.33, 0.34]: (1 + 0.99) / 2 * 0.01 = 0.00995; [0.34, 1] on the line,
+    // exact: 1.5 * 0.66^2 / 2 = 0.3267. Sum 0.66665 (the exact area 2/3 less the corner the sampling cuts).
+    QTest::newRow("max recall 1/3") << QList<double>{1.0 / 3} << QList<double>{1.0} << 34.0 / 101 << 0.66665;
+    // 2 GT, ranked TP, FP, TP: recall 0.5, 0.5, 1; precision 1, 1/2, 2/3.
+    // COCO: (51 + 50 * 2/3) / 101 = 253 / 303 (see falsePositiveRankedAboveTruePositive).
+    // AutoSpeed: curve (0,1) (0.5,1) (0.5,1/2) (1,2/3) (1,0), envelope (0,1) (0.5,1) (0.5,2/3) (1,2/3) (1,0).
+    // Samples: 1 for x_k < 0.5; 2/3 at x = 0.5 (the last of the equal recalls 0.5) and up to 0.99; 0 at 1.
+    // Intervals 0..48: 49 * 0.01; [0.49, 0.5]: (1 + 2/3) / 2 * 0.01; 50..98: 49 * 2/3 * 0.01; [0.99, 1]:
+    // (2/3 + 0) / 2 * 0.01. Sum 0.01 * (49 + 5/6 + 98/3 + 1/3) = 0.01 * (82 + 5/6) = 0.828333...
+    QTest::newRow("FP between TPs") << QList<double>{0.5, 0.5, 1.0} << QList<double>{1.0, 0.5, 2.0 / 3} << 253.0 / 303
+                                    << 0.01 * (82 + 5.0 / 6);
+    // 2 GT, ranked FP, TP, TP: recall 0, 0.5, 1; precision 0, 1/2, 2/3. Envelope 2/3 from recall 0 to 1.
+    // COCO: 2/3. AutoSpeed: the front sentinel (0,1) is followed by (0, 2/3), and np.interp at x = 0 takes the
+    // latter, so the samples are 2/3 up to 0.99 and 0 at 1: 2/3 * 0.995.
+    QTest::newRow("FP ranked first") << QList<double>{0.0, 0.5, 1.0} << QList<double>{0.0, 0.5, 2.0 / 3} << 2.0 / 3
+                                     << kPerfectAutoSpeedAp * 2 / 3;
+    // Only a false positive: recall 0, precision 0. Neither method gives area (AutoSpeed: the envelope is
+    // (0,1) (0,0) (1,0) and x = 0 takes (0,0)).
+    QTest::newRow("only a false positive") << QList<double>{0.0} << QList<double>{0.0} << 0.0 << 0.0;
+    // No predictions: AP 0 (ap_per_class skips the class), not the sentinels' 0.5.
+    QTest::newRow("no predictions") << QList<double>{} << QList<double>{} << 0.0 << 0.0;
+}
+
+void TestEvalDetection::averagePrecisionByMethod()
+{
+    QFETCH(QList<double>, recall);
+    QFETCH(QList<double>, precision);
+    QFETCH(double, coco);
+    QFETCH(double, autospeed);
+    const std::vector<double> r(recall.begin(), recall.end()), p(precision.begin(), precision.end());
+    const double cocoAp = averagePrecision(r, p, ApMethod::Coco);
+    const double autoSpeedAp = averagePrecision(r, p, ApMethod::AutoSpeed);
+    QVERIFY2(near(cocoAp, coco), qPrintable(QString::number(cocoAp, 'g', 17)));
+    QVERIFY2(near(autoSpeedAp, autospeed), qPrintable(QString::number(autoSpeedAp, 'g', 17)));
+}
+
+void TestEvalDetection::autoSpeedApIsTheDefault()
+{
+    // One class, 2 GT, one exact TP at score 0.9 (recall at most 0.5): the evaluator's AP is AutoSpeed's 0.75
+    // unless COCO is asked for (51 / 101); see averagePrecisionByMethod "max recall 1/2". If the default were
+    // COCO, AutoSpeed-lite's validation and HPO objective would not be AutoSpeed's numbers.
+    const std::vector<Detection> truth{det(0, 0, 0, 10, 10), det(0, 20, 0, 30, 10)};
+    DetectionEvaluator autoSpeed;
+    autoSpeed.addImage({det(0, 0, 0, 10, 10, 0.9f)}, truth);
+    const DetectionMetrics m = autoSpeed.finish();
+    QVERIFY(m.apMethod == ApMethod::AutoSpeed);
+    QVERIFY2(near(m.map50, 0.75), qPrintable(QString::number(m.map50, 'g', 17)));
+    QVERIFY(near(m.map50_95, 0.75)); // an exact box: the same at every IoU threshold
+    QVERIFY(near(m.classes[0].ap50, 0.75));
+    DetectionEvaluator coco({}, ApMethod::Coco);
+    coco.addImage({det(0, 0, 0, 10, 10, 0.9f)}, truth);
+    const DetectionMetrics c = coco.finish();
+    QVERIFY(c.apMethod == ApMethod::Coco);
+    QVERIFY2(near(c.map50, 51.0 / 101), qPrintable(QString::number(c.map50, 'g', 17)));
+    // P and R do not depend on the AP method.
+    QCOMPARE(m.precision, c.precision);
+    QCOMPARE(m.recall, c.recall);
+
+    // A perfect class: 0.995 by default.
+    DetectionEvaluator perfect({"car"});
+    perfect.addImage({det(0, 0, 0, 10, 10, 0.9f)}, {det(0, 0, 0, 10, 10)});
+    QVERIFY(near(perfect.finish().map50_95, kPerfectAutoSpeedAp));
+
+    QVERIFY(apMethodName(ApMethod::AutoSpeed) == "autospeed" && apMethodName(ApMethod::Coco) == "coco");
+    QVERIFY(parseApMethod("coco", "--ap") == ApMethod::Coco);
+    QVERIFY(parseApMethod("autospeed", "--ap") == ApMethod::AutoSpeed);
+    QVERIFY_THROWS_EXCEPTION(pitwall::InputError, parseApMethod("COCO", "--ap"));
+}
+
 void TestEvalDetection::perfectPredictions()
 {
     // Every box found exactly, nothing else: P = R = 1 and every AP 1.
-    DetectionEvaluator evaluator({"car", "person"});
+    DetectionEvaluator evaluator({"car", "person"}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(1, 20, 20, 30, 40, 0.6f)},
                        {det(0, 0, 0, 10, 10), det(1, 20, 20, 30, 40)});
     evaluator.addImage({det(0, 50, 50, 80, 70, 0.3f)}, {det(0, 50, 50, 80, 70)});
@@ -109,7 +213,7 @@ void TestEvalDetection::oneClassHalfDetected()
     // Class 0 perfect (2 of 2). Class 1: 2 of 4 found (scores 0.7, 0.6), so recall 0.25, 0.5 at precision 1:
     // the envelope is 1 at recall levels 0 .. 0.50 (51 of the 101) and 0 beyond: AP = 51 / 101 at every
     // threshold. The mean F1 is highest (5/6) at confidences <= 0.6, where class 1 has P 1, R 0.5.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(1, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(1, 20, 0, 30, 10), det(1, 40, 0, 50, 10)});
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.8f), det(1, 20, 0, 30, 10, 0.6f)},
@@ -136,7 +240,7 @@ void TestEvalDetection::falsePositiveRankedAboveTruePositive()
     // Envelope [1, 2/3, 2/3]. Recall levels 0 .. 0.50 (51) first reach recall at the first TP -> 1; levels
     // 0.51 .. 1 (50) at the second TP -> 2/3. AP = (51 + 50 * 2/3) / 101 = 253 / 303 = 0.834983...
     // Ranked the other way (FP last) it would be 1: the rank of the false positive is what this checks.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(0, 100, 100, 110, 110, 0.8f), det(0, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(0, 20, 0, 30, 10)});
     const DetectionMetrics m = evaluator.finish();
@@ -152,7 +256,7 @@ void TestEvalDetection::falsePositiveRankedFirst()
 {
     // FP (0.95) then TP, TP: precision 0, 1/2, 2/3 at recall 0, 0.5, 1; the envelope is 2/3 from recall 0 to 1,
     // so AP = 2/3 at all 101 levels. The FP is in another image: images share one ranking.
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.9f), det(0, 20, 0, 30, 10, 0.7f)},
                        {det(0, 0, 0, 10, 10), det(0, 20, 0, 30, 10)});
     evaluator.addImage({det(0, 0, 0, 10, 10, 0.95f)}, {});
@@ -171,7 +275,7 @@ void TestEvalDetection::iouDecidesTheThresholdsThatMatch()
     QCOMPARE(matchDetections({det(0, 0, 0, 100, 95, 0.9f)}, truth).front(), std::uint16_t(0b1111111111));
     QCOMPARE(matchDetections({det(0, 0, 0, 100, 49, 0.9f)}, truth).front(), std::uint16_t(0)); // IoU 0.49
 
-    DetectionEvaluator evaluator;
+    DetectionEvaluator evaluator({}, ApMethod::Coco);
     evaluator.addImage({det(0, 0, 0, 100, 70, 0.9f)}, truth);
     const DetectionMetrics m = evaluator.finish();
     QVERIFY(near(m.map50, kPerfectAp));
@@ -184,7 +288,7 @@ void TestEvalDetection::classMismatchIsNeverAMatch()
     // The same box with the wrong class: class 0 has a truth and no prediction (AP, P, R 0); class 1 has a
     // prediction and no truth, so it is listed but not part of the means.
     QCOMPARE(matchDetections({det(1, 0, 0, 10, 10, 0.9f)}, {det(0, 0, 0, 10, 10)}).front(), std::uint16_t(0));
-    DetectionEvaluator evaluator({"car", "person"});
+    DetectionEvaluator evaluator({"car", "person"}, ApMethod::Coco);
     evaluator.addImage({det(1, 0, 0, 10, 10, 0.9f)}, {det(0, 0, 0, 10, 10)});
     const DetectionMetrics m = evaluator.finish();
     QCOMPARE(m.map50, 0.0);
@@ -253,6 +357,18 @@ void TestEvalDetection::nmsMaxDetectionsAndConfidence()
     QCOMPARE(confident[8].box.x0, 500.0f);
 }
 
+QString TestEvalDetection::writeYoloPredictions(const QTemporaryDir& dir) const
+{
+    const QString predictions = dir.filePath("predictions.json");
+    writeFile(predictions.toStdString(), R"([
+      {"image": "a.jpg", "class": 0, "x": 16, "y": 12, "width": 32, "height": 24, "score": 0.9},
+      {"image": "images/val/a.jpg", "class": 1, "x": 8, "y": 6, "width": 16, "height": 12, "score": 0.8},
+      {"image": "b", "class": 0, "x": 16, "y": 12, "width": 32, "height": 24, "score": 0.7},
+      {"image": "b.jpg", "class": 0, "x": 0, "y": 0, "width": 10, "height": 10, "score": 0.95}
+    ])");
+    return predictions;
+}
+
 QString TestEvalDetection::writeYoloDataset(const QTemporaryDir& dir) const
 {
     const fs::path root = dir.filePath("yolo").toStdString();
@@ -270,15 +386,9 @@ void TestEvalDetection::cliScoresYoloDataset()
     // Normalised labels in pixels: a class 0 [16,12,48,36], class 1 [8,6,24,18]; b class 0 [16,12,48,36].
     // Class 0: FP (0.95, on b) ranked above its two exact TPs -> AP 2/3 at every threshold; class 1
     // exact -> 1. "image" by relative path, path from the dataset folder, and stem.
-    const QString predictions = dir.filePath("predictions.json");
-    writeFile(predictions.toStdString(), R"([
-      {"image": "a.jpg", "class": 0, "x": 16, "y": 12, "width": 32, "height": 24, "score": 0.9},
-      {"image": "images/val/a.jpg", "class": 1, "x": 8, "y": 6, "width": 16, "height": 12, "score": 0.8},
-      {"image": "b", "class": 0, "x": 16, "y": 12, "width": 32, "height": 24, "score": 0.7},
-      {"image": "b.jpg", "class": 0, "x": 0, "y": 0, "width": 10, "height": 10, "score": 0.95}
-    ])");
+    const QString predictions = writeYoloPredictions(dir);
     const CliResult r = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
-                                predictions, "--json"});
+                                predictions, "--ap", "coco", "--json"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["images"].toInt(), 2);
@@ -296,14 +406,62 @@ void TestEvalDetection::cliScoresYoloDataset()
     QVERIFY(near(classes[1].toObject()["map50"].toDouble(), kPerfectAp));
     QVERIFY(near(classes[0].toObject()["recall"].toDouble(), 1.0));
 
-    const CliResult text = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
-                                   predictions});
+    const CliResult text = runCli(
+        {"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions", predictions, "--ap", "coco"});
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
     QVERIFY2(text.out.contains("mAP50-95") && text.out.contains("all") && text.out.contains("0.833"),
              qPrintable(text.out));
     const CliResult help = runCli({"eval", "detection", "--help"});
     QCOMPARE(help.exitCode, 0);
     QVERIFY(help.out.contains("NMS"));
+}
+
+void TestEvalDetection::cliNamesTheApMethod()
+{
+    // The predictions of cliScoresYoloDataset without --ap: AutoSpeed's AP, class 0 2/3 * 0.995 (FP first, see
+    // averagePrecisionByMethod "FP ranked first"), class 1 0.995, so mAP50 = mAP50-95 = 0.995 * 5/6 = 0.829167.
+    // COCO gives 0.833 here: both classes reach recall 1, where the end sentinel costs 0.5 % instead of adding
+    // area (AutoSpeed's AP is the higher one only when recall stays below 1). Each report names its method, so
+    // two numbers for the same predictions are not mistaken for each other.
+    QTemporaryDir dir;
+    const QString dataset = writeYoloDataset(dir);
+    const QString predictions = writeYoloPredictions(dir);
+    const QStringList scoring{"eval",    "detection", "--dataset",     dataset,
+                              "--split", "val",       "--predictions", predictions};
+    const CliResult json = runCli(scoring + QStringList{"--json"});
+    QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+    const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QCOMPARE(o["ap_method"].toString(), QString("autospeed"));
+    QVERIFY2(near(o["map50"].toDouble(), kPerfectAutoSpeedAp * 5 / 6), qPrintable(json.out));
+    QVERIFY(near(o["map50_95"].toDouble(), kPerfectAutoSpeedAp * 5 / 6));
+    QVERIFY(near(o["classes"].toArray()[1].toObject()["map50"].toDouble(), kPerfectAutoSpeedAp));
+    QVERIFY(near(o["precision"].toDouble(), 5.0 / 6)); // as with COCO's AP
+
+    const CliResult text = runCli(scoring);
+    QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+    QVERIFY2(text.out.startsWith("AP: AutoSpeed (101-point envelope, trapezoid)\n") && text.out.contains("0.829"),
+             qPrintable(text.out));
+    const CliResult coco = runCli(scoring + QStringList{"--ap", "coco"});
+    QVERIFY2(coco.out.startsWith("AP: COCO 101-point\n"), qPrintable(coco.out));
+    const CliResult cocoJson = runCli(scoring + QStringList{"--ap", "coco", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(cocoJson.out.toUtf8()).object()["ap_method"].toString(), QString("coco"));
+
+    const CliResult bad = runCli(scoring + QStringList{"--ap", "voc"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--ap 'voc' is not an AP method: give autospeed or coco"), qPrintable(bad.err));
+    QVERIFY(bad.out.isEmpty());
+    QVERIFY(runCli({"eval", "detection", "--help"}).out.contains("--ap"));
+}
+
+void TestEvalDetection::apMethodKeyIsChecked()
+{
+    // autospeed.ap_method is a schema choice: another value is bad input (exit 2) naming the choices.
+    const QString smoke = QStringLiteral(PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml");
+    const CliResult bad = runCli({"config", "validate", smoke, "autospeed.ap_method=voc"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("'autospeed.ap_method'") && bad.err.contains("'voc' is not one of: autospeed, coco"),
+             qPrintable(bad.err));
+    QCOMPARE(runCli({"config", "validate", smoke, "autospeed.ap_method=coco"}).exitCode, 0);
 }
 
 void TestEvalDetection::cliRejectsBadInput_data()

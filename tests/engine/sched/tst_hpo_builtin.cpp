@@ -115,6 +115,10 @@ void TestHpoBuiltin::autospeedProtocol()
     QCOMPARE(final[1].toObject()["Configuration"].toString(), QString("optimised"));
     for (const char* column : {"P (%)", "R (%)", "mAP50 (%)", "mAP50-95 (%)"})
         QVERIFY2(final[1].toObject().contains(column), column);
+    // The final table's mAP columns say which AP they are (the final runs' notes).
+    QVERIFY2(json["final_notes"].toArray().contains(
+                 "validation AP: AutoSpeed (101-point envelope, trapezoid) (autospeed.ap_method=autospeed)"),
+             qPrintable(r.out));
 
     auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
     const StudyRecord study = store->requireStudy("autospeed-smoke-hpo");
@@ -137,6 +141,13 @@ void TestHpoBuiltin::autospeedProtocol()
             QVERIFY2(t.userAttrs.contains(key), key);
         const QString event = splitEvent(t.id);
         QVERIFY2(event.contains("116 training frames, 28 val_hpo frames"), qPrintable(event));
+        // The objective's mAP is AutoSpeed's AP (autospeed.ap_method's default), and the run says so.
+        bool namesAp = false;
+        for (const RunRecord& run : store->runs(t.id))
+            for (const EventRecord& e : store->eventsSince(run.id, 0))
+                namesAp = namesAp || e.message.find("validation AP: AutoSpeed (101-point envelope, trapezoid)") !=
+                                         std::string::npos;
+        QVERIFY2(namesAp, "no run event names the AP method");
     }
     // best_params.yaml: the best trial's three searched values under the space's names.
     const auto best = std::max_element(trials.begin(), trials.end(), [](const TrialRecord& a, const TrialRecord& b) {
