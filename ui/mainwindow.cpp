@@ -247,6 +247,7 @@ void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
     m_study->showSnapshot(snapshot);
     m_compare->showSnapshot(snapshot);
     m_benchmarks->showSnapshot(snapshot);
+    m_configure->devices()->setMeasurements(snapshot.benchmarks);
     m_status->setText(
         tr("%1 — %n stud(ies)", nullptr, static_cast<int>(snapshot.studies.size())).arg(snapshot.location) +
         tr(", %n run(s)", nullptr, static_cast<int>(snapshot.runs->size())));

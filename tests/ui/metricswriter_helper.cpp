@@ -1,7 +1,8 @@
-// pitwall_ui_metrics_writer DB ROWS_PER_STAGE BATCH PAUSE_MS: another process that trains nothing but writes
+// pitwall_ui_metrics_writer DB ROWS_PER_STAGE BATCH PAUSE_MS [--gate]: another process that trains nothing but writes
 // like the trainer: a study, a trial and a run, then the run's metrics (loss, loss/depth, lr) in batches with
 // pauses, for two stages whose steps restart, and one event per stage. Prints "run <id>" first (flushed), then
-// "done <rows>" at the end. Used by tst_livemodel to check that the window picks up rows written elsewhere.
+// "done <rows>" at the end. With --gate it stops after the first batch, prints "gate", and goes on when a line
+// arrives on stdin (a handshake, so a test can look at the window mid-run without depending on timing). Used by tst_livemodel to check that the window picks up rows written elsewhere.
 #include "core/store/store.h"
 #include "core/util/timefmt.h"
 
@@ -15,8 +16,9 @@ using namespace pitwall;
 
 int main(int argc, char** argv)
 {
-    if (argc != 5) {
-        std::fprintf(stderr, "usage: %s DB ROWS_PER_STAGE BATCH PAUSE_MS\n", argv[0]);
+    const bool gate = argc == 6 && std::string(argv[5]) == "--gate";
+    if (argc != 5 && !gate) {
+        std::fprintf(stderr, "usage: %s DB ROWS_PER_STAGE BATCH PAUSE_MS [--gate]\n", argv[0]);
         return 2;
     }
     const std::string db = argv[1];
@@ -49,6 +51,13 @@ int main(int argc, char** argv)
             }
             store->appendMetrics(samples);
             rows += static_cast<long long>(samples.size());
+            if (gate && rows == static_cast<long long>(samples.size())) {
+                std::printf("gate\n");
+                std::fflush(stdout);
+                char line[16];
+                if (!std::fgets(line, sizeof line, stdin))
+                    return 1;
+            }
             std::this_thread::sleep_for(std::chrono::milliseconds(pauseMs));
         }
         store->appendMetrics(std::vector<MetricSample>{{runId, stage, steps, "epoch", 1.0, nowSeconds()}});

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void coversTheRealSchemaWithSpeedPanel();
     void showsResolvedYamlLiveAndSavesChangedKeys();
     void devicePanelShowsLogicalDevicesAndWhyAModeIsUnavailable();
+    void devicePanelShowsWhatEachModeGivesAndMeasured();
 };
 
 void TestConfigForm::buildsOneEditorPerKeyInGroups()
@@ -279,6 +280,41 @@ void TestConfigForm::devicePanelShowsLogicalDevicesAndWhyAModeIsUnavailable()
     auto* spx = panel->findChild<QRadioButton*>("mode:SPX");
     spx->click();
     QCOMPARE(view.form()->config().getString("device.partition_mode"), std::string("SPX"));
+}
+
+void TestConfigForm::devicePanelShowsWhatEachModeGivesAndMeasured()
+{
+    ui::ConfigureView view;
+    ui::DevicePanel* panel = view.devices();
+    QCOMPARE(view.form()->setText("device.backend", "cpu"), QString());
+    QCOMPARE(view.form()->setText("experiment.model", "transfuser"), QString());
+    auto* spx = panel->findChild<QRadioButton*>("mode:SPX");
+    auto* dpx = panel->findChild<QRadioButton*>("mode:DPX");
+    // Cores and memory of each logical device, as the backend splits them.
+    const auto cores = processCores().size();
+    QVERIFY2(spx->text().contains(QString(", %1 core(s) and ").arg(cores)), qPrintable(spx->text()));
+    QVERIFY2(!spx->text().contains("measured"), qPrintable(spx->text()));
+    // Partition benchmarks of this model on this backend: the best compute FPS per mode, with its batch size.
+    auto record = [](const char* mode, const char* model, long long batch, double fps) {
+        BenchmarkRecord r;
+        r.suite = "partitions";
+        r.name = std::string(mode) + "/bs" + std::to_string(batch);
+        r.parameters = {{"mode", mode}, {"model", model}, {"batch_size", batch}, {"backend", "cpu"}};
+        r.results = {{"compute_fps", fps}, {"full_fps", fps / 2}};
+        return r;
+    };
+    BenchmarkRecord other = record("SPX", "transfuser", 8, 999.0);
+    other.suite = "variants";
+    panel->setMeasurements({record("SPX", "transfuser", 8, 101.25), record("SPX", "transfuser", 16, 150.5),
+                            record("SPX", "autospeed", 32, 800.0), record("DPX", "transfuser", 8, 180.0), other});
+    QVERIFY2(spx->text().endsWith(" · measured 150.5 compute FPS (batch 16)"), qPrintable(spx->text()));
+    if (cores >= 2)
+        QVERIFY2(dpx->text().endsWith(" · measured 180.0 compute FPS (batch 8)"), qPrintable(dpx->text()));
+    // Another model's figures are not this model's.
+    QCOMPARE(view.form()->setText("experiment.model", "autospeed"), QString());
+    QVERIFY2(spx->text().endsWith(" · measured 800.0 compute FPS (batch 32)"), qPrintable(spx->text()));
+    if (cores >= 2)
+        QVERIFY2(!dpx->text().contains("measured"), qPrintable(dpx->text()));
 }
 
 QTEST_MAIN(TestConfigForm)

@@ -113,6 +113,14 @@ void typeIntoCell(QTableWidget* table, int row, int column, const QString& text)
     QTRY_COMPARE(table->item(row, column)->text(), text); // the delegate commits on its next event
 }
 
+// With $PITWALL_UI_SCREENSHOT_DIR set, the window as the user sees it at this step (the README's pictures).
+void shoot(QWidget& window, const char* name)
+{
+    const QString dir = qEnvironmentVariable("PITWALL_UI_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        QVERIFY(window.grab().save(dir + QLatin1Char('/') + QLatin1String(name)));
+}
+
 QTreeWidgetItem* jobRow(QTreeWidget* table, qint64 id)
 {
     for (int i = 0; i < table->topLevelItemCount(); ++i)
@@ -248,6 +256,7 @@ void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
     typeInto(child<QWidget>(run, "searchTrials"), "4");
     typeInto(child<QWidget>(run, "searchEpochs"), "1");
     choose(child<QComboBox>(run, "searchPruner"), "none");
+    shoot(window, "workbench-configure-search.png");
 
     QSignalSpy started(configure, &ui::ConfigureView::launched);
     click(child<QPushButton>(configure, "launchButton"));
@@ -269,6 +278,7 @@ void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
     QTRY_VERIFY_WITH_TIMEOUT(window.studyView()->ready() && window.studyView()->historyMarkers()->count(0) >= 1,
                              30000);
     QCOMPARE(window.studyView()->timeline()->lanes(), QStringList({"cpu:0.0", "cpu:0.1"}));
+    shoot(window, "workbench-study-running.png");
 
     // Stop (graceful): cancelled, every finished trial kept, nothing left running.
     clickRow(jobs, id);
@@ -296,6 +306,25 @@ void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
     QVERIFY(log);
     QVERIFY2(log->text()->toPlainText().contains("trials"), qPrintable(log->text()->toPlainText().right(2000)));
     log->close();
+
+    // Show results: the study in the Study view.
+    window.showView(ui::View::Live);
+    click(child<QPushButton>(window.jobsPanel(), "jobShowResults"));
+    QCOMPARE(window.currentView(), ui::View::Study);
+    QTRY_COMPARE(window.snapshot().focusStudy, study);
+
+    // Edit spec: the job's config and options back in Configure, as they were started.
+    clickTab(panels, speed->parentWidget()->parentWidget());
+    choose(run->kindBox(), "Training run");
+    QCOMPARE(configure->form()->setText("device.partition_mode", "SPX"), QString());
+    click(child<QPushButton>(window.jobsPanel(), "jobEditSpec"));
+    QCOMPARE(window.currentView(), ui::View::Configure);
+    QCOMPARE(run->kind(), ui::RunKind::Search);
+    QCOMPARE(qobject_cast<QAbstractSpinBox*>(child<QWidget>(run, "searchTrials"))->text(), QString("4"));
+    QCOMPARE(child<QComboBox>(run, "searchPruner")->currentText(), QString("none"));
+    QCOMPARE(QString::fromStdString(configure->form()->config().getString("device.partition_mode")), QString("DPX"));
+    QCOMPARE(QString::fromStdString(configure->form()->config().getString("policy.transfuser.upsample_mode")),
+             QString("nearest"));
 }
 
 void TestJobsFlow::aJobStartedFromATerminalAppearsInThePanel()
@@ -313,6 +342,20 @@ void TestJobsFlow::aJobStartedFromATerminalAppearsInThePanel()
     QTRY_VERIFY_WITH_TIMEOUT(jobRow(window.jobsPanel()->table(), id), 2000);
     QCOMPARE(jobRow(window.jobsPanel()->table(), id)->text(1), QString("eval-driving"));
     QTRY_COMPARE_WITH_TIMEOUT(jobState(window.jobsPanel()->table(), id), QString("finished"), kJobTimeoutMs);
+
+    // Start again: a new job with the same command line, started from the panel.
+    QSignalSpy again(window.jobsPanel(), &ui::JobsPanel::jobStarted);
+    clickRow(window.jobsPanel()->table(), id);
+    click(child<QPushButton>(window.jobsPanel(), "jobStartAgain"));
+    QVERIFY2(again.wait(60000), qPrintable(window.jobsPanel()->lastMessage()));
+    const qint64 second = again.first().at(0).toLongLong();
+    QVERIFY(second > id);
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(window.jobsPanel()->table(), second), QString("finished"), kJobTimeoutMs);
+    const auto record = JobStore(window.database().toStdString(), OpenMode::ReadOnly).job(second);
+    QVERIFY(record);
+    QCOMPARE(record->kind, std::string("eval-driving"));
+    const Json firstArgv = JobStore(window.database().toStdString(), OpenMode::ReadOnly).job(id)->spec.value("argv", Json::array());
+    QVERIFY2(record->spec.value("argv", Json::array()) == firstArgv, record->spec.dump().c_str());
 }
 
 void TestJobsFlow::aBadFieldBlocksStartWithTheMessageAtTheField()

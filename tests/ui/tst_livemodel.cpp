@@ -73,7 +73,7 @@ void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
     constexpr int kSteps = 300, kBatch = 20, kPauseMs = 60;
     QProcess writer;
     writer.start(PITWALL_UI_METRICS_WRITER,
-                 {db, QString::number(kSteps), QString::number(kBatch), QString::number(kPauseMs)});
+                 {db, QString::number(kSteps), QString::number(kBatch), QString::number(kPauseMs), "--gate"});
     QVERIFY(writer.waitForStarted());
     QVERIFY(writer.waitForReadyRead(20000));
     const QString first = QString::fromUtf8(writer.readLine()).trimmed();
@@ -83,9 +83,14 @@ void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
     // The live view follows the latest run, which the writer just created.
     QTRY_COMPARE_WITH_TIMEOUT(window.liveModel()->runId(), runId, 10000);
     // Rows keep arriving while the writer works: the model grows in steps, not all at the end.
+    // The writer holds after its first batch (a handshake, not a time window) until the window has seen it.
+    while (!writer.canReadLine())
+        QVERIFY(writer.waitForReadyRead(20000));
+    QCOMPARE(QString::fromUtf8(writer.readLine()).trimmed(), QString("gate"));
     QTRY_VERIFY_WITH_TIMEOUT(window.liveModel()->series("loss").size() > 0, 10000);
     const auto early = window.liveModel()->series("loss").size();
     QVERIFY2(early < 2 * kSteps, "the first rows should be visible before the writer is done");
+    writer.write("go\n");
     QVERIFY(writer.waitForFinished(60000));
     QCOMPARE(writer.exitCode(), 0);
     const QString done = QString::fromUtf8(writer.readAll()).trimmed();

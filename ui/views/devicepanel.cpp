@@ -1,6 +1,7 @@
 #include "ui/views/devicepanel.h"
 
 #include "core/devices/gpubackends.h"
+#include "core/util/numformat.h"
 #include "core/util/strings.h"
 #include "ui/exporting.h"
 #include "ui/views/configform.h"
@@ -179,6 +180,41 @@ QString DevicePanel::unavailableReason() const
     return m_reason->text();
 }
 
+void DevicePanel::setMeasurements(const std::vector<BenchmarkRecord>& records)
+{
+    std::vector<BenchmarkRecord> partitions;
+    for (const BenchmarkRecord& r : records)
+        if (r.suite == "partitions")
+            partitions.push_back(r);
+    if (partitions.size() == m_measurements.size())
+        return; // records are only ever added
+    m_measurements = std::move(partitions);
+    showBackend();
+}
+
+QString DevicePanel::measuredText(PartitionMode mode, const std::string& backend) const
+{
+    const std::string model = m_form->config().getString("experiment.model");
+    const std::string name = partitionModeName(mode);
+    double best = 0;
+    long long bestBatch = 0;
+    for (const BenchmarkRecord& r : m_measurements) {
+        const Json& p = r.parameters;
+        if (p.value("mode", std::string()) != name || p.value("backend", std::string()) != backend ||
+            p.value("model", model) != model) // records from before the model was recorded count as this model's
+            continue;
+        const double fps = r.results.value("compute_fps", 0.0);
+        if (fps > best) {
+            best = fps;
+            bestBatch = p.value("batch_size", 0LL);
+        }
+    }
+    return best > 0 ? tr(" · measured %1 compute FPS (batch %2)")
+                          .arg(QString::fromStdString(formatFixedPoint(best, 1)))
+                          .arg(bestBatch)
+                    : QString();
+}
+
 void DevicePanel::showBackend()
 {
     // Whichever way this returns, the configure view learns what the panel now shows.
@@ -224,9 +260,20 @@ void DevicePanel::showBackend()
         if (!button)
             continue;
         const QString name = QString::fromLatin1(partitionModeName(m.mode));
-        button->setText(m.available
-                            ? tr("%1 — %2 logical device(s) per device").arg(name).arg(partitionsPerDevice(m.mode))
-                            : tr("%1 — unavailable: %2").arg(name, QString::fromStdString(m.why)));
+        QString text = tr("%1 — unavailable: %2").arg(name, QString::fromStdString(m.why));
+        if (m.available) {
+            text = tr("%1 — %2 logical device(s) per device").arg(name).arg(partitionsPerDevice(m.mode));
+            try {
+                const std::vector<LogicalDevice> each = backend->logicalDevices(m.mode);
+                if (!each.empty())
+                    text += tr(", %1 core(s) and %2 each")
+                                .arg(each.front().cpuSet.size())
+                                .arg(QString::fromStdString(formatBytes(static_cast<double>(each.front().memoryBytes))));
+            } catch (const std::exception&) {
+            }
+            text += measuredText(m.mode, backend->name());
+        }
+        button->setText(text);
         button->setToolTip(m.available ? tr("%1 logical device(s) per device").arg(partitionsPerDevice(m.mode))
                                        : QString::fromStdString(m.why));
         if (m.mode == mode && !m.available)

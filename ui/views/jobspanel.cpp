@@ -296,7 +296,8 @@ void JobsPanel::runCli(const QStringList& words, const QString& cwd)
         return;
     }
     QStringList args = words;
-    args << QStringLiteral("--db") << QFileInfo(m_db).absoluteFilePath();
+    if (!args.contains(QStringLiteral("--db"))) // a job's own command line names its database already
+        args << QStringLiteral("--db") << QFileInfo(m_db).absoluteFilePath();
     auto* process = new QProcess(this);
     process->setProgram(m_cli);
     process->setArguments(args);

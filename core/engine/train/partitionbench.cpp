@@ -67,6 +67,7 @@ void storeRecords(const PartitionBenchSpec& spec, const PartitionBenchResult& re
         record.host = hostName();
         record.time = nowSeconds();
         record.parameters = {{"mode", c.mode},
+                             {"model", spec.configs.empty() ? std::string() : spec.configs.front().getString("experiment.model")},
                              {"batch_size", c.batchSize},
                              {"epochs", spec.epochs},
                              {"logical_devices", c.runs.size()},

@@ -80,7 +80,7 @@ private Q_SLOTS:
     void cipoLevels();
     void waypointsMoveForwardOnStraightRoad();
     void lidarFeatureIsClippedHistogram();
-    void smallDatasetIsFast();
+    void smallDatasetIsComplete();
 };
 
 void TestSynthWorld::sameSeedGivesIdenticalFrames()
@@ -293,7 +293,9 @@ void TestSynthWorld::lidarFeatureIsClippedHistogram()
     QVERIFY(occupied > 200);
 }
 
-void TestSynthWorld::smallDatasetIsFast()
+// Generation speed is a benchmark, not a test (a busy or sanitizer-built machine is slow, not wrong): the
+// figure is printed here, and `time pitwall data synth --frames 200 --out DIR` measures it whole.
+void TestSynthWorld::smallDatasetIsComplete()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -304,9 +306,9 @@ void TestSynthWorld::smallDatasetIsFast()
     const GenerationStats stats = writeSynthDataset(dir.path().toStdString(), o);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     QVERIFY(stats.complete);
+    QCOMPARE(stats.frames, 20);
     qInfo("20 frames at %dx%d in %.3f s (%.1f frames/s)", o.sensors.camera.width, o.sensors.camera.height, seconds,
           20 / seconds);
-    QVERIFY2(seconds < 3.0, "generating 20 default-size frames took more than 3 s");
 }
 
 QTEST_GUILESS_MAIN(TestSynthWorld)
