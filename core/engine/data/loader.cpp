@@ -138,7 +138,7 @@ const std::vector<std::int64_t>& PitwallLoader::epochIndices(std::int64_t epoch)
     if (it != m_epochs.end())
         return it->second;
     // Epochs before the consumer's current one are no longer needed by anyone.
-    const std::int64_t oldest = m_handed / m_batchesPerEpoch;
+    const std::int64_t oldest = m_options.firstEpoch + m_handed / m_batchesPerEpoch;
     for (auto old = m_epochs.begin(); old != m_epochs.end() && old->first < oldest;)
         old = m_epochs.erase(old);
     return m_epochs.emplace(epoch, m_sampler.indices(epoch)).first->second;
@@ -163,7 +163,7 @@ void PitwallLoader::work()
             const std::int64_t position = m_nextSample++;
             batch = position / B;
             k = position % B;
-            const std::int64_t epoch = batch / m_batchesPerEpoch, step = batch % m_batchesPerEpoch;
+            const std::int64_t epoch = m_options.firstEpoch + batch / m_batchesPerEpoch, step = batch % m_batchesPerEpoch;
             try {
                 Pending& pending = m_pending[batch];
                 if (k == 0) {

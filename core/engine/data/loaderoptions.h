@@ -28,6 +28,8 @@ struct LoaderOptions {
     int prefetchBatches = 4;    // Pitwall: batches in flight; Reference: batches per worker (prefetch_factor)
     ShardOptions shard;         // rank, world size, replication, shuffle, seed (also the augmentation seed)
     std::int64_t epochs = 0;    // 0 = an endless stream of epochs
+    std::int64_t firstEpoch = 0; // the first epoch's number: a resumed run continues the numbering, so its
+                                 // epochs get the same sample order and augmentation as uninterrupted ones
     bool usePreprocessed = false;
     std::string cachePath;      // empty: <dataset root>/.pitwall-cache/preprocessed.bin
     bool pinMemory = true;      // page-locked batches when a CUDA device is present

@@ -355,7 +355,8 @@ void ReferenceLoader::issueRequests()
         if (slot < 0)
             return;
         w.region->busy[static_cast<std::size_t>(slot)] = true;
-        const std::int64_t epoch = m_nextRequest / m_batchesPerEpoch, step = m_nextRequest % m_batchesPerEpoch;
+        const std::int64_t epoch = m_options.firstEpoch + m_nextRequest / m_batchesPerEpoch,
+                           step = m_nextRequest % m_batchesPerEpoch;
         if (epoch != m_cachedEpoch) {
             m_epochIndices = m_sampler.indices(epoch);
             m_cachedEpoch = epoch;

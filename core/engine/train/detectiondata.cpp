@@ -73,8 +73,7 @@ std::unique_ptr<data::BatchLoader> DetectionData::trainLoader(data::LoaderOption
     options.sample.outputHeight = m_plan.inputHeight;
     options.sample.augment = m_plan.augment;
     options.epochs = epochs;
-    if (firstEpoch > 0)
-        options.shard.seed = data::mixWords({options.shard.seed, static_cast<std::uint64_t>(firstEpoch)});
+    options.firstEpoch = firstEpoch; // a resumed run sees the order and augmentation of the epochs it continues
     if (options.usePreprocessed && options.cachePath.empty())
         options.cachePath = (std::filesystem::path(m_train->root) / ".pitwall-cache" /
                              (m_trainName + "-" + std::to_string(m_plan.inputWidth) + "x" +

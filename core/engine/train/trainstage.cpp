@@ -1,5 +1,7 @@
 #include "core/engine/train/run.h"
 
+#include "core/engine/data/augment.h"
+
 #include "core/engine/train/schedule.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
@@ -135,6 +137,10 @@ int Run::restoreStage(StageContext& context)
 
 EpochMeters Run::trainEpoch(StageContext& context, int epoch)
 {
+    // Torch's generator (dropout) starts every epoch from (seed, stage, epoch), so an epoch trained after a
+    // resume draws exactly what it drew in an uninterrupted run: the state is not in any checkpoint.
+    torch::manual_seed(data::mixWords({static_cast<std::uint64_t>(m_request.seed), static_cast<std::uint64_t>(context.stage),
+                                       static_cast<std::uint64_t>(epoch), 0x546f726368ull /*"Torch"*/}));
     m_batches->startEpoch(epoch);
     CpuMeter cpu;
     const auto epochStart = Clock::now();
