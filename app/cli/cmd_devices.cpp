@@ -205,34 +205,68 @@ int showDevices(const Args& args)
     return kExitOk;
 }
 
+// One line of the listing, from a manifest or (with --check) from the loaded library.
+struct PluginRow {
+    std::string name, kind, description, file, schema;
+};
+
+std::vector<PluginRow> manifestRows(const PluginListing& listing)
+{
+    std::vector<PluginRow> rows;
+    for (const PluginManifest& m : listing.plugins)
+        rows.push_back({m.name, pluginKindName(m.kind), m.description, m.library.string(), m.schema.string()});
+    return rows;
+}
+
+std::vector<PluginRow> loadedRows(const PluginScan& scan, const PluginListing& listing)
+{
+    std::vector<PluginRow> rows;
+    for (const PluginLibrary& p : scan.plugins) {
+        const PluginManifest* manifest = findManifest(listing, p.file());
+        rows.push_back({p.info().name, pluginKindName(p.info().kind), p.info().description ? p.info().description : "",
+                        p.file().string(), manifest ? manifest->schema.string() : ""});
+    }
+    return rows;
+}
+
 int listPlugins(const Args& args)
 {
-    const PluginScan scan = scanPlugins(pluginSearchPath());
+    const bool check = args.flag("check");
+    const PluginListing listing = listPluginManifests(pluginSearchPath());
+    std::vector<PluginRow> rows = manifestRows(listing);
+    std::vector<std::string> problems = listing.problems;
+    if (check) { // loads every library (and LibTorch with the model plugins)
+        const PluginScan scan = scanPlugins(pluginSearchPath());
+        rows = loadedRows(scan, listing);
+        problems = scan.problems;
+        for (std::string& mismatch : manifestMismatches(scan, listing))
+            problems.push_back(std::move(mismatch));
+    }
+    const int status = check && !problems.empty() ? kExitFailure : kExitOk;
     if (args.flag("json")) {
         nlohmann::json out{{"search_path", nlohmann::json::array()}, {"plugins", nlohmann::json::array()},
-                           {"problems", scan.problems}};
+                           {"problems", problems}, {"checked", check}};
         for (const auto& folder : pluginSearchPath())
             out["search_path"].push_back(folder.string());
-        for (const PluginLibrary& p : scan.plugins)
-            out["plugins"].push_back({{"name", p.info().name},
-                                      {"kind", pluginKindName(p.info().kind)},
-                                      {"description", p.info().description ? p.info().description : ""},
-                                      {"file", p.file().string()}});
+        for (const PluginRow& row : rows)
+            out["plugins"].push_back({{"name", row.name}, {"kind", row.kind}, {"description", row.description},
+                                      {"file", row.file}, {"schema", row.schema}});
         std::cout << out.dump(2) << "\n";
-        return kExitOk;
+        return status;
     }
     std::cout << "plugin search path:\n";
     for (const auto& folder : pluginSearchPath())
         std::cout << "  " << folder.string() << "\n";
     std::cout << "plugins:\n";
-    if (scan.plugins.empty())
+    if (rows.empty())
         std::cout << "  (none)\n";
-    for (const PluginLibrary& p : scan.plugins)
-        std::printf("  %-12s %-8s %s\n", p.info().name, pluginKindName(p.info().kind),
-                    p.info().description ? p.info().description : "");
-    for (const std::string& problem : scan.problems)
-        std::cerr << "warning: " << problem << "\n";
-    return kExitOk;
+    for (const PluginRow& row : rows)
+        std::printf("  %-12s %-8s %s\n", row.name.c_str(), row.kind.c_str(), row.description.c_str());
+    for (const std::string& problem : problems)
+        std::cerr << (check ? "error: " : "warning: ") << problem << "\n";
+    if (check && problems.empty())
+        std::cout << "checked: every plugin loads and matches its manifest and this build\n";
+    return status;
 }
 
 } // namespace
@@ -259,9 +293,13 @@ void addDeviceCommands(Cli& cli)
 
 void addPluginCommands(Cli& cli)
 {
-    cli.add({"plugins", "list the plugins found on the plugin path and any that failed to load", "[--json]",
-             "Plugins are loaded from $PITWALL_PLUGIN_PATH (':'-separated), then <install>/lib/pitwall/plugins.",
-             {jsonOption()}, listPlugins});
+    cli.add({"plugins", "list the plugins found on the plugin path and any that were left out", "[--check] [--json]",
+             "Plugins are found in $PITWALL_PLUGIN_PATH (':'-separated), then <install>/lib/pitwall/plugins.\n"
+             "The list comes from each plugin's manifest (<name>.plugin.json, written by the build beside\n"
+             "<name>.so), so no plugin is loaded and LibTorch is not started. --check loads every library\n"
+             "as training would, checks its ABI and build id, compares it with its manifest, and exits 1\n"
+             "when any of them fails.",
+             {{"check", "", "load every plugin and verify it (loads LibTorch)"}, jsonOption()}, listPlugins});
 }
 
 } // namespace pitwall::cli
