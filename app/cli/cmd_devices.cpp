@@ -205,52 +205,19 @@ int showDevices(const Args& args)
     return kExitOk;
 }
 
-// One line of the listing, from a manifest or (with --check) from the loaded library.
-struct PluginRow {
-    std::string name, kind, description, file, schema;
-};
-
-std::vector<PluginRow> manifestRows(const PluginListing& listing)
-{
-    std::vector<PluginRow> rows;
-    for (const PluginManifest& m : listing.plugins)
-        rows.push_back({m.name, pluginKindName(m.kind), m.description, m.library.string(), m.schema.string()});
-    return rows;
-}
-
-std::vector<PluginRow> loadedRows(const PluginScan& scan, const PluginListing& listing)
-{
-    std::vector<PluginRow> rows;
-    for (const PluginLibrary& p : scan.plugins) {
-        const PluginManifest* manifest = findManifest(listing, p.file());
-        rows.push_back({p.info().name, pluginKindName(p.info().kind), p.info().description ? p.info().description : "",
-                        p.file().string(), manifest ? manifest->schema.string() : ""});
-    }
-    return rows;
-}
-
 int listPlugins(const Args& args)
 {
-    const bool check = args.flag("check");
-    const PluginListing listing = listPluginManifests(pluginSearchPath());
-    std::vector<PluginRow> rows = manifestRows(listing);
-    std::vector<std::string> problems = listing.problems;
-    if (check) { // loads every library (and LibTorch with the model plugins)
-        const PluginScan scan = scanPlugins(pluginSearchPath());
-        rows = loadedRows(scan, listing);
-        problems = scan.problems;
-        for (std::string& mismatch : manifestMismatches(scan, listing))
-            problems.push_back(std::move(mismatch));
-    }
-    const int status = check && !problems.empty() ? kExitFailure : kExitOk;
+    const bool check = args.flag("check"); // loads every library (and LibTorch with the model plugins)
+    const PluginListing listing = check ? checkPlugins(pluginSearchPath()) : listPluginManifests(pluginSearchPath());
+    const int status = check && !listing.problems.empty() ? kExitFailure : kExitOk;
     if (args.flag("json")) {
         nlohmann::json out{{"search_path", nlohmann::json::array()}, {"plugins", nlohmann::json::array()},
-                           {"problems", problems}, {"checked", check}};
+                           {"problems", listing.problems}, {"checked", check}};
         for (const auto& folder : pluginSearchPath())
             out["search_path"].push_back(folder.string());
-        for (const PluginRow& row : rows)
-            out["plugins"].push_back({{"name", row.name}, {"kind", row.kind}, {"description", row.description},
-                                      {"file", row.file}, {"schema", row.schema}});
+        for (const PluginManifest& p : listing.plugins)
+            out["plugins"].push_back({{"name", p.name}, {"kind", pluginKindName(p.kind)}, {"description", p.description},
+                                      {"file", p.library.string()}, {"schema", p.schema.string()}});
         std::cout << out.dump(2) << "\n";
         return status;
     }
@@ -258,13 +225,13 @@ int listPlugins(const Args& args)
     for (const auto& folder : pluginSearchPath())
         std::cout << "  " << folder.string() << "\n";
     std::cout << "plugins:\n";
-    if (rows.empty())
+    if (listing.plugins.empty())
         std::cout << "  (none)\n";
-    for (const PluginRow& row : rows)
-        std::printf("  %-12s %-8s %s\n", row.name.c_str(), row.kind.c_str(), row.description.c_str());
-    for (const std::string& problem : problems)
+    for (const PluginManifest& p : listing.plugins)
+        std::printf("  %-12s %-8s %s\n", p.name.c_str(), pluginKindName(p.kind), p.description.c_str());
+    for (const std::string& problem : listing.problems)
         std::cerr << (check ? "error: " : "warning: ") << problem << "\n";
-    if (check && problems.empty())
+    if (check && listing.problems.empty())
         std::cout << "checked: every plugin loads and matches its manifest and this build\n";
     return status;
 }

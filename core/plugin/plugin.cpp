@@ -184,6 +184,24 @@ std::vector<std::string> manifestMismatches(const PluginScan& scan, const Plugin
     return out;
 }
 
+PluginListing checkPlugins(const std::vector<std::filesystem::path>& folders)
+{
+    const PluginListing manifests = listPluginManifests(folders);
+    const PluginScan scan = scanPlugins(folders);
+    PluginListing loaded;
+    for (const PluginLibrary& p : scan.plugins) {
+        const PluginManifest* manifest = findManifest(manifests, p.file());
+        const PluginInfo& info = p.info();
+        loaded.plugins.push_back({info.name, info.kind, info.description ? info.description : "",
+                                  info.buildId ? info.buildId : "", p.file(),
+                                  manifest ? manifest->schema : std::filesystem::path()});
+    }
+    loaded.problems = scan.problems;
+    for (std::string& mismatch : manifestMismatches(scan, manifests))
+        loaded.problems.push_back(std::move(mismatch));
+    return loaded;
+}
+
 const PluginLibrary& requirePlugin(const PluginScan& scan, const std::string& name, PluginKind kind)
 {
     std::vector<std::string> available;

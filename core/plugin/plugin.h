@@ -84,7 +84,8 @@ struct PluginScan {
 // Opens every *.so on the search path (first of a name wins).
 PluginScan scanPlugins(const std::vector<std::filesystem::path>& folders);
 
-// What a plugin's manifest says about it, read without loading the library.
+// What a plugin's manifest says about it, read without loading the library (or, from checkPlugins, what the
+// loaded library says).
 struct PluginManifest {
     std::string name;
     PluginKind kind = PluginKind::Model;
@@ -110,6 +111,10 @@ const PluginManifest* findManifest(const PluginListing& listing, const std::file
 // Where a loaded plugin and its manifest disagree (name, kind, description, build id): one "file: what differs"
 // per difference. A loaded plugin without a manifest is not a mismatch (the listing reports it already).
 std::vector<std::string> manifestMismatches(const PluginScan& scan, const PluginListing& listing);
+
+// `pitwall plugins --check`: loads every plugin (scanPlugins) and describes what the loaded libraries say, in the
+// listing's shape (the schema file from the manifest), with the scan's problems and then the mismatches.
+PluginListing checkPlugins(const std::vector<std::filesystem::path>& folders);
 
 // The plugin of a name and kind from a scan, or InputError listing the ones available.
 const PluginLibrary& requirePlugin(const PluginScan& scan, const std::string& name, PluginKind kind);

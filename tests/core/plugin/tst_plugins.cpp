@@ -116,6 +116,15 @@ void TestPlugins::checkComparesManifestWithLibrary()
     QCOMPARE(scan.plugins.size(), std::size_t(1)); // later.so (after good.so) loads as a second 'good' and is ignored
     QVERIFY(findManifest(listing, dir.filePath("good.so").toStdString()));
     QVERIFY(manifestMismatches(scan, listing).empty());
+    // --check's listing: what the loaded library says, with the scan's problems.
+    const PluginListing checked = checkPlugins(folders);
+    QCOMPARE(checked.plugins.size(), std::size_t(1));
+    QCOMPARE(checked.plugins[0].name, std::string("good"));
+    QCOMPARE(checked.plugins[0].kind, PluginKind::Runner);
+    QCOMPARE(checked.plugins[0].description, std::string("a plugin that loads"));
+    QCOMPARE(checked.plugins[0].buildId, std::string(pitwallBuildId()));
+    QVERIFY2(joined(checked.problems).contains("later.so: plugin 'good' is already loaded from an earlier folder"),
+             qPrintable(joined(checked.problems)));
     // Loaded under its own file name, the later copy disagrees with its manifest on name and description.
     PluginScan onlyLater;
     onlyLater.plugins.push_back(PluginLibrary::open(dir.filePath("later.so").toStdString()));
