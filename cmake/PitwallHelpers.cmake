@@ -18,11 +18,14 @@ function(pitwall_add_library target)
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_LINK} PRIVATE ${ARG_PRIVATE_LINK})
 endfunction()
 
-# pitwall_add_plugin(<name> SOURCES ... [LINK ...] [SCHEMA file.schema.yaml])
-# A MODULE library in the plugin folder; its schema file (plugin metadata) is copied beside it so that
-# tools learn the plugin's config keys without loading the library.
+# pitwall_add_plugin(<name> SOURCES ... [LINK ...] [SCHEMA file.schema.yaml] [KIND model|dataset|runner
+#                    DESCRIPTION "one line"])
+# A MODULE library in the plugin folder; its schema file is copied beside it so that tools learn the plugin's
+# config keys without loading the library. With KIND and DESCRIPTION, the plugin's info is compiled in from them
+# (PITWALL_DECLARE_PLUGIN_FROM_BUILD() in core/plugin/plugin.h) and the same values go into the manifest
+# <name>.plugin.json beside the library, which `pitwall plugins` reads instead of loading it.
 function(pitwall_add_plugin name)
-  cmake_parse_arguments(ARG "" "SCHEMA" "SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "" "SCHEMA;KIND;DESCRIPTION" "SOURCES;LINK" ${ARGN})
   set(target pitwall_plugin_${name})
   add_library(${target} MODULE ${ARG_SOURCES})
   set_target_properties(${target} PROPERTIES
@@ -35,15 +38,41 @@ function(pitwall_add_plugin name)
   if(ARG_SCHEMA)
     pitwall_add_plugin_schema(${name} ${ARG_SCHEMA})
   endif()
+  if(ARG_KIND)
+    pitwall_add_plugin_manifest(${name} ${target} "${ARG_KIND}" "${ARG_DESCRIPTION}" "${ARG_SCHEMA}")
+  endif()
 endfunction()
 
-# pitwall_add_model_plugin(<name> SCHEMA file IMPL_SOURCES ... PLUGIN_SOURCES ...)
+# The plugin's info as compile definitions and as the manifest <name>.plugin.json (see pitwall_add_plugin).
+function(pitwall_add_plugin_manifest name target kind description schema)
+  set(kinds model Model dataset Dataset runner Runner)
+  list(FIND kinds "${kind}" at)
+  if(at LESS 0 OR NOT description OR description MATCHES "[\"\\]")
+    message(FATAL_ERROR "plugin ${name}: KIND must be model, dataset or runner, and DESCRIPTION a line without "
+                        "quotes or backslashes")
+  endif()
+  math(EXPR at "${at} + 1")
+  list(GET kinds ${at} enumerator)
+  target_compile_definitions(${target} PRIVATE PITWALL_PLUGIN_NAME="${name}"
+    PITWALL_PLUGIN_KIND=pitwall::PluginKind::${enumerator} PITWALL_PLUGIN_DESCRIPTION="${description}")
+  set(json "{}")
+  string(JSON json SET "${json}" name "\"${name}\"")
+  string(JSON json SET "${json}" kind "\"${kind}\"")
+  string(JSON json SET "${json}" description "\"${description}\"")
+  string(JSON json SET "${json}" build_id "\"${PITWALL_BUILD_ID}\"")
+  if(schema)
+    string(JSON json SET "${json}" schema "\"${name}.schema.yaml\"")
+  endif()
+  file(GENERATE OUTPUT ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.plugin.json CONTENT "${json}\n")
+endfunction()
+
+# pitwall_add_model_plugin(<name> SCHEMA file DESCRIPTION "one line" IMPL_SOURCES ... PLUGIN_SOURCES ...)
 # A LibTorch model plugin: its schema always; with the engine, the model code as the static library
 # pitwall_<name>_impl (torch precompiled header; linked by the plugin and by the model's tests) and the MODULE.
 function(pitwall_add_model_plugin name)
-  cmake_parse_arguments(ARG "" "SCHEMA" "IMPL_SOURCES;PLUGIN_SOURCES" ${ARGN})
-  pitwall_add_plugin_schema(${name} ${ARG_SCHEMA})
+  cmake_parse_arguments(ARG "" "SCHEMA;DESCRIPTION" "IMPL_SOURCES;PLUGIN_SOURCES" ${ARGN})
   if(NOT PITWALL_BUILD_ENGINE)
+    pitwall_add_plugin_schema(${name} ${ARG_SCHEMA}) # the keys are known even without the library
     return()
   endif()
   set(impl pitwall_${name}_impl)
@@ -52,7 +81,8 @@ function(pitwall_add_model_plugin name)
   target_include_directories(${impl} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_options(${impl} PRIVATE ${PITWALL_WARNINGS} ${TORCH_CXX_FLAGS})
   target_precompile_headers(${impl} PRIVATE ${PROJECT_SOURCE_DIR}/core/engine/internal/torch_pch.h)
-  pitwall_add_plugin(${name} SOURCES ${ARG_PLUGIN_SOURCES} LINK ${impl})
+  pitwall_add_plugin(${name} SOURCES ${ARG_PLUGIN_SOURCES} LINK ${impl} SCHEMA ${ARG_SCHEMA}
+    KIND model DESCRIPTION "${ARG_DESCRIPTION}")
 endfunction()
 
 # Copies a plugin's schema (metadata) file into the plugin folder as <name>.schema.yaml.

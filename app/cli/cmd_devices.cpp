@@ -207,32 +207,33 @@ int showDevices(const Args& args)
 
 int listPlugins(const Args& args)
 {
-    const PluginScan scan = scanPlugins(pluginSearchPath());
+    const bool check = args.flag("check"); // loads every library (and LibTorch with the model plugins)
+    const PluginListing listing = check ? checkPlugins(pluginSearchPath()) : listPluginManifests(pluginSearchPath());
+    const int status = check && !listing.problems.empty() ? kExitFailure : kExitOk;
     if (args.flag("json")) {
         nlohmann::json out{{"search_path", nlohmann::json::array()}, {"plugins", nlohmann::json::array()},
-                           {"problems", scan.problems}};
+                           {"problems", listing.problems}, {"checked", check}};
         for (const auto& folder : pluginSearchPath())
             out["search_path"].push_back(folder.string());
-        for (const PluginLibrary& p : scan.plugins)
-            out["plugins"].push_back({{"name", p.info().name},
-                                      {"kind", pluginKindName(p.info().kind)},
-                                      {"description", p.info().description ? p.info().description : ""},
-                                      {"file", p.file().string()}});
+        for (const PluginManifest& p : listing.plugins)
+            out["plugins"].push_back({{"name", p.name}, {"kind", pluginKindName(p.kind)}, {"description", p.description},
+                                      {"file", p.library.string()}, {"schema", p.schema.string()}});
         std::cout << out.dump(2) << "\n";
-        return kExitOk;
+        return status;
     }
     std::cout << "plugin search path:\n";
     for (const auto& folder : pluginSearchPath())
         std::cout << "  " << folder.string() << "\n";
     std::cout << "plugins:\n";
-    if (scan.plugins.empty())
+    if (listing.plugins.empty())
         std::cout << "  (none)\n";
-    for (const PluginLibrary& p : scan.plugins)
-        std::printf("  %-12s %-8s %s\n", p.info().name, pluginKindName(p.info().kind),
-                    p.info().description ? p.info().description : "");
-    for (const std::string& problem : scan.problems)
-        std::cerr << "warning: " << problem << "\n";
-    return kExitOk;
+    for (const PluginManifest& p : listing.plugins)
+        std::printf("  %-12s %-8s %s\n", p.name.c_str(), pluginKindName(p.kind), p.description.c_str());
+    for (const std::string& problem : listing.problems)
+        std::cerr << (check ? "error: " : "warning: ") << problem << "\n";
+    if (check && listing.problems.empty())
+        std::cout << "checked: every plugin loads and matches its manifest and this build\n";
+    return status;
 }
 
 } // namespace
@@ -259,9 +260,13 @@ void addDeviceCommands(Cli& cli)
 
 void addPluginCommands(Cli& cli)
 {
-    cli.add({"plugins", "list the plugins found on the plugin path and any that failed to load", "[--json]",
-             "Plugins are loaded from $PITWALL_PLUGIN_PATH (':'-separated), then <install>/lib/pitwall/plugins.",
-             {jsonOption()}, listPlugins});
+    cli.add({"plugins", "list the plugins found on the plugin path and any that were left out", "[--check] [--json]",
+             "Plugins are found in $PITWALL_PLUGIN_PATH (':'-separated), then <install>/lib/pitwall/plugins.\n"
+             "The list comes from each plugin's manifest (<name>.plugin.json, written by the build beside\n"
+             "<name>.so), so no plugin is loaded and LibTorch is not started. --check loads every library\n"
+             "as training would, checks its ABI and build id, compares it with its manifest, and exits 1\n"
+             "when any of them fails.",
+             {{"check", "", "load every plugin and verify it (loads LibTorch)"}, jsonOption()}, listPlugins});
 }
 
 } // namespace pitwall::cli

@@ -6,6 +6,7 @@
 
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/finalcomparison.h"
+#include "core/sched/jobsession.h"
 #include "core/sched/search.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
@@ -213,9 +214,16 @@ int hpoCommand(const Args& args)
     std::optional<Table> finalResults;
     std::vector<std::string> finalNotes; // e.g. the AP method of the mAP columns
     if (result.searchDone && spec.finalEpochs) {
-        const engine::FinalComparison comparison = engine::runFinalComparison(
-            result.setup, *result.best, {*spec.finalEpochs, spec.storeLocation, result.studyName}, cancel,
-            line.reporter());
+        // Its own job (hpo-final), inside the hpo job: the final studies and runs are linked to it.
+        engine::FinalComparison comparison;
+        constexpr int kCancelledExit = 130;
+        runChildJob(spec.storeLocation, "hpo-final", {{"study", result.studyName}, {"final_epochs", *spec.finalEpochs}},
+                    [&] {
+                        comparison = engine::runFinalComparison(
+                            result.setup, *result.best, {*spec.finalEpochs, spec.storeLocation, result.studyName},
+                            cancel, line.reporter());
+                        return cancel.requested() ? kCancelledExit : kExitOk;
+                    });
         finalResults = engine::finalTable(comparison, objectiveMetric(result.settings.objective));
         finalNotes = engine::finalNotices(comparison);
         if (!json) {

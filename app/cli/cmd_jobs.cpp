@@ -1,26 +1,22 @@
 // pitwall jobs list|show|stop|resume|log: the jobs recorded in the results store, whichever front end started them.
 #include "app/cli/cli.h"
-#include "app/cli/jobrunner.h"
+#include "core/sched/jobcontrol.h"
 
 #include "core/report/table.h"
 #include "core/store/jobstore.h"
 #include "core/util/error.h"
-#include "core/util/process.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
-#include <unistd.h>
 
 namespace pitwall::cli {
 
@@ -28,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kStopNowWaitSeconds = 10.0;
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
 
 // Read-only where the file cannot be written (then vanished jobs are shown as their record says).
@@ -82,15 +77,6 @@ double elapsedOf(const JobRecord& j)
     return j.endTime.value_or(nowSeconds()) - *j.startTime;
 }
 
-std::vector<std::string> studiesOf(const JobRecord& j)
-{
-    std::vector<std::string> out;
-    for (const JobLink& l : j.links)
-        if (l.kind == "study")
-            out.push_back(l.ref);
-    return out;
-}
-
 nlohmann::json jobJson(const JobRecord& j)
 {
     const auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
@@ -136,7 +122,7 @@ int listJobs(const Args& args)
     Table table({"ID", "Kind", "State", "Progress", "Elapsed", "ETA", "Host", "PID", "Message"});
     for (const JobRecord& j : jobs) {
         std::string message = isFinal(j.state) && !j.error.empty() ? j.error : j.progressMessage;
-        const auto studies = studiesOf(j);
+        const auto studies = jobStudies(j);
         if (message.empty() && !studies.empty())
             message = "study " + join(studies, ", ");
         table.addRow({std::to_string(j.id), j.kind, jobStateName(j.state), formatFixed(j.progress * 100, 0) + " %",
@@ -176,9 +162,8 @@ int showJob(const Args& args)
     return kExitOk;
 }
 
-bool aliveHere(const JobRecord& j) { return j.host == hostName() && processAlive(j.pid); }
 
-int stopJob(const Args& args)
+int stopCommand(const Args& args)
 {
     auto store = openJobs(args);
     const std::int64_t id = jobIdArgument(args, "stop");
@@ -187,102 +172,26 @@ int stopJob(const Args& args)
         std::cerr << "job " << id << " has already ended (" << jobStateName(j.state) << ")\n";
         return kExitBadInput;
     }
-    store->requestStop(id);
-    if (args.flag("now")) {
-        if (aliveHere(j)) {
-            // A detached job leads its own session: its whole group (the workers) goes with it.
-            const bool leadsGroup = ::getpgid(static_cast<pid_t>(j.pid)) == static_cast<pid_t>(j.pid);
-            ::kill(leadsGroup ? -static_cast<pid_t>(j.pid) : static_cast<pid_t>(j.pid), SIGKILL);
-            const double until = nowSeconds() + kStopNowWaitSeconds;
-            while (aliveHere(j) && nowSeconds() < until)
-                std::this_thread::sleep_for(kPollInterval);
-        } else if (!j.host.empty()) {
-            std::cerr << "job " << id << " runs on " << j.host << ": asked it to stop through the store\n";
-            return kExitOk;
-        }
-        store->finish(id, JobState::Cancelled, 137, "");
+    const StopOutcome outcome = stopJob(*store, j, args.flag("now") ? StopMode::Now : StopMode::Graceful);
+    if (outcome == StopOutcome::AskedElsewhere) {
+        std::cerr << "job " << id << " runs on " << j.host << ": asked it to stop through the store\n";
+        return kExitOk;
+    }
+    if (outcome == StopOutcome::StoppedNow) {
         std::cout << "job " << id << " stopped at once (cancelled)\n";
         return kExitOk;
     }
-    // Graceful: the job's heartbeat sees Stopping within a few seconds on any machine; on this one a SIGINT
-    // (as one Ctrl-C) makes it immediate.
-    if (aliveHere(j))
-        ::kill(static_cast<pid_t>(j.pid), SIGINT);
     std::cout << "job " << id << " is stopping (the current step or trial ends; finished work is kept)\n";
-    if (args.flag("wait")) {
-        for (;;) {
-            store->reapVanished(nowSeconds());
-            const JobRecord now = requireJob(*store, id);
-            if (isFinal(now.state)) {
-                std::cout << "job " << id << " " << jobStateName(now.state) << "\n";
-                break;
-            }
-            std::this_thread::sleep_for(kPollInterval);
-        }
-    }
+    if (args.flag("wait"))
+        std::cout << "job " << id << " " << jobStateName(waitForJobEnd(*store, id)) << "\n";
     return kExitOk;
-}
-
-std::string optionValue(const std::vector<std::string>& argv, const std::string& name)
-{
-    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
-        if (argv[i] == "--" + name)
-            return argv[i + 1];
-    for (const std::string& a : argv)
-        if (startsWith(a, "--" + name + "="))
-            return a.substr(name.size() + 3);
-    return {};
-}
-
-// The command line that continues a job: a training run from its checkpoints, a search from its study.
-std::vector<std::string> resumeWords(const JobRecord& j)
-{
-    const auto argv = j.spec.value("argv", std::vector<std::string>{});
-    const std::string db = j.spec.value("db", std::string());
-    if (j.kind == "train") {
-        std::vector<std::string> words = argv;
-        if (std::find(words.begin(), words.end(), "--resume") == words.end())
-            words.push_back("--resume");
-        if (optionValue(words, "db").empty() && !db.empty())
-            words.insert(words.end(), {"--db", db});
-        return words;
-    }
-    if (j.kind == "hpo") {
-        std::string study = optionValue(argv, "resume");
-        if (study.empty() && !studiesOf(j).empty())
-            study = studiesOf(j).front();
-        if (study.empty())
-            throw InputError("job " + std::to_string(j.id) + " created no study, so there is nothing to resume; start it again");
-        std::vector<std::string> words{"hpo", "--resume", study, "--db", db};
-        for (const char* carried : {"trials", "partition", "backend"})
-            if (const std::string v = optionValue(argv, carried); !v.empty())
-                words.insert(words.end(), {std::string("--") + carried, v});
-        return words;
-    }
-    throw InputError("a " + j.kind + " job cannot resume (only train and hpo jobs continue where they stopped); " +
-                     "start it again with: pitwall " + join(argv, " "));
 }
 
 int resumeJob(const Args& args)
 {
     auto store = openJobs(args);
     const std::int64_t id = jobIdArgument(args, "resume");
-    const JobRecord j = requireJob(*store, id);
-    if (j.state != JobState::Cancelled && j.state != JobState::Failed)
-        throw InputError("job " + std::to_string(id) + " is " + jobStateName(j.state) +
-                         ": only a cancelled or failed job resumes");
-    const std::vector<std::string> words = resumeWords(j);
-    Json spec = j.spec;
-    spec["argv"] = words;
-    spec["resumed_from"] = j.spec.value("argv", std::vector<std::string>{});
-    store->requeue(id, spec);
-    // The job continues where it was started: its config paths are relative to that folder.
-    const std::string db = j.spec.value("db", args.database());
-    if (const auto cwd = j.spec.value("cwd", std::string()); !cwd.empty()) {
-        std::error_code error;
-        fs::current_path(cwd, error);
-    }
-    startDetached(db, id, words);
+    const std::vector<std::string> words = resumeJobDetached(*store, requireJob(*store, id), args.database());
     std::cout << id << "\n";
     std::cerr << "pitwall: job " << id << " resumes in the background: pitwall " << join(words, " ") << "\n";
     return kExitOk;
@@ -343,7 +252,7 @@ void addJobCommands(Cli& cli)
              "--now kills the job's process (and its workers when it runs detached) and records it cancelled.",
              {dbOption(), {"now", "", "kill the process at once instead of waiting for the current step"},
               {"wait", "", "return only when the job has ended"}},
-             stopJob});
+             stopCommand});
     cli.add({"jobs resume", "continue a cancelled or failed training run or search in the background",
              "ID [--db FILE]",
              "A training job continues its unfinished trials from their last checkpoints (train --resume); a\n"

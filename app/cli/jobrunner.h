@@ -19,8 +19,4 @@ void addJobOptions(Command& command);
 // record behind, and no results file when there was none before.
 int runAsJob(const Command& command, const Args& args, const std::vector<std::string>& words);
 
-// Starts `words` (a pitwall command line) in the background as the queued job `jobId` of the store at `db`,
-// logging to the job's log file. Returns when the process has been started.
-void startDetached(const std::string& db, std::int64_t jobId, const std::vector<std::string>& words);
-
 } // namespace pitwall::cli

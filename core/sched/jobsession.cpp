@@ -159,6 +159,45 @@ void JobSession::discard()
     store.remove(m_id);
 }
 
+int runChildJob(const std::string& storeLocation, const std::string& kind, const Json& fields,
+                const std::function<int()>& work)
+{
+    const auto parent = currentJobId();
+    if (!parent)
+        return work();
+    Json spec = Json::object();
+    {
+        JobStore store(storeLocation);
+        if (const auto record = store.job(*parent))
+            spec = record->spec;
+    }
+    spec.update(fields);
+    spec["kind"] = kind;
+    spec["parent_job"] = *parent;
+    // The parent's id and progress come back however the child ends.
+    struct RestoreParent {
+        std::int64_t id;
+        ~RestoreParent()
+        {
+            ::setenv("PITWALL_JOB_ID", std::to_string(id).c_str(), 1);
+            ProgressState& p = progressState();
+            std::lock_guard lock(p.mutex);
+            p.active = true;
+        }
+    } restore{*parent};
+    JobSession child(storeLocation, kind, spec, std::nullopt, "");
+    JobStore(storeLocation).link(*parent, "job", std::to_string(child.id()));
+    int code = 1;
+    try {
+        code = work();
+    } catch (const std::exception& e) {
+        child.finish(1, e.what());
+        throw;
+    }
+    child.finish(code, code == 0 ? "" : "exit status " + std::to_string(code));
+    return code;
+}
+
 void reportJobDevices(const std::string& storeLocation, const std::vector<std::string>& devices)
 {
     if (const auto id = currentJobId())

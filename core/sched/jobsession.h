@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -48,6 +49,16 @@ private:
     bool m_stop = false;
     std::thread m_thread;
 };
+
+// Runs `work` as a job of its own, of `kind`, inside the job this process works for (currentJobId()): the hpo
+// job's final comparison is the hpo-final job. The child is recorded as running with the parent's spec (its
+// command line starts the whole work again) plus `fields` and "parent_job"; the parent links to it ("job", id).
+// While `work` runs, $PITWALL_JOB_ID names the child, so the studies and runs it creates link to the child; the
+// parent's id, and its progress reporting, come back afterwards. `work` returns an exit status that ends the
+// child as JobSession::finish does; an exception fails the child and is rethrown. Without a current job, runs
+// `work` alone. Same thread as the parent's JobSession; a stop of either job cancels the process's work.
+int runChildJob(const std::string& storeLocation, const std::string& kind, const Json& fields,
+                const std::function<int()>& work);
 
 // Progress of the current job, if this process has one (a no-op otherwise). Cheap: the heartbeat thread
 // writes the latest value every kJobHeartbeatIntervalSeconds. The ETA is estimated from the fraction's rate

@@ -1,8 +1,8 @@
 // The AutoSpeed-lite plugin's entry points: plugin info, the trainer's plan and the model factory.
 #include "autospeed.h"
 
-PITWALL_DECLARE_PLUGIN("autospeed", pitwall::PluginKind::Model,
-                       "AutoSpeed-lite: YOLO-style closest-in-path-object (CIPO) detector")
+// Name, kind and description come from CMakeLists.txt, which writes them into the manifest too.
+PITWALL_DECLARE_PLUGIN_FROM_BUILD()
 
 PITWALL_DECLARE_MODEL_PLAN(pitwall::autospeed::declarePlan)
 

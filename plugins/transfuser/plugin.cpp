@@ -1,8 +1,8 @@
 // The TransFuser-lite plugin's entry points.
 #include "transfuser.h"
 
-PITWALL_DECLARE_PLUGIN("transfuser", pitwall::PluginKind::Model,
-                       "TransFuser-lite: camera + LiDAR fusion, perception heads and planning")
+// Name, kind and description come from CMakeLists.txt, which writes them into the manifest too.
+PITWALL_DECLARE_PLUGIN_FROM_BUILD()
 
 extern "C" __attribute__((visibility("default"))) pitwall::engine::Model*
 pitwall_create_model(const pitwall::ResolvedConfig* config, const pitwall::engine::DataSpec* spec)

@@ -3,6 +3,7 @@
 // request into the process's cancel, the one child-process launcher (exec failures named, process groups), and
 // the interrupt policy (first signal graceful, second at once). If these fail, `pitwall jobs` lists wrong states,
 // a dead job shows as running forever, or a stop from the window is never seen.
+#include "core/sched/jobcontrol.h"
 #include "core/sched/jobsession.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
@@ -28,6 +29,8 @@ private Q_SLOTS:
     void vanishedProcessFails();
     void storeLinksStudiesAndRunsOfTheCurrentJob();
     void sessionFinishStates();
+    void childJobTakesItsOwnLinks();
+    void resumeCommandLines();
     void execFailureNamesProgramAndErrno();
     void ownGroupSignalReachesGrandchildren();
     void secondSignalStopsAtOnce();
@@ -128,6 +131,87 @@ void TestJobsCore::storeLinksStudiesAndRunsOfTheCurrentJob()
     QCOMPARE(links[0].ref, std::string("search"));
     QCOMPARE(links[1].kind, std::string("run"));
     QCOMPARE(links[1].ref, std::to_string(runId));
+}
+
+// The hpo job's final comparison (hpo-final) as a child job: the studies created inside link to the child, the
+// parent links to the child, and the parent's $PITWALL_JOB_ID is back afterwards, also when the work throws.
+void TestJobsCore::childJobTakesItsOwnLinks()
+{
+    const std::string path = db("child.db");
+    JobSession parent(path, "hpo", Json{{"argv", {"hpo", "--trials", "2"}}}, std::nullopt, "");
+    auto store = openStore(path);
+    store->createStudy("search", {StudyDirection::Minimize});
+    std::int64_t childId = 0;
+    const int code = runChildJob(path, "hpo-final", Json{{"final_epochs", 3}}, [&] {
+        childId = *currentJobId();
+        store->createStudy("search/final-default", {StudyDirection::Minimize});
+        return 0;
+    });
+    QCOMPARE(code, 0);
+    QVERIFY(childId != parent.id());
+    QCOMPARE(*currentJobId(), parent.id());
+    JobStore jobs(path);
+    const JobRecord child = *jobs.job(childId);
+    QCOMPARE(child.kind, std::string("hpo-final"));
+    QCOMPARE(child.state, JobState::Finished);
+    QCOMPARE(child.spec["parent_job"].get<std::int64_t>(), parent.id());
+    QCOMPARE(child.spec["final_epochs"].get<int>(), 3);
+    QCOMPARE(child.spec["argv"], Json({"hpo", "--trials", "2"})); // starting it again reruns the whole search
+    QCOMPARE(child.links.size(), std::size_t(1));
+    QCOMPARE(child.links[0].ref, std::string("search/final-default"));
+    const std::vector<JobLink> parentLinks = jobs.job(parent.id())->links;
+    QCOMPARE(parentLinks.size(), std::size_t(2));
+    QCOMPARE(parentLinks[0].ref, std::string("search"));
+    QCOMPARE(parentLinks[1].kind, std::string("job"));
+    QCOMPARE(parentLinks[1].ref, std::to_string(childId));
+
+    bool thrown = false;
+    try {
+        runChildJob(path, "hpo-final", Json::object(), [&]() -> int {
+            childId = *currentJobId();
+            throw RuntimeError("out of memory");
+        });
+    } catch (const RuntimeError&) {
+        thrown = true;
+    }
+    QVERIFY(thrown);
+    QCOMPARE(*currentJobId(), parent.id());
+    QCOMPARE(jobs.job(childId)->state, JobState::Failed);
+    QCOMPARE(jobs.job(childId)->error, std::string("out of memory"));
+    parent.finish(0, "");
+}
+
+// `jobs resume`: a training run continues from its checkpoints with its own command line, a search from the
+// study it created with the options that shape it, and other kinds say how to start them again.
+void TestJobsCore::resumeCommandLines()
+{
+    JobRecord train;
+    train.kind = "train";
+    train.spec = {{"argv", {"train", "a.yaml"}}, {"db", "/d/t.db"}};
+    QCOMPARE(resumeCommandLine(train), (std::vector<std::string>{"train", "a.yaml", "--resume", "--db", "/d/t.db"}));
+    JobRecord hpo;
+    hpo.id = 7;
+    hpo.kind = "hpo";
+    hpo.spec = {{"argv", {"hpo", "a.yaml", "--trials", "8", "--partition=DPX", "--seed", "3"}}, {"db", "/d/h.db"}};
+    try {
+        resumeCommandLine(hpo);
+        QFAIL("a search without a study resumed");
+    } catch (const InputError& e) {
+        QCOMPARE(QString(e.what()), QString("job 7 created no study, so there is nothing to resume; start it again"));
+    }
+    hpo.links = {{"study", "s"}, {"run", "1"}};
+    QCOMPARE(resumeCommandLine(hpo), (std::vector<std::string>{"hpo", "--resume", "s", "--db", "/d/h.db", "--trials", "8",
+                                                               "--partition", "DPX"}));
+    JobRecord final = hpo;
+    final.kind = "hpo-final";
+    try {
+        resumeCommandLine(final);
+        QFAIL("an hpo-final job resumed");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("a hpo-final job cannot resume") &&
+                     QString(e.what()).endsWith("start it again with: pitwall hpo a.yaml --trials 8 --partition=DPX --seed 3"),
+                 e.what());
+    }
 }
 
 void TestJobsCore::sessionHeartbeatSeesStopRequest()

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void detachedSearchStopsAndResumes();
     void trainingStopKeepsEpochsAndResumeFinishes();
     void everyKindRecordsItsJob();
+    void hpoFinalIsItsOwnJob();
     void killedJobShowsVanished();
     void badInputLeavesNothing();
     void commandsThatDoNotTrainLoadNoLibTorch();
@@ -199,6 +200,55 @@ void TestJobsCli::everyKindRecordsItsJob()
     }
     QCOMPARE(jobs[0].toObject()["kind"].toString(), QString("bench-loader")); // newest first
     QCOMPARE(jobs[1].toObject()["kind"].toString(), QString("eval-driving"));
+}
+
+namespace {
+QStringList linksOf(const QJsonObject& job)
+{
+    QStringList links;
+    for (const QJsonValue& l : job["links"].toArray())
+        links << l.toObject()["kind"].toString() + ":" + l.toObject()["ref"].toString();
+    return links;
+}
+} // namespace
+
+// `hpo --final-epochs N`: the final comparison is a job of its own (hpo-final) inside the hpo job, linked to the
+// final studies and runs, while the hpo job keeps the search's study and links to its child. The smallest
+// AutoSpeed search of tst_hpo_builtin (two one-epoch trials, one final epoch).
+void TestJobsCli::hpoFinalIsItsOwnJob()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("f.db");
+    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "autospeed.bn_momentum=0.3",
+                                "--space", PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "2",
+                                "--epochs", "1", "--final-epochs", "1", "--partition", "SPX", "--sampler", "random",
+                                "--seed", "1", "--pruner", "none", "--db", db},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err.right(800)));
+    QVERIFY(r.out.contains("held-out validation after 1 epoch(s)")); // the output is as before
+    const QRegularExpressionMatch m = QRegularExpression("pitwall: job (\\d+) \\(hpo\\)").match(r.err);
+    QVERIFY2(m.hasMatch(), qPrintable(r.err.right(800)));
+    const QJsonArray jobs = QJsonDocument::fromJson(runCli({"jobs", "list", "--all", "--json", "--db", db}).out.toUtf8()).array();
+    QCOMPARE(jobs.size(), 2);
+    const QJsonObject final = showJob(db, QString::number(jobs[0].toObject()["id"].toInt())); // newest first
+    const QJsonObject hpo = showJob(db, m.captured(1));
+    QCOMPARE(final["kind"].toString(), QString("hpo-final"));
+    QCOMPARE(final["state"].toString(), QString("finished"));
+    QCOMPARE(final["exit_code"].toInt(), 0);
+    QCOMPARE(hpo["kind"].toString(), QString("hpo"));
+    QCOMPARE(hpo["state"].toString(), QString("finished"));
+    QCOMPARE(final["spec"].toObject()["parent_job"].toInt(), hpo["id"].toInt());
+    QCOMPARE(final["spec"].toObject()["final_epochs"].toInt(), 1);
+    QCOMPARE(final["spec"].toObject()["argv"], hpo["spec"].toObject()["argv"]); // starting it again reruns the search
+    const QStringList finalLinks = linksOf(final);
+    QVERIFY2(finalLinks.contains("study:autospeed-smoke-hpo/final-default"), qPrintable(finalLinks.join(",")));
+    QVERIFY2(finalLinks.contains("study:autospeed-smoke-hpo/final-optimised"), qPrintable(finalLinks.join(",")));
+    QVERIFY2(finalLinks.filter(QRegularExpression("^run:\\d+$")).size() == 2, qPrintable(finalLinks.join(",")));
+    QVERIFY2(!finalLinks.contains("study:autospeed-smoke-hpo"), qPrintable(finalLinks.join(",")));
+    const QStringList hpoLinks = linksOf(hpo);
+    QVERIFY2(hpoLinks.contains("study:autospeed-smoke-hpo"), qPrintable(hpoLinks.join(",")));
+    QVERIFY2(hpoLinks.contains("job:" + QString::number(final["id"].toInt())), qPrintable(hpoLinks.join(",")));
+    QVERIFY2(hpoLinks.filter("final-").isEmpty(), qPrintable(hpoLinks.join(",")));
 }
 
 void TestJobsCli::killedJobShowsVanished()
