@@ -29,7 +29,7 @@
 namespace pitwall::drive {
 
 struct DrivingEvalOptions {
-    int routes = 5;
+    int routes = 20; // `pitwall eval driving`'s default: a standard error of a few points (cmd_eval.cpp)
     std::uint64_t seed = 0;
     double routeSeconds = 30;     // nominal driving time of a route (sets its length)
     double timeLimitFactor = 2.0; // the route times out after this × routeSeconds

@@ -7,7 +7,7 @@
 //   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
 //   seeds: [0, 1, 2]
 //   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
-//   driving: {routes: 3, route_seconds: 30}   # optional: closed-loop driving score of every seed's run
+//   driving: {routes: 20, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
 //   variants:
 //     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
 // Plain values only: no torch in this header.
@@ -40,7 +40,7 @@ struct VariantsFile {
     // std over seeds and a "DS s.e." column (the mean of the seeds' standard errors over routes).
     struct Driving {
         bool enabled = false;
-        int routes = 3;
+        int routes = 20; // as `pitwall eval driving`
         double routeSeconds = 30;
         std::int64_t seed = 0;
     } driving;
