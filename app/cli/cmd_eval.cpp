@@ -75,8 +75,8 @@ void printReport(const drive::DrivingReport& report)
     for (drive::InfractionType type : drive::kInfractionTypes)
         if (report.counts[static_cast<std::size_t>(type)] > 0)
             std::printf(", %s %.2f", drive::infractionKey(type), report.perKm[static_cast<std::size_t>(type)]);
-    std::printf("\n  (± is the standard error over routes (1 seed): sample std over the %zu routes / √%zu; DS = RC × "
-                "penalty per route, CARLA leaderboard rules)\n",
+    std::printf("\n  (± is the standard error over routes (1 seed): sample std over the %zu routes / √%zu;\n"
+                "   DS = RC × penalty per route, CARLA leaderboard rules)\n",
                 report.routes.size(), report.routes.size());
 }
 
