@@ -94,7 +94,8 @@ int benchVariants(const Args& args)
         return kExitOk;
     }
     std::cout << "\n" << (args.flag("markdown") ? out.table.toMarkdown() : out.table.toText());
-    std::cout << "\n" << engine::variantsLegend(variants) << " Studies: '" << variants.name << "/<variant>' in "
+    std::cout << "\n"
+              << engine::variantsLegend(variants) << " Studies: '" << variants.name << "/<variant>' in "
               << spec.storeLocation << "\n";
     return kExitOk;
 }

@@ -189,8 +189,9 @@ void addEvalCommands(Cli& cli)
              "policy evaluated with the same seed drives the same routes.\n"
              "RUN_ID drives that run's model from its last checkpoint (results are recorded with the run); several\n"
              "ids (one run per training seed) add the mean ± sample std across runs, as LEAD reports, and the mean\n"
-             "of the runs' standard errors over routes. The same seed, machine and --threads give the same score. 'expert'\n"
-             "is the data-generating expert through the same controller (should score near 100); 'idle' never moves.",
+             "of the runs' standard errors over routes. The same seed, machine and --threads give the same score.\n"
+             "'expert' is the data-generating expert through the same controller (should score near 100); 'idle'\n"
+             "never moves.",
              {dbOption(),
               jsonOption(),
               {"policy", "RUN_ID[,RUN_ID...]|expert|idle", "what drives"},

@@ -78,8 +78,7 @@ QString qualityKey(const std::vector<const BenchmarkRecord*>& rows, const QStrin
             for (const auto& item : b->results.items())
                 keys.insert(QString::fromStdString(item.key()));
     for (const QString& k : keys)
-        if (!fixed.contains(k) && k != kDrivingScore && !kDrivingScoreErrors.contains(k) &&
-            k != QLatin1String("study"))
+        if (!fixed.contains(k) && k != kDrivingScore && !kDrivingScoreErrors.contains(k) && k != QLatin1String("study"))
             return k;
     return {};
 }

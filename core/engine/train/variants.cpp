@@ -212,12 +212,11 @@ std::string variantsLegend(const VariantsFile& file)
     if (!file.driving.enabled)
         text += ": mean ± sample std over " + seeds + " training seed(s)";
     else if (file.seeds.size() == 1)
-        text += ": mean ± sample std over 1 training seed(s); Driving Score: ± is the standard error over routes "
-                "(1 seed, " + routes + " routes: sample std / √" + routes + ")";
+        text += ": mean ± sample std over 1 training seed(s); Driving Score: ± is the standard error over routes " +
+                ("(1 seed, " + routes + " routes: sample std / √" + routes + ")");
     else
-        text += " and Driving Score: mean ± sample std over " + seeds +
-                " training seed(s); DS s.e.: the standard error over routes (the mean of the seeds' standard errors "
-                "over the same " + routes + " routes)";
+        text += " and Driving Score: mean ± sample std over " + seeds + " training seed(s); DS s.e.: the standard " +
+                "error over routes (the mean of the seeds' standard errors over the same " + routes + " routes)";
     return text + "; times and FPS are means.";
 }
 

@@ -110,8 +110,9 @@ void TestDriveModel::resultIsRecordedWithTheRun()
 // same score); the text prints the score ± that standard error and says which it is.
 void TestDriveModel::evalCommandPrintsAndStoresTheStandardError()
 {
-    const QStringList args{"eval",  "driving", "--policy", QString::number(m_runId), "--routes", "2", "--route-seconds",
-                           "6",     "--threads", "1",      "--db",  QString::fromStdString(m_db)};
+    const QStringList args{
+        "eval",      "driving", "--policy", QString::number(m_runId),    "--routes", "2", "--route-seconds", "6",
+        "--threads", "1",       "--db",     QString::fromStdString(m_db)};
     const CliResult first = runCli(args + QStringList{"--json"});
     QVERIFY2(first.exitCode == 0, qPrintable(first.err));
     const nlohmann::json json = nlohmann::json::parse(first.out.toStdString());
@@ -137,9 +138,9 @@ void TestDriveModel::evalCommandPrintsAndStoresTheStandardError()
 
     const CliResult text = runCli(args);
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
-    const QString expected = QString::asprintf("driving score       %6.2f ± %.2f    (route std %.2f)",
-                                               m_report.drivingScore.mean, m_report.drivingScore.standardError,
-                                               m_report.drivingScore.std);
+    const QString expected =
+        QString::asprintf("driving score       %6.2f ± %.2f    (route std %.2f)", m_report.drivingScore.mean,
+                          m_report.drivingScore.standardError, m_report.drivingScore.std);
     QVERIFY2(text.out.contains(expected), qPrintable(text.out));
     QVERIFY2(text.out.contains("± is the standard error over routes (1 seed): sample std over the 2 routes / √2"),
              qPrintable(text.out));

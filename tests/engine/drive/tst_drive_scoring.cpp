@@ -248,8 +248,7 @@ void TestDriveScoring::standardErrorIsStdOverRootRoutes_data()
     // std = sqrt((40² + 0 + 40²) / 2) = 40, s.e. = 40 / √3
     QTest::newRow("three routes") << QList<double>{100, 60, 20} << 60.0 << 40.0 << 23.094010767585033;
     // std = sqrt((30² + 10² + 10² + 30²) / 3) = sqrt(2000 / 3) = 25.819..., s.e. = std / 2
-    QTest::newRow("four routes") << QList<double>{90, 70, 50, 30} << 60.0 << 25.819888974716115
-                                 << 12.909944487358057;
+    QTest::newRow("four routes") << QList<double>{90, 70, 50, 30} << 60.0 << 25.819888974716115 << 12.909944487358057;
     QTest::newRow("all alike") << QList<double>{75, 75, 75, 75} << 75.0 << 0.0 << 0.0;
 }
 
