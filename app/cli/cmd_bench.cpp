@@ -71,6 +71,7 @@ void printJson(const engine::VariantsFile& variants, const std::vector<engine::V
         for (std::size_t i = 0; i < results.size(); ++i) {
             out["variants"][i]["driving_score_mean"] = results[i].drivingScore.mean;
             out["variants"][i]["driving_score_std"] = results[i].drivingScore.std;
+            out["variants"][i]["driving_score_stderr"] = results[i].drivingScoreStandardError;
         }
     std::cout << out.dump(2) << "\n";
 }
@@ -93,9 +94,8 @@ int benchVariants(const Args& args)
         return kExitOk;
     }
     std::cout << "\n" << (args.flag("markdown") ? out.table.toMarkdown() : out.table.toText());
-    std::cout << "\n" << variants.qualityLabel << (variants.driving.enabled ? " and Driving Score" : "")
-              << ": mean ± sample std over " << variants.seeds.size()
-              << " training seed(s); times and FPS are means. Studies: '" << variants.name << "/<variant>' in "
+    std::cout << "\n"
+              << engine::variantsLegend(variants) << " Studies: '" << variants.name << "/<variant>' in "
               << spec.storeLocation << "\n";
     return kExitOk;
 }
@@ -110,8 +110,10 @@ void addBenchCommands(Cli& cli)
              "stages for every seed as its own study '<name>/<variant>'; the table gives per-stage wall time,\n"
              "compute FPS (samples / step time after the batch arrived), full FPS (samples / epoch wall time) and the\n"
              "quality metric as mean ± sample std over seeds. Overrides apply to every variant. With a 'driving'\n"
-             "section, every seed's run is also driven in closed loop ('pitwall eval driving') and the table gets\n"
-             "a Driving Score column (mean ± sample std over seeds).",
+             "section, every seed's run is also driven in closed loop ('pitwall eval driving', the same routes for\n"
+             "every variant and seed) and the table gets a Driving Score column: with one seed, mean ± the standard\n"
+             "error over routes; with several, mean ± sample std over seeds and a DS s.e. column (the mean of the\n"
+             "seeds' standard errors over routes).",
              {dbOption(), jsonOption(),
               {"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
               {"only", "NAMES", "comma-separated variant names to run"},

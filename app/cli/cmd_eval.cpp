@@ -17,6 +17,10 @@ namespace pitwall::cli {
 
 namespace {
 
+// Default routes: a smoke-trained policy's DS varies by about 10–15 points from route to route, so 20 routes give a
+// standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
+constexpr int kDefaultRoutes = 20;
+
 long long integerOption(const Args& args, const std::string& name, long long fallback, long long min, long long max)
 {
     const auto text = args.value(name);
@@ -61,14 +65,19 @@ void printReport(const drive::DrivingReport& report)
     std::cout << "\n" << table.toText() << "\n";
     std::printf("policy %s, %zu route(s), %.3f km driven\n", report.policy.c_str(), report.routes.size(),
                 report.distanceKm);
-    std::printf("  driving score       %6.2f ± %.2f\n", report.drivingScore.mean, report.drivingScore.std);
-    std::printf("  route completion    %6.2f ± %.2f %%\n", report.routeCompletion.mean, report.routeCompletion.std);
-    std::printf("  infraction penalty  %6.3f ± %.3f\n", report.infractionPenalty.mean, report.infractionPenalty.std);
+    std::printf("  driving score       %6.2f ± %.2f    (route std %.2f)\n", report.drivingScore.mean,
+                report.drivingScore.standardError, report.drivingScore.std);
+    std::printf("  route completion    %6.2f ± %.2f %%  (route std %.2f %%)\n", report.routeCompletion.mean,
+                report.routeCompletion.standardError, report.routeCompletion.std);
+    std::printf("  infraction penalty  %6.3f ± %.3f   (route std %.3f)\n", report.infractionPenalty.mean,
+                report.infractionPenalty.standardError, report.infractionPenalty.std);
     std::printf("  infractions per km  %6.2f total", report.infractionsPerKm);
     for (drive::InfractionType type : drive::kInfractionTypes)
         if (report.counts[static_cast<std::size_t>(type)] > 0)
             std::printf(", %s %.2f", drive::infractionKey(type), report.perKm[static_cast<std::size_t>(type)]);
-    std::printf("\n  (mean ± sample std over routes; DS = RC × penalty per route, CARLA leaderboard rules)\n");
+    std::printf("\n  (± is the standard error over routes (1 seed): sample std over the %zu routes / √%zu;\n"
+                "   DS = RC × penalty per route, CARLA leaderboard rules)\n",
+                report.routes.size(), report.routes.size());
 }
 
 std::vector<drive::PolicySource> parsePolicies(const std::string& text)
@@ -93,7 +102,7 @@ drive::PolicyEvalSpec evalSpec(const Args& args)
     if (!policyText)
         throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
     drive::PolicyEvalSpec spec;
-    spec.options.routes = static_cast<int>(integerOption(args, "routes", 5, 1, 10000));
+    spec.options.routes = static_cast<int>(integerOption(args, "routes", kDefaultRoutes, 1, 10000));
     spec.options.seed = static_cast<std::uint64_t>(integerOption(args, "seed", 0, 0, 1LL << 62));
     spec.options.routeSeconds = doubleOption(args, "route-seconds", 30, 2, 3600);
     spec.model.planIntervalS = 1.0 / doubleOption(args, "plan-hz", 10, 1, 20);
@@ -113,6 +122,7 @@ void printJson(const drive::PolicyEvalSpec& spec, const drive::PolicyEvalResult&
     } else {
         out = {{"driving_score", result.drivingScore.mean},
                {"driving_score_std", result.drivingScore.std},
+               {"driving_score_stderr", result.drivingScoreStandardError},
                {"route_completion", result.routeCompletion.mean},
                {"route_completion_std", result.routeCompletion.std},
                {"infraction_penalty", result.infractionPenalty.mean},
@@ -145,10 +155,13 @@ int evalDriving(const Args& args)
         printReport(r);
     if (result.reports.size() > 1)
         std::printf("\nover %zu runs (training seeds), mean ± sample std of each run's score:\n"
-                    "  driving score %.2f ± %.2f, route completion %.2f ± %.2f %%, infraction penalty %.3f ± %.3f\n",
+                    "  driving score %.2f ± %.2f (s.e. %.2f over %d routes), route completion %.2f ± %.2f %%, "
+                    "infraction penalty %.3f ± %.3f\n"
+                    "  (s.e.: the mean of the runs' standard errors over the same %d routes)\n",
                     result.reports.size(), result.drivingScore.mean, result.drivingScore.std,
-                    result.routeCompletion.mean, result.routeCompletion.std, result.infractionPenalty.mean,
-                    result.infractionPenalty.std);
+                    result.drivingScoreStandardError, spec.options.routes, result.routeCompletion.mean,
+                    result.routeCompletion.std, result.infractionPenalty.mean, result.infractionPenalty.std,
+                    spec.options.routes);
     if (spec.policies.front().runId)
         std::printf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
                     spec.storeLocation.c_str());
@@ -171,14 +184,18 @@ void addEvalCommands(Cli& cli)
              "2T seconds. A PID controller tracks the policy's waypoints and target speed. Per route: driving score\n"
              "= route completion × infraction penalty (pedestrian 0.5, vehicle 0.6, static object 0.65, red light\n"
              "0.7, each once per object or light); leaving the road or crossing the centre line, and standing still\n"
-             "for 60 s, end the route. The global score is the mean over routes (± sample std).\n"
+             "for 60 s, end the route. The global score is the mean over routes ± its standard error (sample std over\n"
+             "routes / √routes; JSON driving_score_stderr). The routes depend only on --seed and --routes, so every\n"
+             "policy evaluated with the same seed drives the same routes.\n"
              "RUN_ID drives that run's model from its last checkpoint (results are recorded with the run); several\n"
-             "ids (one run per training seed) add the mean ± sample std across runs, as LEAD reports. 'expert'\n"
-             "is the data-generating expert through the same controller (should score near 100); 'idle' never moves.",
+             "ids (one run per training seed) add the mean ± sample std across runs, as LEAD reports, and the mean\n"
+             "of the runs' standard errors over routes. The same seed, machine and --threads give the same score.\n"
+             "'expert' is the data-generating expert through the same controller (should score near 100); 'idle'\n"
+             "never moves.",
              {dbOption(),
               jsonOption(),
               {"policy", "RUN_ID[,RUN_ID...]|expert|idle", "what drives"},
-              {"routes", "N", "routes to drive (default 5)"},
+              {"routes", "N", "routes to drive (default " + std::to_string(kDefaultRoutes) + ")"},
               {"seed", "S", "evaluation seed: the same seed gives the same routes and results (default 0)"},
               {"route-seconds", "T", "nominal route duration in simulated seconds (default 30)"},
               {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},

@@ -36,6 +36,8 @@ const QStringList& variantsOrder()
 }
 
 const QString kDrivingScore = QStringLiteral("Driving Score \u2191");
+// Its route-level standard error: a column with several seeds, a number in every record with driving.
+const QStringList kDrivingScoreErrors = {QStringLiteral("DS s.e."), QStringLiteral("driving_score_stderr")};
 
 // The figure a stored cell holds: a number, or the mean of "45.2 ± 3.1"; none for "–" or text.
 std::optional<double> figureOf(const Json& results, const QString& key)
@@ -67,7 +69,7 @@ QString variantOf(const BenchmarkRecord& b)
 }
 
 // The quality column of `pitwall bench variants` ("Waypoint L1 (m) ↓", "mAP50-95 ↑"): the first key that is
-// neither one of the fixed columns, nor the driving score, nor the study.
+// neither one of the fixed columns, nor the driving score or its standard error, nor the study.
 QString qualityKey(const std::vector<const BenchmarkRecord*>& rows, const QStringList& fixed)
 {
     std::set<QString> keys;
@@ -76,7 +78,7 @@ QString qualityKey(const std::vector<const BenchmarkRecord*>& rows, const QStrin
             for (const auto& item : b->results.items())
                 keys.insert(QString::fromStdString(item.key()));
     for (const QString& k : keys)
-        if (!fixed.contains(k) && k != kDrivingScore && k != QLatin1String("study"))
+        if (!fixed.contains(k) && k != kDrivingScore && !kDrivingScoreErrors.contains(k) && k != QLatin1String("study"))
             return k;
     return {};
 }

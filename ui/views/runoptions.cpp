@@ -249,7 +249,7 @@ QWidget* RunOptions::buildDrivingPage()
     addField(page, tr("Policy"), m_policy,
              tr("A run id (its last checkpoint drives), several ids separated by commas (one per training seed), "
                 "'expert' or 'idle'"));
-    m_routes = spinBox(page, "drivingRoutes", 1, 1000, 5);
+    m_routes = spinBox(page, "drivingRoutes", 1, 1000, 20); // pitwall eval driving's default
     addField(page, tr("Routes"), m_routes, tr("Synthetic routes to drive"));
     m_driveSeed = spinBox(page, "drivingSeed", 0, 1000000, 0);
     addField(page, tr("Seed"), m_driveSeed, tr("The same seed gives the same routes and results"));

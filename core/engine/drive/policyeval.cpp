@@ -79,6 +79,7 @@ PolicyEvalResult evaluatePolicies(const PolicyEvalSpec& spec, CancelToken& cance
     result.drivingScore = meanStd(ds);
     result.routeCompletion = meanStd(rc);
     result.infractionPenalty = meanStd(ip);
+    result.drivingScoreStandardError = meanDrivingScoreStandardError(result.reports);
     return result;
 }
 

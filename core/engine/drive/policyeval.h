@@ -33,6 +33,9 @@ struct PolicyEvalResult {
     bool cancelled = false;             // then the unfinished policy is neither reported nor recorded
     // Across runs (training seeds): mean ± sample std of each run's global figures.
     MeanStd drivingScore, routeCompletion, infractionPenalty;
+    // The route-level standard error of the driving score: the mean of the runs' standard errors over their
+    // (shared) routes, meanDrivingScoreStandardError (scoring.h); with one run, that run's.
+    double drivingScoreStandardError = 0;
 };
 
 // Drives every policy. Messages: "run ID: model 'M' from CHECKPOINT" per run, one line per finished route;

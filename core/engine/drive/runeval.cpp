@@ -24,14 +24,23 @@ DrivingReport evaluateRun(const std::string& storeLocation, std::int64_t runId, 
     return evaluateDriving(*policy, options, callbacks);
 }
 
+std::vector<std::uint64_t> routeSeeds(const DrivingReport& report)
+{
+    std::vector<std::uint64_t> seeds;
+    for (const RouteResult& r : report.routes)
+        seeds.push_back(r.worldSeed);
+    return seeds;
+}
+
 nlohmann::json drivingSummaryJson(const DrivingReport& report)
 {
-    nlohmann::json out{
-        {"driving_score", report.drivingScore.mean},           {"driving_score_std", report.drivingScore.std},
-        {"route_completion", report.routeCompletion.mean},     {"route_completion_std", report.routeCompletion.std},
-        {"infraction_penalty", report.infractionPenalty.mean}, {"infraction_penalty_std", report.infractionPenalty.std},
-        {"infractions_per_km", report.infractionsPerKm},       {"km_driven", report.distanceKm},
-        {"routes", static_cast<double>(report.routes.size())}};
+    nlohmann::json out = nlohmann::json::object();
+    addScoreStats(out, "driving_score", report.drivingScore);
+    addScoreStats(out, "route_completion", report.routeCompletion);
+    addScoreStats(out, "infraction_penalty", report.infractionPenalty);
+    out["infractions_per_km"] = report.infractionsPerKm;
+    out["km_driven"] = report.distanceKm;
+    out["routes"] = static_cast<double>(report.routes.size());
     for (InfractionType type : kInfractionTypes)
         out[std::string("infractions_per_km/") + infractionKey(type)] = report.perKm[static_cast<std::size_t>(type)];
     return out;
@@ -54,6 +63,7 @@ void recordRunEvaluation(Store& store, std::int64_t runId, const DrivingReport& 
 
     if (const std::optional<RunRecord> run = store.run(runId); run && run->trialId) {
         store.setTrialUserAttr(*run->trialId, "driving_score", report.drivingScore.mean);
+        store.setTrialUserAttr(*run->trialId, "driving_score_stderr", report.drivingScore.standardError);
         store.setTrialUserAttr(*run->trialId, "route_completion", report.routeCompletion.mean);
         store.setTrialUserAttr(*run->trialId, "infraction_penalty", report.infractionPenalty.mean);
         store.setTrialUserAttr(*run->trialId, "infractions_per_km", report.infractionsPerKm);
@@ -70,7 +80,8 @@ void recordRunEvaluation(Store& store, std::int64_t runId, const DrivingReport& 
                          {"route_seconds", options.routeSeconds},
                          {"time_limit_factor", options.timeLimitFactor},
                          {"traffic_density", options.world.trafficDensity},
-                         {"pedestrian_density", options.world.pedestrianDensity}};
+                         {"pedestrian_density", options.world.pedestrianDensity},
+                         {"route_seeds", routeSeeds(report)}};
     record.results = summary;
     store.addBenchmark(record);
     for (const RouteResult& r : report.routes) {
@@ -88,10 +99,12 @@ void recordRunEvaluation(Store& store, std::int64_t runId, const DrivingReport& 
         store.addArtifact(artifact);
     }
 
-    char text[160];
-    std::snprintf(text, sizeof text, "driving score %.1f ± %.1f over %zu route(s) (RC %.1f %%, penalty %.3f)",
-                  report.drivingScore.mean, report.drivingScore.std, report.routes.size(), report.routeCompletion.mean,
-                  report.infractionPenalty.mean);
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "driving score %.1f ± %.1f (standard error) over %zu route(s), route std %.1f (RC %.1f %%, penalty "
+                  "%.3f)",
+                  report.drivingScore.mean, report.drivingScore.standardError, report.routes.size(),
+                  report.drivingScore.std, report.routeCompletion.mean, report.infractionPenalty.mean);
     store.addEvent(runId, EventLevel::Info, text);
 }
 

@@ -18,17 +18,21 @@ DrivingReport evaluateRun(const std::string& storeLocation, std::int64_t runId, 
 // Records `report` with run `runId`, where the workbench and `pitwall db export --run` read it:
 // - metrics of stage "eval": at step 0 the summary (drivingSummaryJson's keys), and per route (step = route
 //   index) route/driving_score, route/route_completion, route/infraction_penalty;
-// - when the run belongs to a trial, trial user attributes driving_score, route_completion,
-//   infraction_penalty, infractions_per_km (next to the trial's validation metrics);
+// - when the run belongs to a trial, trial user attributes driving_score, driving_score_stderr,
+//   route_completion, infraction_penalty, infractions_per_km (next to the trial's validation metrics);
 // - a benchmark record (suite "driving", name "run <id>"): results = drivingSummaryJson(report) (flat, one
-//   workbench column each), parameters = the evaluation options;
+//   workbench column each), parameters = the evaluation options and route_seeds (the world seed of every
+//   route: equal lists mean the runs were scored on the same routes);
 // - an artifact (kind "replay") per replay PNG, and an info event on the run.
 void recordRunEvaluation(Store& store, std::int64_t runId, const DrivingReport& report,
                          const DrivingEvalOptions& options);
 
-// The global figures as one flat object of numbers: driving_score, driving_score_std, route_completion,
-// route_completion_std, infraction_penalty, infraction_penalty_std, infractions_per_km,
-// infractions_per_km/<CARLA key>, km_driven, routes.
+// The global figures as one flat object of numbers: driving_score, driving_score_std, driving_score_stderr
+// (standard error of the mean over routes, scoring.h), the same three for route_completion and
+// infraction_penalty, infractions_per_km, infractions_per_km/<CARLA key>, km_driven, routes.
 nlohmann::json drivingSummaryJson(const DrivingReport& report);
+
+// The world seed of each route of `report`, in route order.
+std::vector<std::uint64_t> routeSeeds(const DrivingReport& report);
 
 } // namespace pitwall::drive

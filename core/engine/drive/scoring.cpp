@@ -256,8 +256,19 @@ ScoreStats scoreStats(const std::vector<double>& values)
         for (double v : values)
             sum += (v - s.mean) * (v - s.mean);
         s.std = std::sqrt(sum / static_cast<double>(values.size() - 1));
+        s.standardError = s.std / std::sqrt(static_cast<double>(values.size()));
     }
     return s;
+}
+
+double meanDrivingScoreStandardError(const std::vector<DrivingReport>& reports)
+{
+    if (reports.empty())
+        return 0;
+    double sum = 0;
+    for (const DrivingReport& r : reports)
+        sum += r.drivingScore.standardError;
+    return sum / static_cast<double>(reports.size());
 }
 
 DrivingReport summarise(const std::string& policy, std::vector<RouteResult> routes)
@@ -318,17 +329,22 @@ nlohmann::json reportJson(const DrivingReport& report)
             route["replay"] = r.replayFile;
         routes.push_back(route);
     }
-    return {{"policy", report.policy},
-            {"driving_score", report.drivingScore.mean},
-            {"driving_score_std", report.drivingScore.std},
-            {"route_completion", report.routeCompletion.mean},
-            {"route_completion_std", report.routeCompletion.std},
-            {"infraction_penalty", report.infractionPenalty.mean},
-            {"infraction_penalty_std", report.infractionPenalty.std},
-            {"km_driven", report.distanceKm},
-            {"infractions_per_km", perKm},
-            {"infraction_counts", counts},
-            {"routes", routes}};
+    nlohmann::json out{{"policy", report.policy}};
+    addScoreStats(out, "driving_score", report.drivingScore);
+    addScoreStats(out, "route_completion", report.routeCompletion);
+    addScoreStats(out, "infraction_penalty", report.infractionPenalty);
+    out["km_driven"] = report.distanceKm;
+    out["infractions_per_km"] = perKm;
+    out["infraction_counts"] = counts;
+    out["routes"] = routes;
+    return out;
+}
+
+void addScoreStats(nlohmann::json& out, const std::string& key, const ScoreStats& stats)
+{
+    out[key] = stats.mean;
+    out[key + "_std"] = stats.std;
+    out[key + "_stderr"] = stats.standardError;
 }
 
 } // namespace pitwall::drive

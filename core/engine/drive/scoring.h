@@ -15,6 +15,8 @@
 //
 // The global score is the mean over routes of DS, RC and penalty, with the sample std (n − 1); infractions
 // per km divide counts by the kilometres driven (odometer), as leaderboard's result_parser.py reports them.
+// Pitwall adds the standard error of each mean over routes (sample std / √routes): how far the score of one
+// policy may move with another draw of routes, the figure to hold against a difference between two variants.
 // Plain C++ (no torch).
 
 #include "core/engine/synth/world.h"
@@ -150,7 +152,8 @@ RouteResult routeResult(const RouteMonitor& monitor, int index, std::uint64_t wo
 
 struct ScoreStats {
     double mean = 0;
-    double std = 0; // sample standard deviation (n − 1); 0 for one value
+    double std = 0;           // sample standard deviation (n − 1); 0 for one value
+    double standardError = 0; // of the mean: std / √n (same units as the mean); 0 for one value
 };
 ScoreStats scoreStats(const std::vector<double>& values);
 
@@ -166,10 +169,20 @@ struct DrivingReport {
 };
 DrivingReport summarise(const std::string& policy, std::vector<RouteResult> routes);
 
-// {"policy", "driving_score", "driving_score_std", "route_completion", "route_completion_std",
-//  "infraction_penalty", "infraction_penalty_std", "km_driven", "infractions_per_km": {"total", <key>...},
+// The route-level standard error of a score over several runs (training seeds) driven on the same routes: the
+// mean of the runs' own standard errors of DS over routes. Not the s.e. of the pooled runs × routes scores:
+// every run drives the same routes, so the error from which routes were drawn is shared by the runs and does
+// not shrink with more seeds (pooling would divide it by √runs). 0 for no reports.
+double meanDrivingScoreStandardError(const std::vector<DrivingReport>& reports);
+
+// {"policy", "driving_score", "driving_score_std", "driving_score_stderr", "route_completion",
+//  "route_completion_std", "route_completion_stderr", "infraction_penalty", "infraction_penalty_std",
+//  "infraction_penalty_stderr", "km_driven", "infractions_per_km": {"total", <key>...},
 //  "infraction_counts": {<key>...}, "routes": [{"index", "seed", "status", "driving_score", ...,
 //  "infractions": [{"type", "time_s", "x", "y", "station_m", "object_id", "detail"}]}]}
 nlohmann::json reportJson(const DrivingReport& report);
+
+// Sets out[key] = mean, out[key + "_std"] = std, out[key + "_stderr"] = standard error.
+void addScoreStats(nlohmann::json& out, const std::string& key, const ScoreStats& stats);
 
 } // namespace pitwall::drive

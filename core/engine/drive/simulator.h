@@ -9,8 +9,12 @@
 // The simulator ticks at 1 / tickS Hz (20 Hz), asks the policy for a plan every planIntervalS() (holding the
 // last plan in between) and drives the ego with a VehicleController (PID on speed, PID on heading).
 //
-// Deterministic: the same options, policy and seed give the same results on any machine. Plain C++ (no torch);
-// runs on the calling thread, one route after the other.
+// Deterministic: the same options, policy and seed give bit-identical results on the same machine and build
+// (for a model policy, with the same torch thread count). Another machine may differ in the last bits (libm's
+// sin/cos/exp, the BLAS kernels and thread count behind a model), and a closed loop can grow those into a
+// different score. The routes themselves depend only on `seed` and `routes` (route i's world seed is the same
+// for any routeSeconds or policy), so policies evaluated with one seed are compared on the same routes.
+// Plain C++ (no torch); runs on the calling thread, one route after the other.
 
 #include "core/engine/drive/policy.h"
 #include "core/engine/drive/scoring.h"
@@ -25,7 +29,7 @@
 namespace pitwall::drive {
 
 struct DrivingEvalOptions {
-    int routes = 5;
+    int routes = 20; // `pitwall eval driving`'s default: a standard error of a few points (cmd_eval.cpp)
     std::uint64_t seed = 0;
     double routeSeconds = 30;     // nominal driving time of a route (sets its length)
     double timeLimitFactor = 2.0; // the route times out after this × routeSeconds

@@ -178,8 +178,11 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
 {
     std::vector<std::string> header{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS", "Full FPS",
                                     file.qualityLabel + (file.qualityHigherIsBetter ? " ↑" : " ↓")};
+    const bool severalSeeds = file.seeds.size() > 1;
     if (file.driving.enabled)
         header.push_back("Driving Score ↑");
+    if (file.driving.enabled && severalSeeds)
+        header.push_back("DS s.e.");
     Table table(header);
     for (const VariantResult& r : results) {
         std::vector<std::string> row{r.name, formatFixed(r.pretrainSeconds.mean, 1), formatFixed(r.posttrainSeconds.mean, 1),
@@ -187,11 +190,34 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
                                      // "–": every step was a warm-up step, none was timed
                                      r.computeFps.count ? formatFixed(r.computeFps.mean, 1) : std::string("–"),
                                      formatFixed(r.fullFps.mean, 1), r.quality.toString(3)};
-        if (file.driving.enabled)
-            row.push_back(r.drivingScore.toString(1));
+        if (file.driving.enabled) {
+            // One scored seed: its std over seeds would read "± 0.0"; the route-level standard error is what
+            // tells whether two variants differ.
+            MeanStd shown = r.drivingScore;
+            if (shown.count == 1)
+                shown.std = r.drivingScoreStandardError;
+            row.push_back(shown.toString(1));
+        }
+        if (file.driving.enabled && severalSeeds)
+            row.push_back(r.drivingScore.count ? formatFixed(r.drivingScoreStandardError, 1) : std::string("–"));
         table.addRow(row);
     }
     return table;
+}
+
+std::string variantsLegend(const VariantsFile& file)
+{
+    const std::string seeds = std::to_string(file.seeds.size()), routes = std::to_string(file.driving.routes);
+    std::string text = file.qualityLabel;
+    if (!file.driving.enabled)
+        text += ": mean ± sample std over " + seeds + " training seed(s)";
+    else if (file.seeds.size() == 1)
+        text += ": mean ± sample std over 1 training seed(s); Driving Score: ± is the standard error over routes " +
+                ("(1 seed, " + routes + " routes: sample std / √" + routes + ")");
+    else
+        text += " and Driving Score: mean ± sample std over " + seeds + " training seed(s); DS s.e.: the standard " +
+                "error over routes (the mean of the seeds' standard errors over the same " + routes + " routes)";
+    return text + "; times and FPS are means.";
 }
 
 } // namespace pitwall::engine

@@ -7,7 +7,7 @@
 //   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
 //   seeds: [0, 1, 2]
 //   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
-//   driving: {routes: 3, route_seconds: 30}   # optional: closed-loop driving score of every seed's run
+//   driving: {routes: 20, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
 //   variants:
 //     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
 // Plain values only: no torch in this header.
@@ -34,11 +34,13 @@ struct VariantsFile {
     std::string qualityLabel = "Waypoint L1 (m)";
     bool qualityHigherIsBetter = false;
     std::vector<VariantSpec> variants;
-    // The `driving` section: when present, each seed's run is driven after training (drive/runeval.h) and the
-    // table gets a Driving Score column (mean ± sample std over seeds).
+    // The `driving` section: when present, each seed's run is driven after training (drive/runeval.h) on the
+    // same routes for every variant and seed (they depend only on `seed` and `routes`), and the table gets a
+    // Driving Score column: with one seed, mean ± the standard error over routes; with several, mean ± sample
+    // std over seeds and a "DS s.e." column (the mean of the seeds' standard errors over routes).
     struct Driving {
         bool enabled = false;
-        int routes = 3;
+        int routes = 20; // as `pitwall eval driving`
         double routeSeconds = 30;
         std::int64_t seed = 0;
     } driving;
@@ -55,12 +57,18 @@ struct VariantResult {
     std::string study;
     std::vector<SeedResult> seeds;
     MeanStd pretrainSeconds, posttrainSeconds, totalSeconds, computeFps, fullFps, quality;
-    MeanStd drivingScore; // filled by the caller when file.driving.enabled
+    // Filled by the caller when file.driving.enabled: the seeds' driving scores, and the route-level standard
+    // error (drive::meanDrivingScoreStandardError over the seeds' reports; with one seed, its own).
+    MeanStd drivingScore;
+    double drivingScoreStandardError = 0;
 };
 
 // The LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality
-// [| Driving Score].
+// [| Driving Score [| DS s.e.]] (DS s.e. with more than one seed).
 Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results);
+// What the table's ± mean, for the line under it: "Waypoint L1 (m): mean ± sample std over 1 training
+// seed(s); Driving Score: ± is the standard error over routes (1 seed, N routes); times and FPS are means."
+std::string variantsLegend(const VariantsFile& file);
 VariantResult summariseVariant(const VariantsFile& file, const std::string& name, const ExperimentResult& run);
 
 } // namespace pitwall::engine

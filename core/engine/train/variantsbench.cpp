@@ -10,14 +10,16 @@ namespace pitwall::engine {
 
 namespace {
 
-// Drives every seed's run of a variant (the file's `driving` section) and records each result with its run.
-MeanStd drivingScores(const VariantsFile& file, const std::string& db, const ExperimentResult& run,
-                      const ProgressReporter& reporter)
+// Drives every seed's run of a variant (the file's `driving` section) on the same routes, records each result
+// with its run, and sets the variant's driving score and its route-level standard error.
+void driveSeeds(const VariantsFile& file, const std::string& db, const ExperimentResult& run,
+                const ProgressReporter& reporter, VariantResult& result)
 {
     drive::DrivingEvalOptions options;
     options.routes = file.driving.routes;
     options.routeSeconds = file.driving.routeSeconds;
     options.seed = static_cast<std::uint64_t>(file.driving.seed);
+    std::vector<drive::DrivingReport> reports;
     std::vector<double> scores;
     for (const SeedResult& s : run.seeds) {
         drive::DriveCallbacks callbacks;
@@ -29,9 +31,11 @@ MeanStd drivingScores(const VariantsFile& file, const std::string& db, const Exp
         const drive::DrivingReport report = drive::evaluateRun(db, s.train.runId, options, {}, callbacks);
         drive::recordRunEvaluation(*openStore(db), s.train.runId, report, options);
         scores.push_back(report.drivingScore.mean);
+        reports.push_back(report);
     }
     reporter.phaseDone();
-    return meanStd(scores);
+    result.drivingScore = meanStd(scores);
+    result.drivingScoreStandardError = drive::meanDrivingScoreStandardError(reports);
 }
 
 void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
@@ -49,6 +53,8 @@ void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
         record.parameters["seeds"] = spec.file.seeds;
         record.results = rows[i];
         record.results["study"] = out.results[i].study;
+        if (spec.file.driving.enabled)
+            record.results["driving_score_stderr"] = out.results[i].drivingScoreStandardError;
         store->addBenchmark(record);
     }
 }
@@ -96,7 +102,7 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
         reporter.phaseDone();
         out.results.push_back(summariseVariant(file, name, run));
         if (file.driving.enabled)
-            out.results.back().drivingScore = drivingScores(file, spec.storeLocation, run, reporter);
+            driveSeeds(file, spec.storeLocation, run, reporter, out.results.back());
     }
     out.table = variantsTable(file, out.results);
     storeRecords(spec, out);

@@ -1,5 +1,6 @@
 // The closed loop on real synthetic worlds: the expert through the PID controller scores near 100 and the idle
-// policy near 0; results are deterministic per seed; scripted policies that ignore traffic rear-end stopped
+// policy near 0; results are deterministic per seed; every policy evaluated with one seed drives the same routes
+// (paired comparisons); scripted policies that ignore traffic rear-end stopped
 // vehicles (after the expert stopped behind them) and run red lights, and one that steers off the road ends its route;
 // replays are written.
 #include "core/engine/drive/simulator.h"
@@ -97,6 +98,7 @@ private Q_SLOTS:
     void expertScoresNearHundred();
     void idleScoresNearZero();
     void sameSeedSameScores();
+    void everyPolicyDrivesTheSameRoutes();
     void rearEndIntoAStoppedLeadVehicle();
     void blindDriverRunsARedLightTheExpertStopsFor();
     void steeringOffTheRoadEndsTheRoute();
@@ -134,6 +136,38 @@ void TestDriveClosedLoop::sameSeedSameScores()
     QCOMPARE(reportJson(evaluateDriving(blind, options)).dump(), a);
     options.seed = 8;
     QVERIFY2(reportJson(evaluateDriving(blind, options)).dump() != a, "another seed must give other routes");
+}
+
+// Variants are compared on paired routes: the routes depend only on the evaluation seed and the route count,
+// not on the policy or the route duration, and more routes extend the list. If this fails, two variants'
+// scores differ by which routes they drew as well as by how they drive.
+void TestDriveClosedLoop::everyPolicyDrivesTheSameRoutes()
+{
+    DrivingEvalOptions options = shortRoutes(3, 6);
+    options.seed = 11;
+    DrivingEvalOptions longer = options;
+    longer.routeSeconds = 9;
+    DrivingEvalOptions more = options;
+    more.routes = 5;
+    const std::vector<RouteSpec> routes = routeSpecs(options), routesOfMore = routeSpecs(more);
+    QCOMPARE(routes.size(), std::size_t(3));
+    QCOMPARE(routesOfMore.size(), std::size_t(5));
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+        QCOMPARE(routes[i].index, static_cast<int>(i));
+        QCOMPARE(routeSpecs(longer)[i].worldSeed, routes[i].worldSeed);
+        QCOMPARE(routesOfMore[i].worldSeed, routes[i].worldSeed);
+        for (std::size_t j = 0; j < i; ++j)
+            QVERIFY(routes[j].worldSeed != routes[i].worldSeed); // distinct worlds, not one route repeated
+    }
+    auto expert = makeExpertPolicy();
+    ScriptedPolicy blind(12);
+    const DrivingReport a = evaluateDriving(*expert, options), b = evaluateDriving(blind, options);
+    QCOMPARE(a.routes.size(), b.routes.size());
+    for (std::size_t i = 0; i < a.routes.size(); ++i) {
+        QCOMPARE(a.routes[i].worldSeed, routes[i].worldSeed);
+        QCOMPARE(b.routes[i].worldSeed, routes[i].worldSeed);
+        QCOMPARE(b.routes[i].routeLengthM, a.routes[i].routeLengthM); // set by the expert, whoever drives
+    }
 }
 
 void TestDriveClosedLoop::rearEndIntoAStoppedLeadVehicle()

@@ -1,6 +1,10 @@
 // A trained model drives end to end: the smoke TransFuser-lite run is loaded from its checkpoint, renders its
 // own sensors from the simulator each plan, gets a score in [0, 100] that is the same on every evaluation,
-// and the result is kept with the run in the results store. Bad runs are input errors.
+// and the result is kept with the run in the results store. `pitwall eval driving` prints and stores the same
+// standard error over routes that its JSON gives, and prints the same figures on every run. Bad runs are input
+// errors. The variants table shows the route-level standard error where one seed's std would read "± 0.0".
+#include "../../cli/clitestutil.h"
+
 #include "core/engine/drive/runeval.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/variants.h"
@@ -19,8 +23,10 @@ private Q_SLOTS:
     void initTestCase();
     void trainedModelDrivesDeterministically();
     void resultIsRecordedWithTheRun();
+    void evalCommandPrintsAndStoresTheStandardError();
     void unknownRunIsAnInputError();
     void variantsFileDrivingSectionAddsAColumn();
+    void variantsTableSaysWhatItsPlusMinusIs();
 
 private:
     QTemporaryDir m_dir;
@@ -98,6 +104,48 @@ void TestDriveModel::resultIsRecordedWithTheRun()
     QCOMPARE(routeRows, 2);
 }
 
+// The run's evaluation through the command line, twice with --json and once as text: the JSON carries
+// driving_score_stderr beside driving_score, equal to what was recorded with the run (metric and benchmark
+// record) and to this process's own evaluation of the same run (same seed, machine and thread count: the
+// same score); the text prints the score ± that standard error and says which it is.
+void TestDriveModel::evalCommandPrintsAndStoresTheStandardError()
+{
+    const QStringList args{
+        "eval",      "driving", "--policy", QString::number(m_runId),    "--routes", "2", "--route-seconds", "6",
+        "--threads", "1",       "--db",     QString::fromStdString(m_db)};
+    const CliResult first = runCli(args + QStringList{"--json"});
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    const nlohmann::json json = nlohmann::json::parse(first.out.toStdString());
+    QVERIFY(json.contains("driving_score_stderr"));
+    QCOMPARE(json["driving_score"].get<double>(), m_report.drivingScore.mean);
+    QCOMPARE(json["driving_score_stderr"].get<double>(), m_report.drivingScore.standardError);
+    QVERIFY2(m_report.drivingScore.standardError > 0, "two routes alike: the standard error would not be checked");
+
+    auto store = openStore(m_db, OpenMode::ReadOnly);
+    const std::vector<BenchmarkRecord> benchmarks = store->benchmarks("driving");
+    QVERIFY(!benchmarks.empty());
+    QCOMPARE(benchmarks.back().results["driving_score_stderr"].get<double>(),
+             json["driving_score_stderr"].get<double>());
+    QCOMPARE(benchmarks.back().results["driving_score"].get<double>(), json["driving_score"].get<double>());
+    double storedMetric = -1;
+    for (const MetricRow& row : store->metricsSince(m_runId, 0))
+        if (row.sample.stage == "eval" && row.sample.key == "driving_score_stderr")
+            storedMetric = row.sample.value; // the latest evaluation's
+    QCOMPARE(storedMetric, json["driving_score_stderr"].get<double>());
+
+    const CliResult again = runCli(args + QStringList{"--json"});
+    QCOMPARE(again.out, first.out); // the same score, route by route, to the last bit
+
+    const CliResult text = runCli(args);
+    QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+    const QString expected =
+        QString::asprintf("driving score       %6.2f ± %.2f    (route std %.2f)", m_report.drivingScore.mean,
+                          m_report.drivingScore.standardError, m_report.drivingScore.std);
+    QVERIFY2(text.out.contains(expected), qPrintable(text.out));
+    QVERIFY2(text.out.contains("± is the standard error over routes (1 seed): sample std over the 2 routes / √2"),
+             qPrintable(text.out));
+}
+
 void TestDriveModel::unknownRunIsAnInputError()
 {
     QVERIFY_THROWS_EXCEPTION(InputError, evaluateRun(m_db, m_runId + 1000, m_options));
@@ -131,6 +179,41 @@ void TestDriveModel::variantsFileDrivingSectionAddsAColumn()
     const Table table = engine::variantsTable(driving, {result});
     QCOMPARE(table.header().back(), std::string("Driving Score ↑"));
     QCOMPARE(table.rows()[0].back(), result.drivingScore.toString(1));
+}
+
+// One seed: the cell is the mean ± the route-level standard error (not "± 0.0") and the legend says so; several
+// seeds: mean ± sample std over seeds, and the standard error in its own column.
+void TestDriveModel::variantsTableSaysWhatItsPlusMinusIs()
+{
+    engine::VariantsFile file;
+    file.qualityLabel = "Waypoint L1 (m)";
+    file.driving.enabled = true;
+    file.driving.routes = 4;
+    file.seeds = {0};
+    engine::VariantResult one;
+    one.name = "A";
+    one.drivingScore = meanStd({42.4});
+    one.drivingScoreStandardError = 3.21;
+    const Table single = engine::variantsTable(file, {one});
+    QCOMPARE(single.header().back(), std::string("Driving Score ↑"));
+    QCOMPARE(single.rows()[0].back(), std::string("42.4 ± 3.2"));
+    const std::string legend = engine::variantsLegend(file);
+    QVERIFY2(legend.find("Driving Score: ± is the standard error over routes (1 seed, 4 routes") != std::string::npos,
+             legend.c_str());
+
+    file.seeds = {0, 1, 2};
+    engine::VariantResult three;
+    three.name = "B";
+    three.drivingScore = meanStd({40, 44, 48});
+    three.drivingScoreStandardError = 5.0;
+    const Table several = engine::variantsTable(file, {three});
+    QCOMPARE(several.header().size(), std::size_t(9));
+    QCOMPARE(several.header()[7], std::string("Driving Score ↑"));
+    QCOMPARE(several.header()[8], std::string("DS s.e."));
+    QCOMPARE(several.rows()[0][7], std::string("44.0 ± 4.0")); // sample std over the three seeds
+    QCOMPARE(several.rows()[0][8], std::string("5.0"));
+    QVERIFY(engine::variantsLegend(file).find("Driving Score: mean ± sample std over 3 training seed(s); DS s.e.") !=
+            std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestDriveModel)

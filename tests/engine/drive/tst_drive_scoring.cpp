@@ -1,5 +1,7 @@
 // CARLA-style scoring on hand-made ticks: penalty and completion arithmetic, each infraction counted once per
-// object or light, red lights only when red, and the route-ending rules (deviation, blocked, completion).
+// object or light, red lights only when red, and the route-ending rules (deviation, blocked, completion); the
+// standard error over routes on hand-computed route scores, and the same figure in the JSON and the stored summary.
+#include "core/engine/drive/runeval.h"
 #include "core/engine/drive/scoring.h"
 
 #include <QtTest>
@@ -46,6 +48,9 @@ private Q_SLOTS:
     void leavingTheCorridorEndsTheRouteWithoutPenalty();
     void standingStillFor60sEndsTheRouteAsBlocked();
     void summaryUsesSampleStdAndKilometresDriven();
+    void standardErrorIsStdOverRootRoutes_data();
+    void standardErrorIsStdOverRootRoutes();
+    void severalRunsAverageTheirStandardErrors();
 };
 
 void TestDriveScoring::penaltyIsTheProductOfMultipliers_data()
@@ -226,6 +231,79 @@ void TestDriveScoring::summaryUsesSampleStdAndKilometresDriven()
     QCOMPARE(json["infraction_counts"]["red_light"].get<int>(), 1);
     QCOMPARE(json["routes"].size(), std::size_t(3));
     QCOMPARE(summarise("one", {routes[0]}).drivingScore.std, 0.0);
+    QCOMPARE(summarise("one", {routes[0]}).drivingScore.standardError, 0.0);
+}
+
+// Hand-computed: mean, sample std (n − 1) and standard error = std / √n. If this fails, the ± that every driving
+// score is printed and stored with is not the standard error of the mean over routes.
+void TestDriveScoring::standardErrorIsStdOverRootRoutes_data()
+{
+    QTest::addColumn<QList<double>>("scores");
+    QTest::addColumn<double>("mean");
+    QTest::addColumn<double>("std");
+    QTest::addColumn<double>("standardError");
+    QTest::newRow("one route: no spread to estimate") << QList<double>{42.4} << 42.4 << 0.0 << 0.0;
+    // std = sqrt((10² + 10²) / 1) = 14.142..., s.e. = 14.142... / √2 = 10 (= |a − b| / 2)
+    QTest::newRow("two routes") << QList<double>{40, 60} << 50.0 << 14.142135623730951 << 10.0;
+    // std = sqrt((40² + 0 + 40²) / 2) = 40, s.e. = 40 / √3
+    QTest::newRow("three routes") << QList<double>{100, 60, 20} << 60.0 << 40.0 << 23.094010767585033;
+    // std = sqrt((30² + 10² + 10² + 30²) / 3) = sqrt(2000 / 3) = 25.819..., s.e. = std / 2
+    QTest::newRow("four routes") << QList<double>{90, 70, 50, 30} << 60.0 << 25.819888974716115 << 12.909944487358057;
+    QTest::newRow("all alike") << QList<double>{75, 75, 75, 75} << 75.0 << 0.0 << 0.0;
+}
+
+void TestDriveScoring::standardErrorIsStdOverRootRoutes()
+{
+    QFETCH(QList<double>, scores);
+    QFETCH(double, mean);
+    QFETCH(double, std);
+    QFETCH(double, standardError);
+    std::vector<RouteResult> routes;
+    for (double ds : scores) {
+        RouteResult r;
+        r.index = static_cast<int>(routes.size());
+        r.drivingScore = ds;
+        r.routeCompletion = 100;
+        r.infractionPenalty = ds / 100;
+        routes.push_back(r);
+    }
+    const DrivingReport report = summarise("test", routes);
+    QVERIFY(std::abs(report.drivingScore.mean - mean) < 1e-9);
+    QVERIFY(std::abs(report.drivingScore.std - std) < 1e-9);
+    QVERIFY2(std::abs(report.drivingScore.standardError - standardError) < 1e-9,
+             qPrintable(QString::number(report.drivingScore.standardError, 'g', 17)));
+    // The penalty is DS / 100 here, so its standard error is DS's / 100.
+    QVERIFY(std::abs(report.infractionPenalty.standardError - standardError / 100) < 1e-12);
+    QCOMPARE(report.routeCompletion.standardError, 0.0);
+
+    // `--json` and the store carry the same figure beside the score.
+    const nlohmann::json json = reportJson(report);
+    QCOMPARE(json["driving_score_stderr"].get<double>(), report.drivingScore.standardError);
+    QCOMPARE(json["driving_score_std"].get<double>(), report.drivingScore.std);
+    QCOMPARE(json["infraction_penalty_stderr"].get<double>(), report.infractionPenalty.standardError);
+    const nlohmann::json stored = drivingSummaryJson(report);
+    QCOMPARE(stored["driving_score_stderr"].get<double>(), report.drivingScore.standardError);
+    QCOMPARE(stored["route_completion_stderr"].get<double>(), 0.0);
+}
+
+// Several runs (training seeds) on the same routes: the route-level s.e. is the mean of the runs' own, not the
+// pooled runs × routes s.e. (which would shrink by √runs although every run drove the same routes).
+void TestDriveScoring::severalRunsAverageTheirStandardErrors()
+{
+    auto report = [](const std::vector<double>& scores) {
+        std::vector<RouteResult> routes(scores.size());
+        for (std::size_t i = 0; i < scores.size(); ++i)
+            routes[i].drivingScore = scores[i];
+        return summarise("run", routes);
+    };
+    const DrivingReport a = report({40, 60}), b = report({100, 60, 20});
+    QCOMPARE(a.drivingScore.standardError, 10.0);
+    QVERIFY(std::abs(meanDrivingScoreStandardError({a, b}) - (10.0 + 40 / std::sqrt(3.0)) / 2) < 1e-12);
+    QCOMPARE(meanDrivingScoreStandardError({a}), 10.0);
+    QCOMPARE(meanDrivingScoreStandardError({}), 0.0);
+    // Two identical runs: the pooled four scores {40, 60, 40, 60} would give 11.547 / 2 = 5.77; the shared
+    // routes' error stays 10.
+    QCOMPARE(meanDrivingScoreStandardError({a, a}), 10.0);
 }
 
 QTEST_GUILESS_MAIN(TestDriveScoring)

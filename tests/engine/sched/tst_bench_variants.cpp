@@ -2,6 +2,8 @@
 // LEAD's columns in the documented order, one row per variant in the file's order, and its times and quality
 // cell (mean ± sample std) agree with the per-seed values the store holds for the variant's study. If this
 // fails, the speed table misnames or reorders its columns, or reports numbers other than the runs it recorded.
+// With a `driving` section and one seed, every variant's run is driven on the same routes, and its Driving Score
+// cell is the recorded score ± its standard error over routes, as the line under the table says.
 #include "../../core/sched/schedtestutil.h"
 
 #include <QtTest>
@@ -37,6 +39,7 @@ class TestBenchVariants : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void markdownTableMatchesTheStore();
+    void drivingScoreWithOneSeedShowsTheStandardError();
 };
 
 void TestBenchVariants::markdownTableMatchesTheStore()
@@ -90,6 +93,48 @@ void TestBenchVariants::markdownTableMatchesTheStore()
     }
     QVERIFY2(header + 2 + variants.size() == lines.size() || lines[header + 2 + variants.size()].isEmpty(),
              qPrintable(r.out)); // no row beyond the two variants
+}
+
+void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
+{
+    QTemporaryDir dir;
+    const QString file =
+        schedtest::writeFile(dir, "drive.yaml",
+                             "name: drive\n"
+                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
+                             "seeds: [0]\n"
+                             "driving: {routes: 2, route_seconds: 4, seed: 3}\n"
+                             "variants:\n"
+                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+    const QString db = dir.filePath("d.db");
+    const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
+                                "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("Driving Score: ± is the standard error over routes (1 seed, 2 routes"), qPrintable(r.out));
+
+    const QStringList lines = r.out.split('\n');
+    const qsizetype header = lines.indexOf(QRegularExpression("^\\| Variant \\|.*"));
+    QVERIFY2(header >= 0 && header + 3 < lines.size(), qPrintable(r.out));
+    QCOMPARE(markdownCells(lines[header]).size(), 8); // no "DS s.e." column with one seed
+    QCOMPARE(markdownCells(lines[header]).back(), QString("Driving Score ↑"));
+
+    auto store = pitwall::openStore(db.toStdString(), pitwall::OpenMode::ReadOnly);
+    const std::vector<BenchmarkRecord> driving = store->benchmarks("driving"); // one per run, in variant order
+    const std::vector<BenchmarkRecord> variants = store->benchmarks("variants");
+    QCOMPARE(driving.size(), std::size_t(2));
+    QCOMPARE(variants.size(), std::size_t(2));
+    // Paired: both variants' runs were scored on the same two routes.
+    QCOMPARE(driving[0].parameters["route_seeds"].size(), std::size_t(2));
+    QCOMPARE(driving[1].parameters["route_seeds"], driving[0].parameters["route_seeds"]);
+    for (int v = 0; v < 2; ++v) {
+        const double score = driving[v].results["driving_score"].get<double>();
+        const double standardError = driving[v].results["driving_score_stderr"].get<double>();
+        QCOMPARE(markdownCells(lines[header + 2 + v]).back(),
+                 QString::number(score, 'f', 1) + " ± " + QString::number(standardError, 'f', 1));
+        QCOMPARE(variants[v].results["driving_score_stderr"].get<double>(), standardError);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestBenchVariants)
