@@ -44,7 +44,8 @@ PITWALL_FUZZ_TARGET
             else
                 for (const double bound : {p.low, p.high})
                     checkAccepted(config, p, formatDouble(bound));
-            (void)p.distribution();
+            if (p.searched())
+                (void)p.distribution();
         }
         (void)space.requests();
         (void)space.overrides(Json::object());
