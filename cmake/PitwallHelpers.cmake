@@ -122,3 +122,30 @@ function(pitwall_add_test name)
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77) # pitwall::test::kSkipReturnCode
   endif()
 endfunction()
+
+# pitwall_add_fuzz_target(<name> SOURCES ... [LINK ...]): one fuzz target (tests/fuzz/fuzz_<name>.cpp defines
+# LLVMFuzzerTestOneInput) over Pitwall::Core. With PITWALL_BUILD_TESTS: the executable <name>_replay and the CTest
+# test fuzz_replay_<name> (labels core, fuzz) that runs every file of tests/fuzz/corpus/<name>/ through it. With
+# PITWALL_BUILD_FUZZERS (clang only): the libFuzzer executable fuzz_<name> in <build>/fuzz/.
+function(pitwall_add_fuzz_target name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${name})
+  set(definitions PITWALL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(PITWALL_BUILD_TESTS)
+    add_executable(${name}_replay ${ARG_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/replay_main.cpp)
+    target_compile_options(${name}_replay PRIVATE ${PITWALL_WARNINGS})
+    target_compile_definitions(${name}_replay PRIVATE ${definitions})
+    target_link_libraries(${name}_replay PRIVATE Pitwall::Core ${ARG_LINK})
+    set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/tests)
+    add_test(NAME fuzz_replay_${name} COMMAND ${name}_replay ${corpus})
+    set_tests_properties(fuzz_replay_${name} PROPERTIES LABELS "core;fuzz" TIMEOUT 300)
+  endif()
+  if(PITWALL_BUILD_FUZZERS)
+    add_executable(fuzz_${name} ${ARG_SOURCES})
+    target_compile_options(fuzz_${name} PRIVATE ${PITWALL_WARNINGS})
+    target_compile_definitions(fuzz_${name} PRIVATE ${definitions})
+    target_link_libraries(fuzz_${name} PRIVATE Pitwall::Core ${ARG_LINK})
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    set_target_properties(fuzz_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/fuzz)
+  endif()
+endfunction()

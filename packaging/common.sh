@@ -19,12 +19,16 @@ pitwall_install_deps() {
 }
 
 # pitwall_build [target...]: configures (everything on: GUI, engine, tests) and builds the targets, or all.
+# PITWALL_CMAKE_ARGS (an array, set by the sanitizer and fuzzing scripts) comes after these and overrides them.
 pitwall_build() {
   mkdir -p "$PITWALL_BUILD_DIR"
+  local extra=()
+  if declare -p PITWALL_CMAKE_ARGS > /dev/null 2>&1; then extra=("${PITWALL_CMAKE_ARGS[@]}"); fi
   cmake -S "$PITWALL_ROOT" -B "$PITWALL_BUILD_DIR" -G Ninja \
     -DCMAKE_BUILD_TYPE="$PITWALL_BUILD_TYPE" \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DPITWALL_BUILD_GUI=ON -DPITWALL_BUILD_ENGINE=ON -DPITWALL_BUILD_TESTS=ON \
+    "${extra[@]}" \
     > "$PITWALL_BUILD_DIR/configure.log" 2>&1 || { cat "$PITWALL_BUILD_DIR/configure.log"; return 1; }
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done

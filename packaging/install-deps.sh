@@ -7,6 +7,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain and build speed
   build-essential cmake ninja-build ccache pkg-config
+  # the fuzz targets (packaging/fuzz.sh): clang with libFuzzer and the sanitizer runtimes
+  clang libclang-rt-dev
   # core
   libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   # engine

@@ -97,26 +97,30 @@ std::vector<const ConfigEntry*> ResolvedConfig::changedEntries() const
 
 namespace {
 
-// A tree of key segments that keeps first-appearance order, so output follows the schema's order.
+// A tree of key segments that keeps first-appearance order, so output follows the schema's order. Names and
+// subtrees are parallel vectors: a vector of an incomplete type is standard, a vector of pair<string, KeyTree>
+// inside KeyTree is not (clang with libstdc++ rejects it).
 struct KeyTree {
-    std::vector<std::pair<std::string, KeyTree>> children;
+    std::vector<std::string> names;
+    std::vector<KeyTree> children;
     const ConfigEntry* leaf = nullptr;
 
     KeyTree& child(const std::string& name)
     {
-        for (auto& [childName, tree] : children)
-            if (childName == name)
-                return tree;
-        children.emplace_back(name, KeyTree{});
-        return children.back().second;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == name)
+                return children[i];
+        names.push_back(name);
+        return children.emplace_back();
     }
 };
 
 void printTree(const KeyTree& tree, int indent, bool withOrigins, std::string& out)
 {
-    for (const auto& [name, child] : tree.children) {
+    for (std::size_t i = 0; i < tree.children.size(); ++i) {
+        const KeyTree& child = tree.children[i];
         out.append(indent, ' ');
-        out += name + ":";
+        out += tree.names[i] + ":";
         if (child.leaf) {
             out += " " + child.leaf->value.toText();
             if (withOrigins)

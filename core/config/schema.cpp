@@ -2,6 +2,7 @@
 
 #include "core/config/internal/yamlvalue.h"
 #include "core/util/paths.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 
 #include <yaml-cpp/yaml.h>
@@ -24,6 +25,15 @@ std::string rangeText(const KeySpec& spec)
     const std::string low = spec.minimum ? formatDouble(*spec.minimum) : "-inf";
     const std::string high = spec.maximum ? formatDouble(*spec.maximum) : "inf";
     return std::string(spec.minimumExclusive ? " in (" : " in [") + low + ", " + high + "]";
+}
+
+// Text must be UTF-8, as YAML is: bytes that are not would be changed (to U+FFFD) when the config is written back
+// (run records, `config show`), so the value read later would not be the value given.
+std::string checkText(const std::string& text)
+{
+    if (invalidUtf8At(text) == std::string_view::npos)
+        return {};
+    return "'" + printable(text, LineBreaks::Escape, 80) + "' is not valid UTF-8 text";
 }
 
 // NaN is no number of any range (every comparison with it is false, so it must be refused first); ±inf is
@@ -80,6 +90,13 @@ std::string KeySpec::check(const ConfigValue& value) const
             if (std::string problem = checkNumber(*this, v); !problem.empty())
                 return problem;
         return {};
+    case ValueType::String:
+        return checkText(value.asString());
+    case ValueType::StringList:
+        for (const std::string& v : value.asStringList())
+            if (std::string problem = checkText(v); !problem.empty())
+                return problem;
+        return {};
     default:
         return {};
     }
@@ -127,24 +144,31 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
     const SourceLocation rootAt = internal::locationOf(sourceName, root.Mark());
     if (!root.IsMap() || !root["keys"] || !root["keys"].IsMap())
         throw InputError(rootAt, "a schema file needs 'owner: NAME' and a 'keys:' mapping");
-    const std::string owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
-
+    // A field of the wrong shape (a mapping where a name belongs) is the file's problem: yaml-cpp's conversion
+    // errors become diagnostics at the node, never an escaping YAML::Exception.
+    std::string owner;
+    std::vector<std::string> metricNames;
     std::vector<Diagnostic> problems;
-    if (const YAML::Node metrics = root["metrics"]) {
-        if (!metrics.IsMap())
-            problems.push_back({internal::locationOf(sourceName, metrics.Mark()),
-                                "'metrics:' must map each validation metric to its doc string"});
-        else
-            for (const auto& item : metrics)
-                m_metrics[owner].push_back(item.first.as<std::string>());
+    try {
+        owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
+        if (const YAML::Node metrics = root["metrics"]) {
+            if (!metrics.IsMap())
+                problems.push_back({internal::locationOf(sourceName, metrics.Mark()),
+                                    "'metrics:' must map each validation metric to its doc string"});
+            else
+                for (const auto& item : metrics)
+                    metricNames.push_back(item.first.as<std::string>());
+        }
+    } catch (const YAML::Exception& e) {
+        throw InputError(internal::locationOf(sourceName, e.mark), "malformed 'owner' or 'metrics': " + e.msg);
     }
     for (const auto& item : root["keys"]) {
         const YAML::Node& node = item.second;
         KeySpec spec;
-        spec.key = item.first.as<std::string>();
         spec.owner = owner;
         spec.declaredAt = internal::locationOf(sourceName, item.first.Mark());
         try {
+            spec.key = item.first.as<std::string>();
             if (!node.IsMap() || !node["type"])
                 throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a mapping with at least 'type'");
             static const std::set<std::string> known = {"type", "default",       "doc",   "choices", "min",
@@ -188,6 +212,10 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
     }
     if (!problems.empty())
         throw InputError(std::move(problems));
+    if (!metricNames.empty()) {
+        auto& names = m_metrics[owner];
+        names.insert(names.end(), metricNames.begin(), metricNames.end());
+    }
 }
 
 const KeySpec* Schema::find(const std::string& key) const

@@ -2,6 +2,7 @@
 
 #include "core/config/config.h"
 #include "core/util/paths.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 
 #include <yaml-cpp/yaml.h>
@@ -434,6 +435,14 @@ Distribution SpaceParam::distribution() const
 SearchSpace SearchSpace::parse(const std::string& yamlText, const std::string& sourceName, const Schema& schema,
                                const std::vector<std::string>& sections)
 {
+    // YAML is UTF-8: other bytes would reach names and choices, and JSON (the store, the sampler) refuses them.
+    if (const std::size_t bad = invalidUtf8At(yamlText); bad != std::string_view::npos) {
+        const std::size_t lineStart = yamlText.rfind('\n', bad); // the bad byte itself is no '\n'
+        const int line = 1 + static_cast<int>(std::count(yamlText.begin(), yamlText.begin() + bad, '\n'));
+        const int column = static_cast<int>(bad - (lineStart == std::string::npos ? 0 : lineStart + 1)) + 1;
+        throw InputError(SourceLocation{sourceName, line, column},
+                         "the file is not UTF-8 text (" + printable(yamlText.substr(bad, 1)) + ")");
+    }
     SearchSpace space;
     space.m_source = sourceName;
     space.m_params = Parser(sourceName, schema, sections).run(yamlText);

@@ -235,7 +235,8 @@ void SqliteStore::setTrialParam(std::int64_t trialId, const std::string& name, d
 void SqliteStore::reportIntermediate(std::int64_t trialId, std::int64_t step, double value)
 {
     requireWritable();
-    const auto [stored, type] = storedValue(value);
+    // A plain pair, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+    const auto stored = storedValue(value);
     m_db->write([&] {
         trialRow(trialId, true);
         auto upsert = m_db->cached(
@@ -243,7 +244,7 @@ void SqliteStore::reportIntermediate(std::int64_t trialId, std::int64_t step, do
             "VALUES (?, ?, ?, ?) ON CONFLICT (trial_id, step) DO UPDATE SET "
             "intermediate_value = excluded.intermediate_value, "
             "intermediate_value_type = excluded.intermediate_value_type");
-        upsert.bind(1, trialId).bind(2, step).bind(3, stored).bind(4, type).run();
+        upsert.bind(1, trialId).bind(2, step).bind(3, stored.first).bind(4, stored.second).run();
     });
 }
 

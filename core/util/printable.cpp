@@ -19,6 +19,8 @@ std::size_t utf8Length(std::string_view text, std::size_t i)
             return 0;
     if ((n == 2 && b < 0xc2) || (n == 3 && b == 0xe0 && byte(i + 1) < 0xa0) || (n == 4 && (b > 0xf4 || (b == 0xf0 && byte(i + 1) < 0x90))))
         return 0; // overlong or beyond U+10FFFF
+    if ((n == 3 && b == 0xed && byte(i + 1) >= 0xa0) || (n == 4 && b == 0xf4 && byte(i + 1) > 0x8f))
+        return 0; // a UTF-16 surrogate, or beyond U+10FFFF
     return n;
 }
 
@@ -67,6 +69,17 @@ std::size_t boundary(const std::string& text, std::size_t i)
 }
 
 } // namespace
+
+std::size_t invalidUtf8At(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8Length(text, i);
+        if (n == 0)
+            return i;
+        i += n;
+    }
+    return std::string_view::npos;
+}
 
 std::string printable(std::string_view text, LineBreaks lineBreaks, std::size_t maxBytes)
 {

@@ -114,7 +114,9 @@ std::optional<long long> parseInteger(std::string_view text)
         return std::nullopt;
     const char* begin = t.data();
     if (*begin == '+')
-        ++begin;
+        ++begin; // one leading '+'; from_chars would read the '-' of "+-5" as a sign of its own
+    if (begin != t.data() && begin != t.data() + t.size() && (*begin == '-' || *begin == '+'))
+        return std::nullopt;
     long long value = 0;
     auto [ptr, ec] = std::from_chars(begin, t.data() + t.size(), value);
     if (ec != std::errc() || ptr != t.data() + t.size())

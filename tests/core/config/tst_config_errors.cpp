@@ -87,6 +87,10 @@ void TestConfigErrors::rejectsWithExactMessage_data()
                                    << "'policy.transfuser.loss_weights.depth' in override 'policy.transfuser.loss_weights.depth=-inf': -inf is not a finite number";
     QTest::newRow("override no value") << QByteArray("") << QStringList{"training.optimization.batch_size="}
                                        << "command line: override 'training.optimization.batch_size=' has no value (expected an integer in [1, 65536])";
+    // Found by tests/fuzz/fuzz_config (corpus/config/crash-invalid-utf8-name): bytes that are not UTF-8 were
+    // accepted and then written back as U+FFFD, so a run's recorded config differed from the one it ran with.
+    QTest::newRow("invalid UTF-8 in a string") << QByteArray("experiment.name: caf\xff\n") << QStringList()
+                                               << "{f}:1:18: 'experiment.name': 'caf\\xff' is not valid UTF-8 text";
     QTest::newRow("override bad choice") << QByteArray("") << QStringList{"device.partition_mode=XPX"}
                                          << "'device.partition_mode' in override 'device.partition_mode=XPX': 'XPX' is not one of: SPX, DPX, QPX, CPX";
 }

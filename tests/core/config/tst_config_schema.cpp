@@ -87,6 +87,15 @@ void TestConfigSchema::malformedSchema_data()
         << QByteArray("owner: p\nkeys:\n  training.optimization.batch_size: {type: int, default: 1}\n")
         << "key 'training.optimization.batch_size' is already declared by 'core'";
     QTest::newRow("no keys") << QByteArray("owner: p\n") << "a schema file needs 'owner: NAME' and a 'keys:' mapping";
+    // Found by tests/fuzz/fuzz_schema (corpus/schema/crash-mapping-as-key-name): a mapping where a name belongs
+    // escaped as YAML::TypedBadConversion and aborted whatever loaded the plugin folder.
+    QTest::newRow("mapping as a key name")
+        << QByteArray("owner: p\nkeys:\n  ? {type: int}\n  : {type: int, default: 1}\n") << "s.yaml:3:5: malformed field: bad conversion";
+    QTest::newRow("mapping as the owner") << QByteArray("owner: {a: 1}\nkeys:\n  p.k: {type: int, default: 1}\n")
+                                          << "malformed 'owner' or 'metrics': bad conversion";
+    QTest::newRow("mapping as a metric name")
+        << QByteArray("owner: p\nmetrics:\n  ? [a]\n  : doc\nkeys:\n  p.k: {type: int, default: 1}\n")
+        << "malformed 'owner' or 'metrics': bad conversion";
 }
 
 void TestConfigSchema::malformedSchema()

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void badSpaces_data();
     void badSpaces();
     void everyProblemAtOnce();
+    void notUtf8IsRefused();
 
 private:
     Schema m_schema;
@@ -194,6 +195,20 @@ void TestSearchSpace::badSpaces_data()
                            << "1:1: the search space is empty";
     QTest::newRow("a list") << "- box\n- cls"
                             << "1:1: a search space is a mapping of names to ranges or fixed values";
+}
+
+// Found by tests/fuzz/fuzz_searchspace (corpus/searchspace/crash-invalid-utf8-choice): a categorical choice with
+// a byte that is not UTF-8 escaped as nlohmann::json's type_error 316 (std::terminate in the fuzzer; exit 1 with a
+// JSON library message in `pitwall study ask`). The file is refused at the byte, with line and column.
+void TestSearchSpace::notUtf8IsRefused()
+{
+    const std::string yaml = "box: {type: uniform, min: 5, max: 10}\nupsample: {type: categorical, values: [fa\x90lse, true]}\n";
+    try {
+        SearchSpace::parse(yaml, "space.yaml", m_schema, m_autospeed);
+        QFAIL("the space with a byte that is not UTF-8 was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(QString(e.what()), QString("space.yaml:2:42: the file is not UTF-8 text (\\x90)"));
+    }
 }
 
 void TestSearchSpace::badSpaces()

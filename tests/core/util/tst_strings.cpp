@@ -18,6 +18,8 @@ private Q_SLOTS:
     void parsesPlainNumbers();
     void refusesOtherText_data();
     void refusesOtherText();
+    void integersRefuseTwoSigns_data();
+    void integersRefuseTwoSigns();
     void sameUnderDecimalCommaLocale();
     void formatRoundTrips();
 };
@@ -68,6 +70,26 @@ void TestStrings::refusesOtherText()
 {
     QFETCH(QString, text);
     QVERIFY2(!parseDouble(text.toStdString()).has_value(), qPrintable(text));
+}
+
+// Found by tests/fuzz/fuzz_numbers (corpus/numbers/crash-plus-minus-integer): parseInteger read "+-5" as -5
+// (std::from_chars takes the '-' after the skipped '+'), so an override such as batch_size=+-5 was a number while
+// parseDouble refused the same text. A sign is one character.
+void TestStrings::integersRefuseTwoSigns_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("plus minus") << "+-5";
+    QTest::newRow("two pluses") << "++5";
+    QTest::newRow("plus only") << "+";
+    QTest::newRow("minus plus") << "-+5";
+}
+
+void TestStrings::integersRefuseTwoSigns()
+{
+    QFETCH(QString, text);
+    QVERIFY2(!parseInteger(text.toStdString()).has_value(), qPrintable(text));
+    QCOMPARE(parseInteger("+5"), std::optional<long long>(5));
+    QCOMPARE(parseInteger("-5"), std::optional<long long>(-5));
 }
 
 void TestStrings::sameUnderDecimalCommaLocale()

@@ -1,0 +1,55 @@
+// Fuzz target: JPEG bytes through the engine's one TurboJPEG wrapper (core/engine/data/jpeg.cpp, plain C++ with
+// no torch, so it builds without LibTorch). Header, then a decode at full and at a reduced DCT scale. Promises
+// checked: a decode fills width x height x 3 bytes at the scaled size, and a failed decode leaves the decoder able
+// to decode a good JPEG next (one corrupt file must not fail the files after it).
+#include "fuzztarget.h"
+
+#include "core/engine/data/jpeg.h"
+
+#include <vector>
+
+using namespace pitwall;
+using namespace pitwall::engine::data;
+
+namespace {
+
+const std::vector<std::uint8_t>& goodJpeg()
+{
+    static const std::vector<std::uint8_t> bytes = [] {
+        std::vector<std::uint8_t> rgb(16 * 8 * 3);
+        for (std::size_t i = 0; i < rgb.size(); ++i)
+            rgb[i] = static_cast<std::uint8_t>(i * 7);
+        return encodeJpeg(rgb.data(), 16, 8, 90, true);
+    }();
+    return bytes;
+}
+
+} // namespace
+
+PITWALL_FUZZ_TARGET
+{
+    static JpegDecoder decoder;
+    return fuzz::runInput([&] {
+        std::vector<std::uint8_t> rgb;
+        std::string error;
+        JpegHeader header;
+        if (!decoder.readHeader(data, size, header, error))
+            return;
+        PITWALL_FUZZ_CHECK(header.width > 0 && header.height > 0 && header.width <= kMaxJpegSide &&
+                               header.height <= kMaxJpegSide,
+                           std::to_string(header.width) + "x" + std::to_string(header.height));
+        for (const DctScale scale : {DctScale{1, 8}, DctScale{1, 1}}) {
+            int width = 0;
+            int height = 0;
+            if (decoder.decode(data, size, scale, rgb, width, height, error)) {
+                PITWALL_FUZZ_CHECK(width == scaledSize(header.width, scale) && height == scaledSize(header.height, scale),
+                                   std::to_string(width) + "x" + std::to_string(height));
+                PITWALL_FUZZ_CHECK(rgb.size() >= static_cast<std::size_t>(width) * height * 3, "");
+                continue;
+            }
+            const bool recovered = decoder.decode(goodJpeg().data(), goodJpeg().size(), DctScale{1, 1}, rgb, width,
+                                                  height, error);
+            PITWALL_FUZZ_CHECK(recovered && width == 16 && height == 8, "after a failed decode: " + error);
+        }
+    });
+}
