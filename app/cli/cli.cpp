@@ -58,6 +58,31 @@ std::int64_t Args::integer(const std::string& name, std::int64_t fallback, std::
     return integer(name, minimum).value_or(fallback);
 }
 
+std::int64_t Args::integerIn(const std::string& name, std::int64_t fallback, std::int64_t minimum,
+                             std::int64_t maximum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseInteger(*text);
+    if (!parsed || *parsed < minimum || *parsed > maximum)
+        throw InputError("--" + name + " '" + *text + "': give an integer in " + std::to_string(minimum) + ".." +
+                         std::to_string(maximum));
+    return *parsed;
+}
+
+double Args::numberIn(const std::string& name, double fallback, double minimum, double maximum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseDouble(*text);
+    if (!parsed || !(*parsed >= minimum && *parsed <= maximum))
+        throw InputError("--" + name + " '" + *text + "': give a number in " + formatDouble(minimum) + ".." +
+                         formatDouble(maximum));
+    return *parsed;
+}
+
 double Args::positive(const std::string& name, double fallback, const std::string& what) const
 {
     const auto text = value(name);
@@ -241,6 +266,8 @@ int runCommand(const Command& command, const Args& args, const std::vector<std::
         return kExitFailure;
     }
     try {
+        if (command.check && args.flag("check"))
+            return command.check(args);
         if (!command.jobKind.empty())
             return runAsJob(command, args, words);
         return command.run(args);

@@ -35,6 +35,10 @@ struct Args {
     // --NAME as an integer >= minimum, nullopt when absent; InputError naming the option otherwise.
     std::optional<std::int64_t> integer(const std::string& name, std::int64_t minimum) const;
     std::int64_t integer(const std::string& name, std::int64_t fallback, std::int64_t minimum) const;
+    // --NAME within [minimum, maximum] ("--NAME 'TEXT': give an integer in MIN..MAX"), `fallback` when absent.
+    std::int64_t integerIn(const std::string& name, std::int64_t fallback, std::int64_t minimum,
+                           std::int64_t maximum) const;
+    double numberIn(const std::string& name, double fallback, double minimum, double maximum) const;
     // --NAME as a number > 0 ("... is not a positive <what>"), `fallback` when absent.
     double positive(const std::string& name, double fallback, const std::string& what = "number") const;
 };
@@ -50,6 +54,9 @@ struct Command {
     // Non-empty for long work that records itself as a job in the results store ("train", "hpo", ...): the
     // command then prints its job id on stderr and takes --detach (see app/cli/jobrunner.h).
     std::string jobKind = {};
+    // Set for a job command that can check its input without starting: `--check` then runs this instead of
+    // `run` (no job, nothing written; exit 0 when it would start, 2 with the problem otherwise).
+    std::function<int(const Args&)> check = {};
 };
 
 // Options every command that touches results takes.

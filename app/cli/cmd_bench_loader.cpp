@@ -69,10 +69,12 @@ engine::data::LoaderBenchOptions optionsFrom(const Args& args)
         l.sample.scaleChoice = ScaleChoice::FastEighths;
     else if (scale == "any")
         l.sample.scaleChoice = ScaleChoice::AnyEighth;
+    else if (scale == "any-up")
+        l.sample.scaleChoice = ScaleChoice::AnyEighthUp;
     else if (scale == "full")
         l.sample.scaleChoice = ScaleChoice::FullOnly;
     else
-        throw InputError("--dct-scale " + scale + ": give fast, any or full");
+        throw InputError("--dct-scale " + scale + ": give fast, any, any-up or full");
     return o;
 }
 
@@ -87,6 +89,9 @@ int benchLoader(const Args& args)
         nlohmann::json problems = nlohmann::json::array();
         for (const auto& p : r.problems)
             problems.push_back({{"file", p.file}, {"reason", p.reason}});
+        nlohmann::json scales = nlohmann::json::object();
+        for (const auto& [eighths, samples] : r.decodedEighths)
+            scales[std::to_string(eighths)] = samples;
         nlohmann::json out{{"mode", r.mode},
                            {"dataset_kind", r.datasetKind},
                            {"images", r.images},
@@ -106,6 +111,13 @@ int benchLoader(const Args& args)
                            {"decode_ms_after", r.decodeMsAfter},
                            {"floor_ms_per_batch", r.floorMsPerBatch},
                            {"floor_ratio", r.floorRatio},
+                           {"decoded_scale", engine::data::describeDecodedScales(r.decodedEighths)},
+                           {"decoded_eighths", scales},
+                           {"scaled_decode_ms_per_image", r.scaledDecodeMsPerImage},
+                           {"scaled_decode_cpu_ms_per_image", r.scaledDecodeCpuMsPerImage},
+                           {"scaled_floor_ms_per_batch", r.scaledFloorMsPerBatch},
+                           {"scaled_floor_ratio", r.scaledFloorRatio},
+                           {"cpu_floor_ratio", r.cpuFloorRatio},
                            {"setup_seconds", r.setupSeconds},
                            {"warmup_seconds", r.warmupSeconds},
                            {"cache_rebuilt", r.cache.rebuilt},
@@ -132,6 +144,10 @@ int benchLoader(const Args& args)
         std::printf("  decode-bound floor: %.2f ms/image full-scale x %d / %d = %.2f ms/batch; ratio %.2f\n",
                     r.decodeMsPerImage, l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.floorMsPerBatch,
                     r.floorRatio);
+        std::printf("  decoded at %s: floor %.2f ms/image x %d / %d = %.2f ms/batch; ratio %.2f; at equal CPU %.2f\n",
+                    engine::data::describeDecodedScales(r.decodedEighths).c_str(), r.scaledDecodeMsPerImage,
+                    l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.scaledFloorMsPerBatch,
+                    r.scaledFloorRatio, r.cpuFloorRatio);
         std::printf("  load average %.2f before, %.2f after\n", r.loadBefore, r.loadAfter);
         if (!r.problems.empty() || r.invalidSamples > 0) {
             std::printf("  %zu of %lld images could not be read or decoded; %lld of %lld sample slot(s) left empty:\n",
@@ -155,7 +171,9 @@ void addLoaderBenchCommands(Cli& cli)
              "crop, horizontal flip, HSV jitter (AutoSpeed's gains), normalisation, batch [B,3,H,W] float. Reports\n"
              "ms/batch and process CPU % (user + system over wall, 100 = one core; reference mode adds its worker\n"
              "processes) after warm-up, and the decode-bound floor: libjpeg-turbo full-scale decode time per image,\n"
-             "measured in the same run on one thread, x batch / min(workers, cores).\n"
+             "measured in the same run on one thread, x batch / min(workers, cores); then the scales the loader\n"
+             "actually decoded at and the floor at those scales (and its ratio at equal CPU: loader CPU time per\n"
+             "batch over the decode time of its images).\n"
              "--mode reference runs the PyTorch DataLoader design inside Pitwall (worker processes building whole\n"
              "batches from per-sample tensors, collated into shared memory) on the same files.",
              {{"images", "DIR", "a folder of JPEGs (searched recursively)"},
@@ -172,7 +190,7 @@ void addLoaderBenchCommands(Cli& cli)
               {"no-augment", "", "no random zoom, crop, flip or colour change (centred cover fit)"},
               {"preprocessed", "", "decode and resize once into a memory-mapped cache (data.use_preprocessed)"},
               {"cache", "FILE", "cache file (default DIR/.pitwall-cache/preprocessed.bin)"},
-              {"dct-scale", "CHOICE", "DCT scales the decoder may use: fast (1/8, 1/4, 1/2, 1; default), any (M/8), full"},
+              {"dct-scale", "CHOICE", "DCT scales the decoder may use: fast (1/8, 1/4, 1/2, 1; default), any (M/8, M <= 8), any-up (M/8, M <= 16), full"},
               {"seed", "S", "shuffle and augmentation seed (default 0)"},
               jsonOption()},
              benchLoader});

@@ -18,19 +18,6 @@ namespace pitwall::cli {
 
 namespace {
 
-std::string cpuSetText(const std::vector<int>& cores)
-{
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < cores.size();) {
-        std::size_t j = i;
-        while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1)
-            ++j;
-        parts.push_back(i == j ? std::to_string(cores[i]) : std::to_string(cores[i]) + "-" + std::to_string(cores[j]));
-        i = j + 1;
-    }
-    return join(parts, ",");
-}
-
 nlohmann::json backendJson(const DeviceBackend& backend, PartitionMode mode, const std::vector<LogicalDevice>& logical,
                            const std::string& modeProblem)
 {
@@ -96,7 +83,7 @@ void printBackend(const DeviceBackend& backend, PartitionMode mode, const std::v
         for (const char* key : {"CUDA_VISIBLE_DEVICES", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "HIP_VISIBLE_DEVICES"})
             if (!cpu && l.environment.count(key))
                 env += std::string("  ") + key + "=" + l.environment.at(key);
-        std::printf("  %-8s cores %-8s %d thread(s)  %s memory share%s\n", l.id.c_str(), cpuSetText(l.cpuSet).c_str(),
+        std::printf("  %-8s cores %-8s %d thread(s)  %s memory share%s\n", l.id.c_str(), formatCpuList(l.cpuSet).c_str(),
                     l.threads, formatBytes(static_cast<double>(l.memoryBytes)).c_str(), env.c_str());
     }
 }

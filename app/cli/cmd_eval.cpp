@@ -21,30 +21,6 @@ namespace {
 // standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
 constexpr int kDefaultRoutes = 20;
 
-long long integerOption(const Args& args, const std::string& name, long long fallback, long long min, long long max)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = parseInteger(*text);
-    if (!value || *value < min || *value > max)
-        throw InputError("--" + name + " '" + *text + "': give an integer in " + std::to_string(min) + ".." +
-                         std::to_string(max));
-    return *value;
-}
-
-double doubleOption(const Args& args, const std::string& name, double fallback, double min, double max)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = parseDouble(*text);
-    if (!value || *value < min || *value > max)
-        throw InputError("--" + name + " '" + *text + "': give a number in " + formatDouble(min) + ".." +
-                         formatDouble(max));
-    return *value;
-}
-
 std::string infractionSummary(const drive::RouteResult& route)
 {
     std::vector<std::string> parts;
@@ -102,11 +78,11 @@ drive::PolicyEvalSpec evalSpec(const Args& args)
     if (!policyText)
         throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
     drive::PolicyEvalSpec spec;
-    spec.options.routes = static_cast<int>(integerOption(args, "routes", kDefaultRoutes, 1, 10000));
-    spec.options.seed = static_cast<std::uint64_t>(integerOption(args, "seed", 0, 0, 1LL << 62));
-    spec.options.routeSeconds = doubleOption(args, "route-seconds", 30, 2, 3600);
-    spec.model.planIntervalS = 1.0 / doubleOption(args, "plan-hz", 10, 1, 20);
-    spec.model.threads = static_cast<int>(integerOption(args, "threads", 1, 0, 1024));
+    spec.options.routes = static_cast<int>(args.integerIn("routes", kDefaultRoutes, 1, 10000));
+    spec.options.seed = static_cast<std::uint64_t>(args.integerIn("seed", 0, 0, 1LL << 62));
+    spec.options.routeSeconds = args.numberIn("route-seconds", 30, 2, 3600);
+    spec.model.planIntervalS = 1.0 / args.numberIn("plan-hz", 10, 1, 20);
+    spec.model.threads = static_cast<int>(args.integerIn("threads", 1, 0, 1024));
     drive::validateEvalOptions(spec.options);
     spec.policies = parsePolicies(*policyText);
     spec.replayDir = args.value("replay", "");
@@ -135,6 +111,22 @@ void printJson(const drive::PolicyEvalSpec& spec, const drive::PolicyEvalResult&
                       {"seed", spec.options.seed},
                       {"route_seconds", spec.options.routeSeconds}};
     std::cout << out.dump(2) << "\n";
+}
+
+int evalDrivingCheck(const Args& args)
+{
+    const drive::PolicyEvalSpec spec = evalSpec(args);
+    const std::vector<std::string> policies = drive::checkPolicies(spec);
+    if (args.flag("json")) {
+        std::cout << nlohmann::json{{"ok", true}, {"policies", policies}, {"routes", spec.options.routes}}.dump(2)
+                  << "\n";
+        return kExitOk;
+    }
+    for (const std::string& line : policies)
+        std::printf("ok: %s\n", line.c_str());
+    std::printf("ok: would drive %d route(s) per policy (seed %llu)\n", spec.options.routes,
+                static_cast<unsigned long long>(spec.options.seed));
+    return kExitOk;
 }
 
 int evalDriving(const Args& args)
@@ -174,7 +166,7 @@ void addEvalDetectionCommand(Cli& cli); // cmd_eval_detection.cpp
 
 void addEvalCommands(Cli& cli)
 {
-    cli.add({"eval driving",
+    Command driving{"eval driving",
              "drive a policy in closed loop on synthetic routes and score it like the CARLA leaderboard",
              "--policy RUN_ID[,RUN_ID...]|expert|idle [--routes N] [--seed S] [--route-seconds T] [--replay DIR] [--db "
              "FILE]\n"
@@ -201,7 +193,9 @@ void addEvalCommands(Cli& cli)
               {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},
               {"plan-hz", "HZ", "how often a model plans, 1..20 (default 10)"},
               {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"}},
-             evalDriving});
+             evalDriving};
+    driving.check = evalDrivingCheck;
+    cli.add(std::move(driving));
     addEvalDetectionCommand(cli);
 }
 

@@ -93,6 +93,7 @@ int workerCommand(const Args& args)
 
 // pitwall hpo itself: cmd_hpo_search.cpp.
 int hpoCommand(const Args& args);
+int hpoCheck(const Args& args);
 
 namespace {
 
@@ -151,7 +152,9 @@ Command hpoCommandSpec()
           {"log-dir", "DIR", "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
                               "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
           {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
-          {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"}},
+          {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"},
+          {"term-grace", "S", "a command trial that is stopped (pruned, Ctrl-C) has S seconds after SIGTERM before "
+                              "SIGKILL (default 10); a second Ctrl-C stops everything at once"}},
          hpoCommand};
 }
 
@@ -188,7 +191,9 @@ Command workerCommandSpec()
 
 void addHpoCommands(Cli& cli)
 {
-    cli.add(hpoCommandSpec());
+    Command hpo = hpoCommandSpec();
+    hpo.check = hpoCheck;
+    cli.add(std::move(hpo));
     cli.add(workerCommandSpec());
 }
 

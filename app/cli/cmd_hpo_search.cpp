@@ -48,29 +48,8 @@ HpoSettings newSettings(const Args& args)
         throw InputError("--objective chooses a validation metric of the built-in trainer; a command reports its "
                          "objective itself ({\"objective\": V})");
     s.model = args.value("model", "");
+    s.termGraceSeconds = args.positive("term-grace", s.termGraceSeconds, "number of seconds");
     return s;
-}
-
-// Sampler and pruner of a new study (its direction is the spec's).
-StudyOptions studyOptionsFromArgs(const Args& args)
-{
-    StudyOptions options;
-    const auto sampler = parseSamplerKind(args.value("sampler", "tpe"));
-    if (!sampler)
-        throw InputError("--sampler '" + args.value("sampler", "") + "' is not one of tpe, random, grid");
-    options.sampler.kind = *sampler;
-    if (auto seed = countOption(args, "seed", 0))
-        options.sampler.seed = static_cast<std::uint64_t>(*seed);
-    const auto pruner = parsePrunerKind(args.value("pruner", "median"));
-    if (!pruner)
-        throw InputError("--pruner '" + args.value("pruner", "") + "' is not one of median, sha, hyperband, none");
-    options.pruner = PrunerSettings::defaults(*pruner);
-    if (auto startup = countOption(args, "pruner-startup-trials", 0))
-        options.pruner.startupTrials = *startup;
-    if (auto warmup = countOption(args, "warmup-steps", 0))
-        options.pruner.warmupSteps = *warmup;
-    options.pruner = PrunerSettings::fromJson(options.pruner.toJson()); // range checks
-    return options;
 }
 
 SearchSpec searchSpec(const Args& args)
@@ -81,7 +60,8 @@ SearchSpec searchSpec(const Args& args)
     spec.resumeStudy = args.value("resume");
     if (spec.resumeStudy) {
         for (const char* option : {"space", "command", "config", "sampler", "pruner", "direction", "objective", "study",
-                                   "epochs", "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps"})
+                                   "epochs", "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps",
+                                   "term-grace"})
             if (args.value(option))
                 throw InputError(std::string("--resume continues with the study's stored settings; --") + option +
                                  " cannot change them (--trials, --partition, --backend and --heartbeat-* can)");
@@ -200,6 +180,25 @@ int searchExitStatus(const SearchSpec& spec, const SearchResult& r, bool cancell
 }
 
 } // namespace
+
+int hpoCheck(const Args& args)
+{
+    const SearchCheck check = checkSearch(searchSpec(args));
+    if (args.flag("json")) {
+        std::cout << Json{{"ok", true},          {"study", check.studyName},   {"trials", check.targetTrials},
+                          {"partition", check.partition}, {"backend", check.backend}, {"devices", check.devices},
+                          {"warnings", check.warnings}}
+                         .dump(2)
+                  << "\n";
+        return kExitOk;
+    }
+    for (const std::string& warning : check.warnings)
+        std::cerr << "warning: " << warning << "\n";
+    std::printf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n", check.studyName.c_str(),
+                check.targetTrials, check.devices.size(), check.backend.c_str(), check.partition.c_str(),
+                join(check.devices, ", ").c_str());
+    return kExitOk;
+}
 
 int hpoCommand(const Args& args)
 {

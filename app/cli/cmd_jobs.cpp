@@ -57,52 +57,6 @@ JobRecord requireJob(JobStore& store, std::int64_t id)
     return *job;
 }
 
-std::string duration(double seconds)
-{
-    const long long s = static_cast<long long>(seconds + 0.5);
-    char text[32];
-    if (s >= 3600)
-        std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, (s / 60) % 60);
-    else if (s >= 60)
-        std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
-    else
-        std::snprintf(text, sizeof text, "%llds", s);
-    return text;
-}
-
-double elapsedOf(const JobRecord& j)
-{
-    if (!j.startTime)
-        return 0;
-    return j.endTime.value_or(nowSeconds()) - *j.startTime;
-}
-
-nlohmann::json jobJson(const JobRecord& j)
-{
-    const auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    nlohmann::json links = nlohmann::json::array();
-    for (const JobLink& l : j.links)
-        links.push_back({{"kind", l.kind}, {"ref", l.ref}});
-    return {{"id", j.id},
-            {"kind", j.kind},
-            {"state", jobStateName(j.state)},
-            {"spec", j.spec},
-            {"host", j.host},
-            {"pid", j.pid},
-            {"create_time", j.createTime},
-            {"start_time", optional(j.startTime)},
-            {"end_time", optional(j.endTime)},
-            {"heartbeat_time", optional(j.heartbeatTime)},
-            {"elapsed_seconds", elapsedOf(j)},
-            {"progress", j.progress},
-            {"message", j.progressMessage},
-            {"eta_seconds", optional(j.etaSeconds)},
-            {"exit_code", optional(j.exitCode)},
-            {"error", j.error},
-            {"log_file", j.logFile},
-            {"links", links}};
-}
-
 int listJobs(const Args& args)
 {
     auto store = openJobs(args);
@@ -110,7 +64,7 @@ int listJobs(const Args& args)
     if (args.flag("json")) {
         nlohmann::json out = nlohmann::json::array();
         for (const JobRecord& j : jobs)
-            out.push_back(jobJson(j));
+            out.push_back(jobToJson(j, nowSeconds()));
         std::cout << out.dump(2) << "\n";
         return kExitOk;
     }
@@ -126,7 +80,7 @@ int listJobs(const Args& args)
         if (message.empty() && !studies.empty())
             message = "study " + join(studies, ", ");
         table.addRow({std::to_string(j.id), j.kind, jobStateName(j.state), formatFixed(j.progress * 100, 0) + " %",
-                      duration(elapsedOf(j)), j.etaSeconds && !isFinal(j.state) ? duration(*j.etaSeconds) : "–", j.host,
+                      formatDuration(jobElapsedSeconds(j, nowSeconds())), j.etaSeconds && !isFinal(j.state) ? formatDuration(*j.etaSeconds) : "–", j.host,
                       std::to_string(j.pid), message});
     }
     std::cout << table.toText();
@@ -138,7 +92,7 @@ int showJob(const Args& args)
     auto store = openJobs(args);
     const JobRecord j = requireJob(*store, jobIdArgument(args, "show"));
     if (args.flag("json")) {
-        std::cout << jobJson(j).dump(2) << "\n";
+        std::cout << jobToJson(j, nowSeconds()).dump(2) << "\n";
         return kExitOk;
     }
     std::printf("job %lld: %s, %s\n", static_cast<long long>(j.id), j.kind.c_str(), jobStateName(j.state));
@@ -147,12 +101,12 @@ int showJob(const Args& args)
     std::printf("  process   %s pid %lld\n", j.host.c_str(), static_cast<long long>(j.pid));
     std::printf("  created   %s\n", formatTimestamp(j.createTime).c_str());
     if (j.startTime)
-        std::printf("  started   %s (%s)\n", formatTimestamp(*j.startTime).c_str(), duration(elapsedOf(j)).c_str());
+        std::printf("  started   %s (%s)\n", formatTimestamp(*j.startTime).c_str(), formatDuration(jobElapsedSeconds(j, nowSeconds())).c_str());
     if (j.endTime)
         std::printf("  ended     %s, exit %s\n", formatTimestamp(*j.endTime).c_str(),
                     j.exitCode ? std::to_string(*j.exitCode).c_str() : "–");
     std::printf("  progress  %.0f %% %s%s\n", j.progress * 100, j.progressMessage.c_str(),
-                j.etaSeconds && !isFinal(j.state) ? (" (ETA " + duration(*j.etaSeconds) + ")").c_str() : "");
+                j.etaSeconds && !isFinal(j.state) ? (" (ETA " + formatDuration(*j.etaSeconds) + ")").c_str() : "");
     if (!j.error.empty())
         std::printf("  error     %s\n", j.error.c_str());
     if (!j.logFile.empty())

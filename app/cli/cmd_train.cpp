@@ -79,12 +79,8 @@ int trainCommand(const Args& args)
     const ResolvedConfig config = resolveConfigArgs(args, true);
     engine::ExperimentOptions options;
     options.storeLocation = args.database();
-    if (auto seed = args.value("seed")) {
-        const auto parsed = parseInteger(*seed);
-        if (!parsed || *parsed < 0)
-            throw InputError("--seed '" + *seed + "' is not a non-negative integer");
-        options.seeds = {*parsed};
-    }
+    if (auto seed = args.integer("seed", 0))
+        options.seeds = {*seed};
     options.resume = args.flag("resume");
     ProgressLine line;
     const bool json = args.flag("json");

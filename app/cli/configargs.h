@@ -4,6 +4,7 @@
 #include "app/cli/cli.h"
 
 #include "core/config/config.h"
+#include "core/hpo/study.h"
 
 namespace pitwall::cli {
 
@@ -15,5 +16,11 @@ void absoluteConfigArgs(const Args& args, std::vector<std::string>& files, std::
 Schema schemaWithWarnings();
 // Resolves the positionals; InputError when invalid, or when requireFile and no file is given.
 ResolvedConfig resolveConfigArgs(const Args& args, bool requireFile);
+
+// Sampler and pruner of a new study from the options that `study create` and `hpo` share (--sampler, --seed,
+// --startup-trials, --multivariate, --constant-liar, --pruner, --warmup-steps, --pruner-startup-trials,
+// --min-resource, --max-resource, --reduction-factor; absent ones keep their defaults). The direction is left
+// to the command. InputError naming the option for a bad value.
+StudyOptions studyOptionsFromArgs(const Args& args);
 
 } // namespace pitwall::cli

@@ -39,6 +39,12 @@ void addJobOptions(Command& command)
                                "start in the background and print the job id on stdout; the output goes to a log "
                                "file beside the database (pitwall jobs log ID)"});
     command.usage += " [--detach]";
+    if (command.check) {
+        command.options.push_back({"check", "",
+                                   "check everything this command checks before it starts work, then stop: no job, "
+                                   "no results file, nothing written (exit 0: it would start; 2: the problem)"});
+        command.usage += " [--check]";
+    }
 }
 
 int runAsJob(const Command& command, const Args& args, const std::vector<std::string>& words)

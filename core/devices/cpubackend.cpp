@@ -17,6 +17,19 @@ const std::vector<PartitionMode> kModes = {PartitionMode::SPX, PartitionMode::DP
 
 } // namespace
 
+std::string formatCpuList(const std::vector<int>& cores)
+{
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < cores.size();) {
+        std::size_t j = i;
+        while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1)
+            ++j;
+        parts.push_back(i == j ? std::to_string(cores[i]) : std::to_string(cores[i]) + "-" + std::to_string(cores[j]));
+        i = j + 1;
+    }
+    return join(parts, ",");
+}
+
 std::vector<int> processCores()
 {
     cpu_set_t set;

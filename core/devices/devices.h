@@ -68,6 +68,8 @@ std::unique_ptr<DeviceBackend> makeCpuBackend(std::vector<int> cores, std::int64
 
 // The cores this process may run on (sched_getaffinity), at least one.
 std::vector<int> processCores();
+// A CPU set as Linux writes CPU lists: runs of consecutive cores as ranges, "0-3,6,8-9"; "" when empty.
+std::string formatCpuList(const std::vector<int>& cores);
 
 // Splits `cores` into `parts` contiguous, nearly equal sets (first sets get the remainder).
 std::vector<std::vector<int>> splitCores(const std::vector<int>& cores, int parts);

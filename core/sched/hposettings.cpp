@@ -2,6 +2,8 @@
 
 #include "core/util/error.h"
 
+#include <cmath>
+
 namespace pitwall {
 
 Json HpoSettings::toJson() const
@@ -15,7 +17,8 @@ Json HpoSettings::toJson() const
            {"backend", backend},
            {"partition", partition},
            {"model", model},
-           {"log_dir", logDir}};
+           {"log_dir", logDir},
+           {"term_grace_seconds", termGraceSeconds}};
     j["epochs"] = epochs ? Json(*epochs) : Json(nullptr);
     return j;
 }
@@ -38,6 +41,10 @@ HpoSettings HpoSettings::fromJson(const Json& j)
         s.partition = j.value("partition", std::string("SPX"));
         s.model = j.value("model", std::string());
         s.logDir = j.value("log_dir", std::string());
+        s.termGraceSeconds = j.value("term_grace_seconds", 10.0);
+        if (!(s.termGraceSeconds > 0) || !std::isfinite(s.termGraceSeconds))
+            throw InputError("the study's " + std::string(kHpoSettingsAttr) + " term_grace_seconds is not a positive "
+                             "number: " + j["term_grace_seconds"].dump());
         return s;
     } catch (const Json::exception& e) {
         throw InputError("the study's " + std::string(kHpoSettingsAttr) + " attribute is malformed: " + e.what());

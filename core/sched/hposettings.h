@@ -25,6 +25,9 @@ struct HpoSettings {
     std::string partition = "SPX";      // partition mode
     std::string model;                  // owner whose keys bare space names mean ("" = experiment.model)
     std::string logDir;                 // worker and trial logs
+    // A command trial stopped (pruned, cancelled) has this long after SIGTERM before SIGKILL; the pool waits
+    // as long (plus a margin) for a stopping worker. A second SIGINT/SIGTERM stops everything at once.
+    double termGraceSeconds = 10.0;
 
     Json toJson() const;
     // Missing fields take the defaults; InputError for a malformed value.

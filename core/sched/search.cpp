@@ -1,4 +1,5 @@
 #include "core/sched/search.h"
+#include "core/store/sqlitestore.h"
 
 #include "core/hpo/study.h"
 #include "core/sched/jobsession.h"
@@ -38,11 +39,14 @@ std::string outputDir(const SearchSetup& setup)
     return setup.base ? setup.base->getString("experiment.output_dir") : "runs";
 }
 
-HpoSettings startingSettings(const SearchSpec& spec, Store& store)
+HpoSettings startingSettings(const SearchSpec& spec, Store* store)
 {
     if (!spec.resumeStudy)
         return spec.settings;
-    const auto stored = readHpoSettings(store.requireStudy(*spec.resumeStudy));
+    if (!store)
+        throw InputError(spec.storeLocation + ": no such results database, so no study '" + *spec.resumeStudy +
+                         "' to resume");
+    const auto stored = readHpoSettings(store->requireStudy(*spec.resumeStudy));
     if (!stored)
         throw InputError("study '" + *spec.resumeStudy + "' was not started by pitwall hpo (it has no " +
                          kHpoSettingsAttr + " attribute); add workers to it with pitwall worker --trials-left N");
@@ -72,7 +76,9 @@ void checkSampler(const StudyOptions& options, const SearchSetup& setup, HpoSett
              "with " + std::to_string(settings.targetTrials) + " trials this search is a random search");
 }
 
-void createStudy(const SearchSpec& spec, Store& store, Prepared& p, const std::function<void(const std::string&)>& note)
+// Creates the new study, or (store null or `write` false: a check) only checks that it could.
+void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
+                 const std::function<void(const std::string&)>& note)
 {
     const SearchSetup& setup = *p.setup;
     StudyOptions options = spec.study;
@@ -81,17 +87,19 @@ void createStudy(const SearchSpec& spec, Store& store, Prepared& p, const std::f
                             ? parseStudyDirection(setup.base->getString("hpo.direction")).value_or(StudyDirection::Minimize)
                             : StudyDirection::Minimize;
     p.studyName = spec.studyName.value_or(defaultStudyName(setup));
-    if (store.findStudy(p.studyName))
+    if (store && store->findStudy(p.studyName))
         throw InputError("study '" + p.studyName + "' already exists in " + spec.storeLocation +
                          ": continue it with --resume " + p.studyName + ", or name a new one with --study NAME");
     checkSampler(options, setup, p.settings, note);
     p.settings.logDir =
         absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / studyFolder(p.studyName) / "hpo").string()));
-    const Study study = Study::create(store, p.studyName, options);
-    store.setStudyUserAttr(study.record().id, "objective", p.settings.objective);
+    if (!store || !write)
+        return;
+    const Study study = Study::create(*store, p.studyName, options);
+    store->setStudyUserAttr(study.record().id, "objective", p.settings.objective);
 }
 
-Prepared prepare(const SearchSpec& spec, Store& store, const std::function<void(const std::string&)>& note)
+Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note)
 {
     Prepared p;
     p.settings = startingSettings(spec, store);
@@ -128,7 +136,7 @@ Prepared prepare(const SearchSpec& spec, Store& store, const std::function<void(
     if (resume)
         p.studyName = *spec.resumeStudy;
     else
-        createStudy(spec, store, p, note);
+        createStudy(spec, store, write, p, note);
     return p;
 }
 
@@ -144,6 +152,8 @@ std::optional<int> epochsPerTrial(const SearchSetup& setup)
                                 : setup.base->getInt("training.stages.pretrain.epochs") +
                                       setup.base->getInt("training.stages.posttrain.epochs"));
 }
+
+constexpr double kWorkerStopMarginSeconds = 20.0;
 
 // Runs the pool when trials remain (or run); returns its status.
 PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, bool running, CancelToken& cancel,
@@ -162,6 +172,8 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     reportJobDevices(spec.storeLocation, deviceNames);
     pool.logDir = p.settings.logDir;
     pool.heartbeatGraceSeconds = spec.heartbeatGraceSeconds;
+    // A stopping worker may be waiting out its command's term grace: SIGKILL only after that (and a margin).
+    pool.stopTimeoutSeconds = p.settings.termGraceSeconds + kWorkerStopMarginSeconds;
     reporter.message("study '" + p.studyName + "' in " + spec.storeLocation + ": " +
                      std::to_string(p.settings.targetTrials) + " trials on " + std::to_string(p.devices.size()) +
                      " " + p.settings.backend + " worker(s) (" + p.settings.partition + "), logs in " +
@@ -204,6 +216,23 @@ std::string searchProgressDetail(const PoolStatus& s, std::optional<int> epochsP
     return text;
 }
 
+SearchCheck checkSearch(const SearchSpec& spec)
+{
+    SearchCheck check;
+    std::unique_ptr<Store> store;
+    std::error_code error;
+    if (fs::exists(sqliteFilePath(spec.storeLocation), error))
+        store = openStore(spec.storeLocation, OpenMode::ReadOnly);
+    const Prepared p = prepare(spec, store.get(), false, [&](const std::string& text) { check.warnings.push_back(text); });
+    check.studyName = p.studyName;
+    check.targetTrials = p.settings.targetTrials;
+    check.partition = p.settings.partition;
+    check.backend = p.settings.backend;
+    for (const LogicalDevice& d : p.devices)
+        check.devices.push_back(d.id);
+    return check;
+}
+
 SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const ProgressReporter& reporter)
 {
     SearchResult result;
@@ -212,7 +241,7 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
         reporter.warning(text);
     };
     auto store = openStore(spec.storeLocation);
-    Prepared p = prepare(spec, *store, note);
+    Prepared p = prepare(spec, store.get(), true, note);
     const std::int64_t studyId = store->requireStudy(p.studyName).id;
     writeHpoSettings(*store, studyId, p.settings);
 

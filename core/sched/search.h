@@ -59,6 +59,18 @@ struct SearchResult {
 // anything is created when the spec cannot run (bad config, space, partition, an existing study name, ...).
 SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const ProgressReporter& reporter);
 
+// What runSearch checks before it starts work, without writing anything (no results file, study, folder or
+// job): configs, space, command placeholders, objective, sampler, partition and backend, the study's name.
+// InputError for the first problem; otherwise what it would run and the warnings it would print.
+struct SearchCheck {
+    std::string studyName;
+    int targetTrials = 0;
+    std::string partition, backend;
+    std::vector<std::string> devices; // logical device ids, one worker each
+    std::vector<std::string> warnings;
+};
+SearchCheck checkSearch(const SearchSpec& spec);
+
 // The best trial's sampled parameters as YAML under the space's names (AutoSpeed's best_params.yaml), written
 // to a temporary file and renamed. RuntimeError when it cannot be written.
 void writeBestParams(const TrialRecord& best, const std::string& path);

@@ -78,6 +78,37 @@ std::optional<JobState> parseJobState(const std::string& text)
     return std::nullopt;
 }
 
+double jobElapsedSeconds(const JobRecord& j, double now)
+{
+    return j.startTime ? j.endTime.value_or(now) - *j.startTime : 0.0;
+}
+
+Json jobToJson(const JobRecord& j, double now)
+{
+    const auto optional = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
+    Json links = Json::array();
+    for (const JobLink& l : j.links)
+        links.push_back({{"kind", l.kind}, {"ref", l.ref}});
+    return {{"id", j.id},
+            {"kind", j.kind},
+            {"state", jobStateName(j.state)},
+            {"spec", j.spec},
+            {"host", j.host},
+            {"pid", j.pid},
+            {"create_time", j.createTime},
+            {"start_time", optional(j.startTime)},
+            {"end_time", optional(j.endTime)},
+            {"heartbeat_time", optional(j.heartbeatTime)},
+            {"elapsed_seconds", jobElapsedSeconds(j, now)},
+            {"progress", j.progress},
+            {"message", j.progressMessage},
+            {"eta_seconds", optional(j.etaSeconds)},
+            {"exit_code", optional(j.exitCode)},
+            {"error", j.error},
+            {"log_file", j.logFile},
+            {"links", links}};
+}
+
 bool isFinal(JobState state)
 {
     return state == JobState::Finished || state == JobState::Failed || state == JobState::Cancelled;

@@ -54,6 +54,11 @@ struct JobRecord {
     std::vector<JobLink> links;
 };
 
+// Seconds the job has run, to its end or to `now`; 0 before it started.
+double jobElapsedSeconds(const JobRecord& job, double now);
+// The record as `pitwall jobs list|show --json` prints it (elapsed_seconds up to `now`).
+Json jobToJson(const JobRecord& job, double now);
+
 // Heartbeats older than this mark a running job whose process cannot be checked (another host) as vanished.
 constexpr double kJobHeartbeatGraceSeconds = 30.0;
 constexpr double kJobHeartbeatIntervalSeconds = 2.0;

@@ -10,10 +10,15 @@ namespace {
 std::atomic<int> g_policy{static_cast<int>(InterruptPolicy::Command)};
 std::atomic<int> g_signals{0};
 std::atomic<int> g_interrupts{0}; // SIGINTs only, for the worker policy
+constexpr int kMaxChildren = 256;
+std::atomic<int> g_children[kMaxChildren]; // 0: free; a pid, or -pgid
 
 [[noreturn]] void stopNow()
 {
     // Only async-signal-safe calls from here on.
+    for (auto& child : g_children)
+        if (const int target = child.load(); target != 0)
+            ::kill(target, SIGKILL);
     if (::getpgrp() == ::getpid()) {
         ::signal(SIGKILL, SIG_DFL);
         ::kill(0, SIGKILL); // the whole group, this process last
@@ -30,6 +35,24 @@ void onSignal(int signalNumber)
     processCancelToken().request();
 }
 } // namespace
+
+void rememberChildForImmediateStop(int target)
+{
+    for (auto& child : g_children) {
+        int expected = 0;
+        if (child.compare_exchange_strong(expected, target))
+            return;
+    }
+}
+
+void forgetChildForImmediateStop(int target)
+{
+    for (auto& child : g_children) {
+        int expected = target;
+        if (child.compare_exchange_strong(expected, 0))
+            return;
+    }
+}
 
 CancelToken& processCancelToken()
 {

@@ -38,6 +38,14 @@ CancelToken& processCancelToken();
 // too; otherwise it exits and its children stop through their parent-death signal.
 void installInterruptHandlers(InterruptPolicy policy = InterruptPolicy::Command);
 
+// The children that the immediate stop (a second signal) kills with SIGKILL before the process exits, so that
+// they go at once whether or not this process leads a group (a worker's own trial command, a search's
+// workers started by a script). ChildProcess::start registers every child it starts outside a new session,
+// and forgets it once reaped or no longer owned. `target` is a pid, or -pgid for a child's own group.
+// Async-signal-safe; at most 256 are remembered at once (more are left to their parent-death signal).
+void rememberChildForImmediateStop(int target);
+void forgetChildForImmediateStop(int target);
+
 // Progress of long work: fraction of the current phase (0..1) and a one-line message. Called on the
 // working thread; must be cheap (sinks rate-limit their own output).
 using ProgressSink = std::function<void(double fraction, const std::string& message)>;

@@ -1,5 +1,7 @@
 #include "core/util/process.h"
 
+#include "core/util/cancel.h"
+
 #include "core/util/error.h"
 
 #include <fcntl.h>
@@ -150,6 +152,10 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     child.m_ownGroup = options.group != ProcessGroup::Inherit;
     child.m_stdoutFd = out[0];
     child.m_stderrFd = err[0];
+    if (options.group != ProcessGroup::NewSession) {
+        child.m_remembered = child.m_ownGroup ? -pid : pid;
+        rememberChildForImmediateStop(child.m_remembered);
+    }
     if (n == static_cast<ssize_t>(sizeof why)) {
         child.wait();
         throw RuntimeError("cannot execute " + argv.front() + ": " + std::strerror(why));
@@ -167,6 +173,8 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept
         m_pid = std::exchange(other.m_pid, -1);
         m_exit = std::exchange(other.m_exit, std::nullopt);
         m_ownGroup = other.m_ownGroup;
+        forget();
+        m_remembered = std::exchange(other.m_remembered, 0);
         m_stdoutFd = std::exchange(other.m_stdoutFd, -1);
         m_stderrFd = std::exchange(other.m_stderrFd, -1);
     }
@@ -177,6 +185,13 @@ ChildProcess::~ChildProcess()
 {
     closeStdout();
     closeStderr();
+    forget();
+}
+
+void ChildProcess::forget()
+{
+    if (m_remembered != 0)
+        forgetChildForImmediateStop(std::exchange(m_remembered, 0));
 }
 
 void ChildProcess::closeStdout()
@@ -199,6 +214,7 @@ ProcessExit ChildProcess::wait()
     while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
     }
     m_exit = fromStatus(status);
+    forget();
     return *m_exit;
 }
 
@@ -207,8 +223,10 @@ std::optional<ProcessExit> ChildProcess::poll()
     if (m_exit)
         return m_exit;
     int status = 0;
-    if (waitpid(m_pid, &status, WNOHANG) == m_pid)
+    if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
         m_exit = fromStatus(status);
+        forget();
+    }
     return m_exit;
 }
 

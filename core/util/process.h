@@ -86,8 +86,10 @@ public:
     void signal(int signalNumber) const;
 
 private:
+    void forget(); // leaves the immediate stop's list (see rememberChildForImmediateStop)
     pid_t m_pid = -1;
     bool m_ownGroup = false;
+    int m_remembered = 0; // what the immediate stop kills: pid, -pgid, or 0
     int m_stdoutFd = -1;
     int m_stderrFd = -1;
     std::optional<ProcessExit> m_exit;

@@ -28,6 +28,21 @@ std::string formatTimestamp(double unixSeconds)
     return buffer;
 }
 
+std::string formatDuration(double seconds)
+{
+    if (!(seconds >= 0))
+        return {};
+    const long long s = static_cast<long long>(seconds + 0.5);
+    char text[48];
+    if (s < 60)
+        std::snprintf(text, sizeof text, "%lld s", s);
+    else if (s < 3600)
+        std::snprintf(text, sizeof text, "%lld min %02lld s", s / 60, s % 60);
+    else
+        std::snprintf(text, sizeof text, "%lld h %02lld min", s / 3600, (s % 3600) / 60);
+    return text;
+}
+
 std::string nowTimestamp() { return formatTimestamp(nowSeconds()); }
 
 std::optional<double> parseTimestamp(const std::string& text)

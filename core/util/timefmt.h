@@ -13,6 +13,9 @@ double nowSeconds();
 std::string formatTimestamp(double unixSeconds);
 std::string nowTimestamp();
 
+// A length of time for people: "45 s", "3 min 07 s", "2 h 05 min" (rounded to the second; "" when negative).
+std::string formatDuration(double seconds);
+
 // Parses formatTimestamp's output (fraction optional, also accepts a 'T' separator). nullopt if malformed.
 std::optional<double> parseTimestamp(const std::string& text);
 

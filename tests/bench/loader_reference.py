@@ -203,10 +203,12 @@ def main():
         sys.exit(f"{args.images}: no JPEG files")
     load_before = os.getloadavg()[0]
     total = (args.warmup + args.batches) * args.batch
+    # torch 1.13 refuses prefetch_factor (even None) without workers: pass it only with workers.
+    extra = {"prefetch_factor": 2} if args.workers > 0 else {}
     loader = torch.utils.data.DataLoader(
         ImageDataset(files, args), batch_size=args.batch, sampler=EpochSpanningSampler(len(files), total),
-        num_workers=args.workers, drop_last=True, prefetch_factor=2 if args.workers > 0 else None,
-        persistent_workers=args.workers > 0, worker_init_fn=worker_init)
+        num_workers=args.workers, drop_last=True, persistent_workers=args.workers > 0, worker_init_fn=worker_init,
+        **extra)
     it = iter(loader)
     for _ in range(args.warmup):
         batch = next(it)

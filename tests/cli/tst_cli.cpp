@@ -2,12 +2,16 @@
 #include "clitestutil.h"
 
 #include "core/store/store.h"
+#include "core/util/strings.h"
+#include "core/util/timefmt.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace pitwall;
 
@@ -22,6 +26,7 @@ private Q_SLOTS:
     void configSchemaJson();
     void devicesJson();
     void dbMigrateInfoExport();
+    void dbExportRowByRow();
     void dbCommandsRejectBadInput();
     void dbUsesEnvironmentDefault();
     void benchVariantsChecksEveryVariantFirst();
@@ -184,6 +189,85 @@ void TestCli::dbMigrateInfoExport()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QJsonDocument json = QJsonDocument::fromJson(file.readAll());
     QVERIFY(!json.isNull());
+}
+
+// `db export` of a study with known trials: a finite value, an infinite one, a failed trial without a value and
+// a parameter that the failed trial never got. Every cell of the CSV and every field of the JSON is checked, so a
+// shifted column, a lost inf, a failed trial read as complete or a value printed with too few digits fails here.
+void TestCli::dbExportRowByRow()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("known.db");
+    std::vector<TrialRecord> known;
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("known", {StudyDirection::Minimize});
+        Distribution lr;
+        lr.low = 1e-5, lr.high = 1e-1, lr.log = true;
+        Distribution layers;
+        layers.kind = Distribution::Kind::Int, layers.low = 1, layers.high = 8;
+        const TrialRecord a = store->createTrial(study);
+        store->setTrialParam(a.id, "lr", 0.00125, lr);
+        store->setTrialParam(a.id, "layers", 3, layers);
+        store->finishTrial(a.id, TrialState::Complete, {0.3125});
+        const TrialRecord b = store->createTrial(study);
+        store->setTrialParam(b.id, "lr", 0.0625, lr);
+        store->setTrialParam(b.id, "layers", 8, layers);
+        store->finishTrial(b.id, TrialState::Complete, {HUGE_VAL});
+        const TrialRecord c = store->createTrial(study);
+        store->setTrialParam(c.id, "lr", 1e-5, lr);
+        store->finishTrial(c.id, TrialState::Fail, {});
+        known = store->trials(study);
+    }
+    QCOMPARE(known.size(), std::size_t(3));
+    const auto time = [](const std::optional<double>& t) { return t ? formatTimestamp(*t) : std::string(); };
+    const auto duration = [](const TrialRecord& t) { return formatDouble(*t.completeTime - *t.startTime); };
+    const auto times = [&](const TrialRecord& t) {
+        return time(t.startTime) + "," + time(t.completeTime) + "," + duration(t);
+    };
+
+    const CliResult csv = runCli({"db", "export", "--db", db, "--study", "known", "--format", "csv"});
+    QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
+    const QStringList rows = csv.out.split("\r\n");
+    const QStringList expected{"number,state,value,datetime_start,datetime_complete,duration_s,params_layers,params_lr",
+                               QString::fromStdString("0,COMPLETE,0.3125," + times(known[0]) + ",3,0.00125"),
+                               QString::fromStdString("1,COMPLETE,inf," + times(known[1]) + ",8,0.0625"),
+                               QString::fromStdString("2,FAIL,," + times(known[2]) + ",,1e-05"),
+                               ""}; // the piece after the last CRLF
+    QCOMPARE(rows, expected);
+
+    const QString out = dir.filePath("known.json");
+    const CliResult json = runCli({"db", "export", "--db", db, "--study", "known", "--format", "json", "--out", out});
+    QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray trials = QJsonDocument::fromJson(file.readAll()).array();
+    QCOMPARE(trials.size(), 3);
+    const auto fields = [](const QJsonObject& o) {
+        QJsonObject rest = o;
+        for (const char* key : {"datetime_start", "datetime_complete", "duration_s"})
+            rest.remove(key);
+        return rest;
+    };
+    QCOMPARE(
+        fields(trials[0].toObject()),
+        (QJsonObject{
+            {"number", 0}, {"state", "COMPLETE"}, {"value", 0.3125}, {"params_layers", 3}, {"params_lr", 0.00125}}));
+    QCOMPARE(fields(trials[1].toObject()),
+             (QJsonObject{
+                 {"number", 1}, {"state", "COMPLETE"}, {"value", "inf"}, {"params_layers", 8}, {"params_lr", 0.0625}}));
+    QCOMPARE(fields(trials[2].toObject()), (QJsonObject{{"number", 2},
+                                                        {"state", "FAIL"},
+                                                        {"value", QJsonValue::Null},
+                                                        {"params_layers", QJsonValue::Null},
+                                                        {"params_lr", 1e-05}}));
+    for (qsizetype i = 0; i < trials.size(); ++i) {
+        const QJsonObject t = trials[i].toObject();
+        const TrialRecord& record = known[static_cast<std::size_t>(i)];
+        QCOMPARE(t["datetime_start"].toString().toStdString(), time(record.startTime));
+        QCOMPARE(t["datetime_complete"].toString().toStdString(), time(record.completeTime));
+        QVERIFY(std::abs(t["duration_s"].toDouble() - (*record.completeTime - *record.startTime)) < 1e-9);
+    }
 }
 
 void TestCli::dbCommandsRejectBadInput()

@@ -102,7 +102,11 @@ void TestDataParallel::processGroupBackendIsChecked()
     QVERIFY(collectiveBackendFor("auto", gpu, "SPX") ==
             (ncclBuiltIn() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo));
     QVERIFY_THROWS_EXCEPTION(InputError, collectiveBackendFor("nccl", torch::kCPU, "SPX"));
-    if (!ncclBuiltIn())
+    // The CUDA build (PITWALL_WITH_CUDA) links a LibTorch with NCCL; asked for, it serves partitions as well.
+    QCOMPARE(ncclBuiltIn(), bool(PITWALL_TEST_EXPECT_CUDA));
+    if (ncclBuiltIn())
+        QVERIFY(collectiveBackendFor("nccl", gpu, "DPX") == CollectiveBackend::Nccl);
+    else
         QVERIFY_THROWS_EXCEPTION(InputError, collectiveBackendFor("nccl", gpu, "SPX"));
 
     // From the command line: bad input (exit 2) before any store or data exists.

@@ -4,6 +4,7 @@
 
 #include "core/engine/train/checkpoint.h"
 #include "core/engine/train/lossscale.h"
+#include "core/engine/train/precision.h"
 #include "core/engine/train/schedule.h"
 #include "core/engine/train/trainer.h"
 #include "core/store/store.h"
@@ -22,11 +23,15 @@ private Q_SLOTS:
     void sameSeedSameLosses();
     void recordsTheDocumentedMetrics();
     void postTrainStartsFromPretrainWeights();
+    void postTrainInANewProcessStartsFromThePretrainCheckpoint();
+    void lossWeightsWeighTheStoredTerms();
     void resumesWithoutLosingFinishedEpochs();
     void cosineRestartsFallAtEpochs1_3_7();
     void badInputStopsBeforeTheStore();
     void lossScalerSkipsOverflowsAndGrows();
     void lossScalingKeepsFp16GradientsAlive();
+    void autocastGuardSwitchesTheDevicesAutocast();
+    void cudnnAutotunesOnlyForMaxAutotuneOnAGpu();
 
 private:
     TrainResult run(const ResolvedConfig& cfg, std::int64_t seed, const QString& name, bool resume = false,
@@ -141,6 +146,97 @@ void TestTrainer::postTrainStartsFromPretrainWeights()
         QVERIFY(torch::equal(a[i], b[i]));
 }
 
+// The stage hand-off on the tensors: post-train run on its own in a new run, after a run that did only pretrain,
+// starts from the pretrain checkpoint's parameters. With the backbone frozen in post-train, its parameters at the end
+// of post-train are the ones post-train started from, so the post-train checkpoint's backbone must equal the pretrain
+// checkpoint's, tensor by tensor. Without the hand-off they would be the new run's initial weights.
+void TestTrainer::postTrainInANewProcessStartsFromThePretrainCheckpoint()
+{
+    const auto cfg = enginetest::config({"training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1",
+                                         "policy.transfuser.freeze_backbone=true"});
+    std::atomic<bool> cancel{false};
+    const auto pretrainOnly = run(cfg, 6, "handoff2", false, &cancel, [&](const TrainProgress& p) {
+        if (p.epochDone && p.stage == "pretrain")
+            cancel = true; // the run ends after pretrain: post-train starts in the next one
+    });
+    QVERIFY(pretrainOnly.cancelled);
+    // Pretrain skipped (0 epochs): nothing but the hand-off can put the pretrain weights into the new model
+    // (a resumed pretrain stage would restore them itself).
+    const auto postOnly = enginetest::config({"training.stages.pretrain.epochs=0", "training.stages.posttrain.epochs=1",
+                                              "policy.transfuser.freeze_backbone=true"});
+    const auto posttrain = run(postOnly, 6, "handoff2", true);
+    QVERIFY(!posttrain.cancelled);
+    QCOMPARE(posttrain.stages.back().stage, std::string("posttrain"));
+
+    const DataSpec spec = dataSpecFor(synth::SynthDataset::open(m_data).sensors());
+    CheckpointStore checkpoints(m_dir.filePath("handoff2-ckpt").toStdString());
+    auto pre = createModel(cfg, spec), post = createModel(cfg, spec);
+    checkpoints.loadModel(Stage::Pretrain, 0, *pre);
+    checkpoints.loadModel(Stage::Posttrain, 0, *post);
+    const auto preParameters = pre->module().named_parameters(), postParameters = post->module().named_parameters();
+    int backbone = 0, changed = 0;
+    for (const auto& item : preParameters) {
+        const torch::Tensor& after = postParameters[item.key()];
+        if (item.key().rfind("backbone.", 0) == 0) {
+            QVERIFY2(torch::equal(item.value(), after), item.key().c_str());
+            ++backbone;
+        } else {
+            changed += !torch::equal(item.value(), after);
+        }
+    }
+    QVERIFY(backbone > 4);
+    QVERIFY(changed > 0); // post-train did train (its heads moved), so the equality above is the hand-off's
+}
+
+// Loss weights other than 0 and 1 (semantic 0.5, depth 2.0, waypoints 0.25) give the stored total of every step
+// as the weighted mean of the stored per-term losses: total = sum(w_i * loss_i) / sum(w_i) over the stage's terms
+// (LEAD normalises the weights to sum to one). If this fails, a weight is ignored, applied to the wrong term or
+// the logged terms are not the ones that were summed.
+void TestTrainer::lossWeightsWeighTheStoredTerms()
+{
+    const auto cfg = enginetest::config(
+        {"training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1",
+         "training.experiment.log_scalars_every_n_steps=1", "policy.transfuser.loss_weights.semantic=0.5",
+         "policy.transfuser.loss_weights.depth=2.0", "policy.transfuser.loss_weights.waypoints=0.25"});
+    const auto result = run(cfg, 2, "weights");
+    auto store = openStore(m_dir.filePath("weights.db").toStdString(), OpenMode::ReadOnly);
+    std::map<std::pair<std::string, std::int64_t>, std::map<std::string, double>> steps; // (stage, step) -> key
+    for (const MetricRow& row : store->metricsSince(result.runId, 0))
+        if (row.sample.key.rfind("loss", 0) == 0)
+            steps[{row.sample.stage, row.sample.step}][row.sample.key] = row.sample.value;
+    int checked = 0;
+    std::set<std::string> stagesChecked;
+    for (const auto& [at, losses] : steps) {
+        if (!losses.count("loss"))
+            continue;
+        double weighted = 0, weights = 0, unweighted = 0;
+        int terms = 0;
+        for (const auto& [key, value] : losses) {
+            if (key.rfind("loss/", 0) != 0)
+                continue;
+            const double w = cfg.getDouble("policy.transfuser.loss_weights." + key.substr(5));
+            weighted += w * value;
+            weights += w;
+            unweighted += value;
+            ++terms;
+        }
+        QVERIFY(terms >= 9);
+        const double total = losses.at("loss"), expected = weighted / weights;
+        QVERIFY2(std::abs(total - expected) <= 1e-5 * std::abs(expected),
+                 qPrintable(QStringLiteral("%1 step %2: stored total %3, weighted terms give %4")
+                                .arg(QString::fromStdString(at.first))
+                                .arg(at.second)
+                                .arg(total, 0, 'g', 10)
+                                .arg(expected, 0, 'g', 10)));
+        QVERIFY(std::abs(total - unweighted / terms) > 1e-3 * std::abs(total)); // the weights did change it
+        ++checked;
+        stagesChecked.insert(at.first);
+        QVERIFY(at.first == "pretrain" || losses.count("loss/waypoints")); // the 0.25 weighs post-train's total
+    }
+    QVERIFY(checked >= 8);
+    QCOMPARE(stagesChecked, (std::set<std::string>{"pretrain", "posttrain"}));
+}
+
 void TestTrainer::resumesWithoutLosingFinishedEpochs()
 {
     const auto cfg = enginetest::config({"training.stages.pretrain.epochs=2", "training.stages.posttrain.epochs=1"});
@@ -218,6 +314,12 @@ void TestTrainer::lossScalerSkipsOverflowsAndGrows()
     QCOMPARE(scaler.value(), 32768.0);
     scaler.restore(1024.0);
     QCOMPARE(scaler.value(), 1024.0);
+    QCOMPARE(scaler.scale(torch::ones({})).item<double>(), 1024.0);
+    for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+        scaler.restore(bad); // a checkpoint without a usable scale keeps the current one
+        QCOMPARE(scaler.value(), 1024.0);
+    }
+    QVERIFY(scaler.unscale({torch::ones({2}, torch::requires_grad())})); // no gradient yet: nothing overflowed
     QVERIFY_THROWS_EXCEPTION(RuntimeError, LossScaler(torch::kCPU, LossScaleOptions{0.0, 2.0, 0.5, 10}));
 }
 
@@ -248,6 +350,48 @@ void TestTrainer::lossScalingKeepsFp16GradientsAlive()
     const double expected = double(x[0].item<at::Half>()) * double(y[0].item<at::Half>());
     QVERIFY2(std::abs(rescued[0].item<double>() - expected) < 0.01 * expected,
              qPrintable(QString("gradient %1, expected %2").arg(rescued[0].item<double>()).arg(expected)));
+}
+
+// The guard turns on the autocast of the device's type only, to the precision's type, and off again; the GPU's
+// autocast is a thread-local flag, so its branch runs on a machine without a GPU too.
+void TestTrainer::autocastGuardSwitchesTheDevicesAutocast()
+{
+    const torch::Device gpu(torch::kCUDA, 0); // a device value only: nothing runs on it
+    QVERIFY(!AutocastGuard::enabled(torch::kCPU));
+    QVERIFY(!AutocastGuard::enabled(gpu));
+    {
+        AutocastGuard guard(Precision::Fp16, gpu);
+        QVERIFY(AutocastGuard::enabled(gpu));
+        QVERIFY(AutocastGuard::type(gpu) == torch::kHalf);
+        QVERIFY(!AutocastGuard::enabled(torch::kCPU));
+    }
+    QVERIFY(!AutocastGuard::enabled(gpu));
+    {
+        AutocastGuard guard(Precision::Bf16, gpu);
+        QVERIFY(AutocastGuard::type(gpu) == torch::kBFloat16);
+    }
+    {
+        AutocastGuard guard(Precision::Bf16, torch::kCPU);
+        QVERIFY(AutocastGuard::enabled(torch::kCPU));
+        QVERIFY(AutocastGuard::type(torch::kCPU) == torch::kBFloat16);
+        QVERIFY(!AutocastGuard::enabled(gpu));
+    }
+    QVERIFY(!AutocastGuard::enabled(torch::kCPU));
+    {
+        AutocastGuard guard(Precision::Fp32, gpu);
+        QVERIFY(!AutocastGuard::enabled(gpu));
+    }
+}
+
+void TestTrainer::cudnnAutotunesOnlyForMaxAutotuneOnAGpu()
+{
+    const torch::Device gpu(torch::kCUDA, 0);
+    const std::string compile = "training.optimization.use_torch_compile=";
+    const std::string mode = "training.optimization.torch_compile_mode=";
+    QVERIFY(cudnnAutotune(enginetest::config({compile + "true", mode + "max-autotune"}), gpu));
+    QVERIFY(!cudnnAutotune(enginetest::config({compile + "true", mode + "max-autotune"}), torch::kCPU));
+    QVERIFY(!cudnnAutotune(enginetest::config({compile + "false", mode + "max-autotune"}), gpu));
+    QVERIFY(!cudnnAutotune(enginetest::config({compile + "true"}), gpu));
 }
 
 #include "tst_trainer.moc"

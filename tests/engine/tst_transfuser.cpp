@@ -44,6 +44,7 @@ private Q_SLOTS:
     void badValuesAreRejectedBySchema();
     void lossScalingScalesEveryGradient();
     void stepCaptureIsPlannedOnlyWhereItCanRun();
+    void trainStepCapturesOnlyOnCudaDevices();
 
 private:
     QTemporaryDir m_dir;
@@ -216,9 +217,11 @@ void TestTransfuser::lossScalingScalesEveryGradient()
     QCOMPARE(scaler.value(), 65536.0);
     TrainStep plainStep(*plain, torch::kCPU, Precision::Fp32, /*capture=*/true, nullptr); // no capture on CPU
     TrainStep scaledStep(*scaled, torch::kCPU, Precision::Fp32, false, &scaler);
+    QVERIFY(!plainStep.capturing());
     QVERIFY(!plainStep.captured());
     torch::manual_seed(11); // the same dropout masks for both
     const LossOutput a = plainStep.run(m_batch);
+    QVERIFY(!plainStep.captured()); // a CUDA build would have asked a CUDA stream of a CPU step and thrown
     torch::manual_seed(11);
     const LossOutput b = scaledStep.run(m_batch);
     QCOMPARE(a.total.item<double>(), b.total.item<double>()); // the reported loss is not scaled
@@ -247,12 +250,24 @@ void TestTransfuser::lossScalingScalesEveryGradient()
         QVERIFY(!p.grad().defined() || p.grad().abs().sum().item<double>() == 0.0);
 }
 
+// The step captures only on a CUDA device of a build with CUDA graphs; constructing it touches no device.
+void TestTransfuser::trainStepCapturesOnlyOnCudaDevices()
+{
+    auto model = makeModel(enginetest::config(), m_spec, 5);
+    const torch::Device gpu(torch::kCUDA, 0);
+    QCOMPARE(TrainStep(*model, gpu, Precision::Fp32, true, nullptr).capturing(), stepCaptureBuiltIn());
+    QVERIFY(!TrainStep(*model, gpu, Precision::Fp32, false, nullptr).capturing());
+    QVERIFY(!TrainStep(*model, torch::kCPU, Precision::Fp32, true, nullptr).capturing());
+}
+
 void TestTransfuser::stepCaptureIsPlannedOnlyWhereItCanRun()
 {
     const auto on = enginetest::config({"training.optimization.use_torch_compile=true"});
     const auto off = enginetest::config({"training.optimization.use_torch_compile=false"});
     const torch::Device gpu(torch::kCUDA, 0); // a device value only: nothing runs on it here
     QVERIFY(makeModel(on, m_spec)->supportsStepCapture());
+    // A build configured with the CUDA code (PITWALL_WITH_CUDA) has CUDA graphs, and one without has none.
+    QCOMPARE(stepCaptureBuiltIn(), bool(PITWALL_TEST_EXPECT_CUDA));
 
     // CPU: nothing captured and nothing said here (the run's notices say it once).
     CapturePlan plan = planStepCapture(on, torch::kCPU, true, 1, "transfuser");
@@ -269,6 +284,13 @@ void TestTransfuser::stepCaptureIsPlannedOnlyWhereItCanRun()
     }
     plan = planStepCapture(on, gpu, true, 1, "transfuser");
     QVERIFY(plan.capture);
+    QVERIFY2(plan.notice.find("captured once and replayed") != std::string::npos, plan.notice.c_str());
+    QVERIFY(plan.notice.find("cuDNN") == std::string::npos); // the default mode does not autotune
+    const auto autotune = enginetest::config(
+        {"training.optimization.use_torch_compile=true", "training.optimization.torch_compile_mode=max-autotune"});
+    plan = planStepCapture(autotune, gpu, true, 1, "transfuser");
+    QVERIFY(plan.capture);
+    QVERIFY2(plan.notice.find("max-autotune: cuDNN autotunes") != std::string::npos, plan.notice.c_str());
     plan = planStepCapture(on, gpu, false, 1, "autospeed");
     QVERIFY(!plan.capture);
     QVERIFY(plan.notice.find("autospeed") != std::string::npos);

@@ -2,6 +2,7 @@
 // driven with QTest mouse clicks and key presses on the real widgets, against real `pitwall` jobs (the built
 // CLI and engine) and a real results database.
 
+#include "../cli/clitestutil.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "ui/mainwindow.h"
@@ -12,6 +13,7 @@
 #include "ui/views/devicepanel.h"
 #include "ui/views/jobspanel.h"
 #include "ui/views/runoptions.h"
+#include "ui/views/runpicker.h"
 #include "ui/views/searchspaceeditor.h"
 #include "ui/views/benchmarksview.h"
 #include "ui/views/studyview.h"
@@ -31,6 +33,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <QTreeWidget>
 
 #include <sqlite3.h>
@@ -177,7 +180,9 @@ private Q_SLOTS:
     void searchStartsStopsAndResumesFromTheWindow();
     void aJobStartedFromATerminalAppearsInThePanel();
     void aBadFieldBlocksStartWithTheMessageAtTheField();
+    void whatTheCliRefusesShowsAtItsField();
     void compareTheseMakesAVariantTable();
+    void drivingPicksARunFromTheDatabase();
 
 private:
     // A window on a new database in its own folder, shown, with the smoke config loaded and 1 epoch per stage.
@@ -381,6 +386,43 @@ void TestJobsFlow::aBadFieldBlocksStartWithTheMessageAtTheField()
     QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }
 
+// Start runs the search's own start-up checks (`pitwall hpo ... --check`) before it starts anything: a study name
+// already taken and an objective the model never records are refused at their fields, and no job is created.
+void TestJobsFlow::whatTheCliRefusesShowsAtItsField()
+{
+    ui::MainWindow window;
+    openWindow(window, "refused.db");
+    QCOMPARE(runCli({"study", "create", "--study", "taken", "--db", window.database()}).exitCode, 0);
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Hyperparameter search");
+    typeInto(child<QWidget>(run, "searchSpaceFile"), PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml");
+    typeInto(child<QWidget>(run, "searchTrials"), "4");
+    typeInto(child<QWidget>(run, "searchStudy"), "taken");
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QPushButton* launch = child<QPushButton>(configure, "launchButton");
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("searchStudy").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("searchStudy").contains("study 'taken' already exists"), qPrintable(run->problemAt("searchStudy")));
+    QVERIFY(child<QLabel>(run, "searchStudyProblem")->isVisible());
+    QVERIFY(configure->launchOutput()->toPlainText().contains("refused"));
+
+    typeInto(child<QWidget>(run, "searchStudy"), "fresh");
+    QComboBox* objective = child<QComboBox>(run, "searchObjective");
+    typeInto(objective, "val/nope");
+    QTRY_VERIFY(launch->isEnabled());
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("searchObjective").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("searchObjective").contains("val/nope"), qPrintable(run->problemAt("searchObjective")));
+    QVERIFY(run->problemAt("searchStudy").isEmpty());
+    QTRY_VERIFY(launch->isEnabled());
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
+    auto store = openStore(window.database().toStdString(), OpenMode::ReadOnly);
+    QVERIFY(!store->findStudy("fresh"));
+}
+
 void TestJobsFlow::compareTheseMakesAVariantTable()
 {
     ui::MainWindow window;
@@ -415,6 +457,67 @@ void TestJobsFlow::compareTheseMakesAVariantTable()
     const QStringList cells = cellTexts();
     QVERIFY2(cells.contains("Baseline"), qPrintable(cells.join("|")));
     QVERIFY2(cells.contains("policy.transfuser.upsample_mode=nearest"), qPrintable(cells.join("|")));
+}
+
+// Closed-loop driving: the policy is picked from the database's runs (model, date, stage, final metric shown;
+// filterable), typing still works, and an id the database does not have is refused at the field.
+void TestJobsFlow::drivingPicksARunFromTheDatabase()
+{
+    const QString db = m_dir.filePath("driving.db");
+    std::vector<std::int64_t> runs;
+    {
+        auto store = openStore(db.toStdString());
+        for (const char* model : {"autospeed", "transfuser", "transfuser"}) {
+            RunRecord run;
+            run.kind = "train";
+            run.configYaml = std::string("experiment:\n  name: picked\n  model: ") + model + "\n";
+            run.logicalDevice = "cpu:0";
+            run.startTime = 1.7e9 + static_cast<double>(runs.size()) * 3600;
+            runs.push_back(store->createRun(run));
+            store->appendMetrics(std::vector<MetricSample>{{runs.back(), "pretrain", 1, "loss", 2.0, run.startTime},
+                                                           {runs.back(), "posttrain", 2, "val/loss", 0.25, run.startTime}});
+            store->finishRun(runs.back(), RunStatus::Succeeded, 0, "");
+        }
+    }
+    ui::MainWindow window;
+    openWindow(window, "driving.db");
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Closed-loop driving evaluation");
+    ui::RunPicker* picker = run->runPicker();
+    QTreeView* list = picker->view();
+    QTRY_COMPARE_WITH_TIMEOUT(list->model()->rowCount(), 3, 10000);
+    // Newest first, with its model, last stage and final metric.
+    QCOMPARE(list->model()->index(0, 0).data().toLongLong(), runs[2]);
+    QCOMPARE(list->model()->index(0, 1).data().toString(), QString("transfuser"));
+    QCOMPARE(list->model()->index(0, 3).data().toString(), QString("posttrain"));
+    QVERIFY2(list->model()->index(0, 4).data().toString().contains("val/loss 0.25"),
+             qPrintable(list->model()->index(0, 4).data().toString()));
+    // Filtering by model leaves the one autospeed run; clicking it fills the policy field.
+    QTest::keyClicks(picker->filter(), "autospeed");
+    QTRY_COMPARE(list->model()->rowCount(), 1);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(list->model()->index(0, 0)).center());
+    auto* policy = child<QLineEdit>(run, "drivingPolicy");
+    QCOMPARE(policy->text(), QString::number(runs[0]));
+    // A typed id the database does not have is flagged under the field; nothing starts.
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    typeInto(policy, QString::number(runs[0]) + ",999");
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(run->problemAt("drivingPolicy").contains("no run 999"), qPrintable(run->problemAt("drivingPolicy")));
+    QVERIFY(child<QLabel>(run, "drivingPolicyProblem")->isVisible());
+    QCOMPARE(started.count(), 0);
+    // Pick again, Start: an eval-driving job of the picked run starts.
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(list->model()->index(0, 0)).center());
+    QTRY_COMPARE(policy->text(), QString::number(runs[0]));
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
+    const auto job = JobStore(db.toStdString(), OpenMode::ReadOnly).job(started.first().at(0).toLongLong());
+    QVERIFY(job);
+    QCOMPARE(job->kind, std::string("eval-driving"));
+    QVERIFY2(job->spec.dump().find("\"" + std::to_string(runs[0]) + "\"") != std::string::npos, job->spec.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(jobRow(window.jobsPanel()->table(), started.first().at(0).toLongLong()), 5000);
+    shoot(window, "workbench-configure-driving.png");
 }
 
 QTEST_MAIN(TestJobsFlow)

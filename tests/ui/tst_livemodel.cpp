@@ -2,6 +2,8 @@
 // the poller thread, read incrementally with metricsSince (each row exactly once, stages placed one after the
 // other), and the charts redraw from it. If this fails, the live view misses, duplicates or misplaces points
 // of a training that runs outside the window.
+#include "livewindow.h"
+
 #include "ui/chartview.h"
 #include "ui/liveseries.h"
 #include "ui/mainwindow.h"
@@ -64,11 +66,9 @@ void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
     openStore(db.toStdString())
         ->createStudy("already-there", {StudyDirection::Minimize}); // the window opens an existing file
     ui::MainWindow window;
-    window.resize(1200, 760);
-    window.showView(ui::View::Live);
-    window.show();
-    window.openDatabase(db);
-    QTRY_VERIFY(window.viewReady(ui::View::Live));
+    livetest::showLiveView(window, db);
+    if (QTest::currentTestFailed())
+        return;
 
     constexpr int kSteps = 300, kBatch = 20, kPauseMs = 60;
     QProcess writer;

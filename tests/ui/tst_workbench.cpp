@@ -124,9 +124,9 @@ void TestWorkbench::showsTrialsOfTheSelectedStudy()
     QTRY_COMPARE(window.trialsView()->rowCount(), 4);
     QStringList headers;
     for (int c = 0; c < window.trialsView()->columnCount(); ++c)
-        headers << window.trialsView()->horizontalHeaderItem(c)->text();
+        headers << window.trialsView()->headerText(c);
     QVERIFY2(headers.contains("batch_size"), qPrintable(headers.join(",")));
-    QCOMPARE(window.trialsView()->item(3, ui::TrialsView::kState)->text(), QString("PRUNED"));
+    QCOMPARE(window.trialsView()->cellText(3, ui::TrialsView::kState), QString("PRUNED"));
 }
 
 void TestWorkbench::showsWhyATrialFailedWithTheEventsTail()
@@ -136,7 +136,7 @@ void TestWorkbench::showsWhyATrialFailedWithTheEventsTail()
     window.show();
     window.openDatabase(m_demo);
     QTRY_COMPARE_WITH_TIMEOUT(window.trialsView()->rowCount(), 4, 10000);
-    QVERIFY(window.trialsView()->item(3, ui::TrialsView::kNote)->text().contains("diverged"));
+    QVERIFY(window.trialsView()->cellText(3, ui::TrialsView::kNote).contains("diverged"));
     QVERIFY(window.trialsView()->selectTrial(3));
     QPlainTextEdit* details = window.trialsPage()->details();
     QTRY_VERIFY_WITH_TIMEOUT(details->toPlainText().contains("Latest events"), 10000);
@@ -190,7 +190,7 @@ void TestWorkbench::opensAnOptunaDatabase()
     QTRY_COMPARE(window.trialsView()->rowCount(), 8); // the only study gets the focus
     QStringList headers;
     for (int c = 0; c < window.trialsView()->columnCount(); ++c)
-        headers << window.trialsView()->horizontalHeaderItem(c)->text();
+        headers << window.trialsView()->headerText(c);
     for (const char* param : {"x", "lr", "layers", "optimizer"})
         QVERIFY2(headers.contains(param), qPrintable(headers.join(",")));
     QFile after(copy);

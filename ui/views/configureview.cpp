@@ -238,6 +238,7 @@ void ConfigureView::updateYaml()
 void ConfigureView::setDatabase(const QString& location)
 {
     m_db = location;
+    m_run->setDatabase(location);
     m_dbLabel->setText(tr("→ %1").arg(QFileInfo(location).fileName()));
     m_dbLabel->setToolTip(location);
 }
@@ -330,29 +331,54 @@ bool ConfigureView::launch()
         return false;
     }
     const QStringList words = m_run->words(context);
-    // A quick, attached check first: a config the CLI rejects is reported here with its own words.
-    auto* check = new QProcess(this);
-    check->setProgram(m_cli);
-    check->setArguments({QStringLiteral("config"), QStringLiteral("validate"), path});
-    connect(check, &QProcess::finished, this, [this, check, words](int code, QProcess::ExitStatus status) {
-        check->deleteLater();
-        if (status != QProcess::NormalExit || code != 0) {
-            report(tr("pitwall config validate failed:\n%1")
-                       .arg(QString::fromUtf8(check->readAllStandardError()).trimmed()),
-                   true);
-            m_launch->setEnabled(true);
-            return;
-        }
-        startJob(words);
-    });
-    connect(check, &QProcess::errorOccurred, this, [this, check](QProcess::ProcessError) {
-        report(tr("cannot run %1: %2").arg(m_cli, check->errorString()), true);
-        m_launch->setEnabled(true);
-    });
+    // Quick, attached checks first: what the CLI rejects is reported here with its own words, at its field
+    // where it names one. A search runs all of its start-up checks (`hpo --check`: space, objective, study name).
+    QList<QStringList> checks{{QStringLiteral("config"), QStringLiteral("validate"), path}};
+    if (m_run->kind() == RunKind::Search)
+        checks << (QStringList(words) << QStringLiteral("--check"));
     m_launch->setEnabled(false);
     report(tr("Checking %1…").arg(path), false);
-    check->start();
+    runChecks(checks, words);
     return true;
+}
+
+void ConfigureView::runChecks(QList<QStringList> checks, const QStringList& words)
+{
+    if (checks.isEmpty()) {
+        startJob(words);
+        return;
+    }
+    const QStringList args = checks.takeFirst();
+    auto* check = new QProcess(this);
+    check->setProgram(m_cli);
+    check->setArguments(args);
+    check->setWorkingDirectory(QFileInfo(m_db).absolutePath());
+    connect(check, &QProcess::finished, this, [this, check, checks, words, args](int code, QProcess::ExitStatus status) {
+        check->deleteLater();
+        if (status == QProcess::NormalExit && code == 0) {
+            runChecks(checks, words);
+            return;
+        }
+        const QString err = QString::fromUtf8(check->readAllStandardError()).trimmed();
+        QString first = err.section(QLatin1Char('\n'), -1);
+        for (const QString& line : err.split(QLatin1Char('\n')))
+            if (line.startsWith(QStringLiteral("error: "))) {
+                first = line.mid(7);
+                break;
+            }
+        if (!m_run->showCliProblem(first).isEmpty())
+            m_panels->setCurrentWidget(m_run);
+        report(tr("pitwall %1 refused it:\n%2").arg(args.mid(0, 2).join(QLatin1Char(' ')), err), true);
+        m_launch->setEnabled(true);
+    });
+    connect(check, &QProcess::errorOccurred, this, [this, check](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart)
+            return; // `finished` reports it
+        report(tr("cannot run %1: %2").arg(m_cli, check->errorString()), true);
+        m_launch->setEnabled(true);
+        check->deleteLater();
+    });
+    check->start();
 }
 
 void ConfigureView::startJob(const QStringList& words)

@@ -75,6 +75,8 @@ private:
     QWidget* buildSpeedPanel();
     void updateYaml();
     void startJob(const QStringList& words);
+    // Runs each command line of `checks` in turn (the CLI's own checks, nothing started); all passed: startJob.
+    void runChecks(QList<QStringList> checks, const QStringList& words);
     void watchLaunch();
     QString writeBesideDatabase(const QString& suffix, const QByteArray& contents);
     QString speedComparisonYaml(const QString& configFile, QString& problem) const;

@@ -45,18 +45,7 @@ Discovery& discovery()
 
 QString coreList(const std::vector<int>& cores)
 {
-    if (cores.empty())
-        return QStringLiteral("–");
-    // Contiguous sets (the usual case) read as a range.
-    bool contiguous = true;
-    for (std::size_t i = 1; i < cores.size(); ++i)
-        contiguous = contiguous && cores[i] == cores[i - 1] + 1;
-    if (contiguous && cores.size() > 1)
-        return QStringLiteral("%1-%2").arg(cores.front()).arg(cores.back());
-    QStringList parts;
-    for (int c : cores)
-        parts << QString::number(c);
-    return parts.join(QLatin1Char(','));
+    return cores.empty() ? QStringLiteral("–") : QString::fromStdString(formatCpuList(cores));
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "core/store/jobstore.h"
 #include "core/util/process.h"
+#include "core/util/timefmt.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -35,22 +36,9 @@ constexpr qint64 kLogTailBytes = 256 * 1024;
 
 enum Column { kId, kKind, kState, kProgress, kMessage, kElapsed, kEta, kDevices, kWhere, kColumns };
 
-double nowSeconds()
-{
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 QString duration(double seconds)
 {
-    if (seconds < 0)
-        return {};
-    const auto s = static_cast<qint64>(seconds + 0.5);
-    if (s < 60)
-        return QStringLiteral("%1 s").arg(s);
-    if (s < 3600)
-        return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+    return QString::fromStdString(formatDuration(seconds));
 }
 
 QStringList stringsOf(const Json& value)
@@ -258,8 +246,7 @@ void JobsPanel::refresh()
         const QString message = QString::fromStdString(j.error.empty() ? j.progressMessage : j.error);
         item->setText(kMessage, message);
         item->setToolTip(kMessage, message);
-        const double end = j.endTime.value_or(now);
-        item->setText(kElapsed, j.startTime ? duration(end - *j.startTime) : QString());
+        item->setText(kElapsed, j.startTime ? duration(jobElapsedSeconds(j, now)) : QString());
         item->setText(kEta, !isFinal(j.state) && j.etaSeconds ? duration(*j.etaSeconds) : QString());
         const QStringList devices = stringsOf(j.spec.value("devices", Json::array()));
         item->setText(kDevices, devices.isEmpty() ? QString() : tr("%1 logical device%2").arg(devices.size()).arg(devices.size() == 1 ? QString() : QStringLiteral("s")));

@@ -14,7 +14,7 @@
 namespace pitwall::ui {
 
 namespace {
-constexpr double kMarginLeft = 48, kMarginRight = 56, kMarginTop = 34, kMarginBottom = 22;
+constexpr double kMarginLeft = 48, kMarginRight = 56, kMarginTop = 50, kMarginBottom = 22;
 constexpr double kAxisGrabPx = 14;
 
 QColor mix(const QColor& a, const QColor& b, double t)
@@ -258,13 +258,20 @@ void ParallelCoordinates::renderLines()
     p.setRenderHint(QPainter::Antialiasing, true);
     const QColor text = pal.color(QPalette::Text);
     const QFontMetrics fm(font());
+    // Names share the space between axes; when it is tight they alternate between two lines, each name
+    // taking the width of two gaps (many axes: shorter names, never overlapping).
+    const double spacing = last > 0 ? axisX(1) - axisX(0) : 240;
+    const bool staggered = spacing < 80;
+    const int nameWidth = static_cast<int>(std::clamp((staggered ? 2 * spacing : spacing) - 6, 24.0, 110.0));
+    const double nameHeight = staggered ? (kMarginTop - 16) / 2.0 : kMarginTop - 16;
     for (int a = 0; a <= last; ++a) {
         const Axis& axis = m_axes[static_cast<std::size_t>(a)];
         const double x = axisX(a);
         p.setPen(QPen(text, 1.2));
         p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
-        const QString name = fm.elidedText(axis.name, Qt::ElideMiddle, 110);
-        p.drawText(QRectF(x - 60, 2, 120, kMarginTop - 14), Qt::AlignCenter, name);
+        const QString name = fm.elidedText(axis.name, Qt::ElideMiddle, nameWidth);
+        const double nameTop = staggered && a % 2 ? 1 + nameHeight : 1;
+        p.drawText(QRectF(x - 60, nameTop, 120, nameHeight), Qt::AlignCenter, name);
         if (axis.categories.isEmpty()) {
             p.drawText(QRectF(x - 60, r.bottom() + 2, 120, kMarginBottom), Qt::AlignHCenter | Qt::AlignTop,
                        tickText(axis.low));

@@ -1,5 +1,7 @@
 #include "ui/views/runoptions.h"
 
+#include "ui/views/runpicker.h"
+
 #include "core/config/schema.h"
 
 #include <QCheckBox>
@@ -249,11 +251,40 @@ QWidget* RunOptions::buildDrivingPage()
     addField(page, tr("Policy"), m_policy,
              tr("A run id (its last checkpoint drives), several ids separated by commas (one per training seed), "
                 "'expert' or 'idle'"));
+    // The database's runs to pick from; picking fills the policy field, which stays typeable.
+    m_runPicker = new RunPicker(page);
+    qobject_cast<QFormLayout*>(page->layout())->addRow(tr("Runs"), m_runPicker);
+    connect(m_runPicker, &RunPicker::runsPicked, this, [this](const QList<qint64>& ids) {
+        QStringList words;
+        for (qint64 id : ids)
+            words << QString::number(id);
+        m_policy->setText(words.join(QLatin1Char(',')));
+    });
+    connect(this, &RunOptions::kindChanged, m_runPicker, [this] {
+        if (kind() == RunKind::Driving)
+            m_runPicker->refresh(); // runs trained since
+    });
     m_routes = spinBox(page, "drivingRoutes", 1, 1000, 20); // pitwall eval driving's default
     addField(page, tr("Routes"), m_routes, tr("Synthetic routes to drive"));
     m_driveSeed = spinBox(page, "drivingSeed", 0, 1000000, 0);
     addField(page, tr("Seed"), m_driveSeed, tr("The same seed gives the same routes and results"));
     return page;
+}
+
+void RunOptions::setDatabase(const QString& location)
+{
+    m_runPicker->setDatabase(location);
+}
+
+QString RunOptions::unknownRuns(const QString& policy) const
+{
+    if (!m_runPicker->loaded() || policy == QLatin1String("expert") || policy == QLatin1String("idle"))
+        return {};
+    QStringList unknown;
+    for (int id : positiveList(policy))
+        if (!m_runPicker->hasRun(id))
+            unknown << QString::number(id);
+    return unknown.join(QStringLiteral(", "));
 }
 
 QWidget* RunOptions::buildLoaderPage()
@@ -403,6 +434,8 @@ QStringList RunOptions::check(const QString& spaceProblems)
             fail(m_policy, tr("give a run id (see the Studies view), expert or idle"));
         else if (policy != QLatin1String("expert") && policy != QLatin1String("idle") && positiveList(policy).empty())
             fail(m_policy, tr("'%1' is not a run id list (e.g. 12 or 12,13,14), expert or idle").arg(policy));
+        else if (const QString unknown = unknownRuns(policy); !unknown.isEmpty())
+            fail(m_policy, tr("no run %1 in this database (pick one from the list below)").arg(unknown));
         break;
     }
     case RunKind::Loader:
@@ -560,4 +593,31 @@ bool RunOptions::loadWords(const QStringList& words, QStringList& configFiles, Q
     return true;
 }
 
+QString RunOptions::showCliProblem(const QString& message)
+{
+    if (kind() != RunKind::Search)
+        return {};
+    const std::vector<std::pair<QString, QWidget*>> options{
+        {QStringLiteral("--objective"), m_objective}, {QStringLiteral("hpo.objective"), m_objective},
+        {QStringLiteral("--study"), m_study},         {QStringLiteral("study '"), m_study},
+        {QStringLiteral("--sampler"), m_sampler},     {QStringLiteral("--pruner"), m_pruner},
+        {QStringLiteral("--trials"), m_trials},       {QStringLiteral("--final-epochs"), m_finalEpochs},
+        {QStringLiteral("--epochs"), m_epochs},       {QStringLiteral("--direction"), m_direction},
+        {QStringLiteral("--space"), m_space}};
+    QWidget* field = nullptr;
+    qsizetype first = -1;
+    for (const auto& [option, widget] : options) {
+        const qsizetype at = message.indexOf(option);
+        if (at >= 0 && (first < 0 || at < first)) {
+            first = at;
+            field = widget;
+        }
+    }
+    if (!field)
+        return {};
+    setProblem(field, message);
+    return field->objectName();
+}
+
 } // namespace pitwall::ui
+

@@ -23,6 +23,8 @@ class Schema;
 
 namespace pitwall::ui {
 
+class RunPicker;
+
 enum class RunKind { Train, Search, Variants, Partitions, Driving, Loader };
 
 // What the configure view supplies besides these fields: the files it wrote for this start.
@@ -59,8 +61,16 @@ public:
     // found in it (for the form), or sets `error` for a command line this panel cannot show.
     bool loadWords(const QStringList& words, QStringList& configFiles, QStringList& overrides, QString& error);
 
+    // The results database: the driving evaluation's run picker lists its runs (read off the GUI thread).
+    void setDatabase(const QString& location);
+    RunPicker* runPicker() const { return m_runPicker; }
+
     // The problem shown at a field (by object name), "" when none: what check() found.
     QString problemAt(const QString& fieldName) const;
+    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`) at the field whose option the
+    // message names first (--objective, --study, --sampler, ...). Returns that field's object name, "" when the
+    // message names none of this kind's fields.
+    QString showCliProblem(const QString& message);
 
 Q_SIGNALS:
     void kindChanged();
@@ -75,6 +85,8 @@ private:
     void addField(QWidget* page, const QString& label, QWidget* field, const QString& tip);
     void setProblem(QWidget* field, const QString& problem);
     void clearProblems();
+    // The ids of a run id list that the database does not have, "" when all are there (or not known yet).
+    QString unknownRuns(const QString& policy) const;
 
     const Schema* m_schema;
     QString m_model;
@@ -102,6 +114,7 @@ private:
     QSpinBox* m_benchEpochs = nullptr;
     // driving evaluation
     QLineEdit* m_policy = nullptr;
+    RunPicker* m_runPicker = nullptr;
     QSpinBox* m_routes = nullptr;
     QSpinBox* m_driveSeed = nullptr;
     // loader benchmark

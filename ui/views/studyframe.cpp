@@ -47,6 +47,49 @@ void thinMarkers(QList<QPointF>& a, QList<QPointF>& b, QSizeF plot)
     }
 }
 
+// The rows of the complete trials (within the top k) on the drawn axes, and their dense layer.
+void parallelFrame(const StudyInput& input, const std::vector<TrialRecord>& trials,
+                   const std::vector<std::optional<double>>& objective, const std::unordered_set<int>& wanted,
+                   const ParamTable& table, const std::vector<std::size_t>& drawn, StudyFrame& frame)
+{
+    for (std::size_t a : drawn) {
+        const ParamAxis& p = table.axes[a];
+        frame.axes.push_back({p.name, p.log, p.categories, p.low, p.high});
+    }
+    ParallelCoordinates::Axis axis{QCoreApplication::translate("pitwall::ui::StudyView", "objective"), false, {}, 0,
+                                   1};
+    bool first = true;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+        const TrialRecord& t = trials[i];
+        const auto& v = objective[i];
+        if (!v || t.state != TrialState::Complete || (!wanted.empty() && !wanted.count(t.number)))
+            continue;
+        std::vector<double> row;
+        row.reserve(drawn.size() + 1);
+        for (std::size_t a : drawn)
+            row.push_back(table.values[i][a]);
+        row.push_back(*v);
+        axis.low = first ? *v : std::min(axis.low, *v);
+        axis.high = first ? *v : std::max(axis.high, *v);
+        first = false;
+        frame.rows.push_back(std::move(row));
+        frame.labels.push_back(t.number);
+    }
+    frame.axes.push_back(axis);
+    if (frame.rows.size() > ParallelCoordinates::kDenseFrom && !input.parallelStyle.pixelSize.isEmpty()) {
+        // The widget keeps its brushes while the axes keep their names (ParallelCoordinates::setData).
+        const bool sameAxes = std::equal(frame.axes.begin(), frame.axes.end(), input.parallelAxes.begin(),
+                                         input.parallelAxes.end(),
+                                         [](const auto& axis, const QString& name) { return axis.name == name; });
+        const ParallelCoordinates::Brushes brushes =
+            sameAxes ? input.parallelBrushes : ParallelCoordinates::Brushes(frame.axes.size());
+        frame.parallelLayer = ParallelCoordinates::renderDenseLayer(
+            frame.axes, frame.rows, brushes, input.direction == StudyDirection::Minimize, input.parallelStyle);
+        frame.parallelStyle = input.parallelStyle;
+        frame.parallelBrushes = brushes;
+    }
+}
+
 } // namespace
 
 StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()>& cancelled)
@@ -129,49 +172,16 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
         frame.curves.push_back(std::move(curve));
     }
 
-    // Parallel coordinates: complete trials (within the top k), parameters then the objective.
-    const ParamTable table = paramTable(trials);
+    // Parallel coordinates: complete trials (within the top k), the drawn parameters then the objective.
+    frame.params = input.params ? input.params : std::make_shared<const StudyParams>(studyParams(trials));
     if (stop())
         return frame;
-    if (!table.axes.empty()) {
-        for (const ParamAxis& p : table.axes)
-            frame.axes.push_back({p.name, p.log, p.categories, p.low, p.high});
-        ParallelCoordinates::Axis axis{QCoreApplication::translate("pitwall::ui::StudyView", "objective"), false, {},
-                                       0, 1};
-        bool first = true;
-        for (std::size_t i = 0; i < trials.size(); ++i) {
-            const TrialRecord& t = trials[i];
-            const auto& v = objective[i];
-            if (!v || t.state != TrialState::Complete || (!wanted.empty() && !wanted.count(t.number)))
-                continue;
-            std::vector<double> row;
-            row.reserve(table.axes.size() + 1);
-            row = table.values[i];
-            row.push_back(*v);
-            axis.low = first ? *v : std::min(axis.low, *v);
-            axis.high = first ? *v : std::max(axis.high, *v);
-            first = false;
-            frame.rows.push_back(std::move(row));
-            frame.labels.push_back(t.number);
-        }
-        frame.axes.push_back(axis);
-        if (frame.rows.size() > ParallelCoordinates::kDenseFrom && !input.parallelStyle.pixelSize.isEmpty()) {
-            // The widget keeps its brushes while the axes keep their names (ParallelCoordinates::setData).
-            const bool sameAxes = std::equal(frame.axes.begin(), frame.axes.end(), input.parallelAxes.begin(),
-                                             input.parallelAxes.end(),
-                                             [](const auto& axis, const QString& name) { return axis.name == name; });
-            const ParallelCoordinates::Brushes brushes =
-                sameAxes ? input.parallelBrushes : ParallelCoordinates::Brushes(frame.axes.size());
-            frame.parallelLayer = ParallelCoordinates::renderDenseLayer(
-                frame.axes, frame.rows, brushes, input.direction == StudyDirection::Minimize, input.parallelStyle);
-            frame.parallelStyle = input.parallelStyle;
-            frame.parallelBrushes = brushes;
-        }
-    }
-    if (stop())
-        return frame;
-
-    frame.importance = parameterImportance(trials, table);
+    const ParamTable& table = frame.params->table;
+    const std::vector<std::size_t> drawn = drawnParams(*frame.params, input.maxParams, input.pickedParams);
+    for (std::size_t a : drawn)
+        frame.importance.push_back(frame.params->importance[a]);
+    if (!drawn.empty())
+        parallelFrame(input, trials, objective, wanted, table, drawn, frame);
     if (stop())
         return frame;
 

@@ -4,6 +4,7 @@
 
 #include "ui/markerlayer.h"
 #include "ui/views/parallelcoords.h"
+#include "ui/views/studymath.h"
 #include "ui/views/studywidgets.h"
 
 #include "core/store/records.h"
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,12 @@ struct StudyInput {
     ParallelCoordinates::LayerStyle parallelStyle; // empty pixelSize: no dense layer made
     QStringList parallelAxes; // the widget's axis names now, and its brushes on them
     ParallelCoordinates::Brushes parallelBrushes;
+    // Parameters drawn in parallel coordinates and importance: `pickedParams` when set (the user's choice),
+    // otherwise the maxParams most important.
+    std::size_t maxParams = 16;
+    std::optional<QStringList> pickedParams;
+    // The parameters and their importance for these trials when known (null: computed with the frame).
+    std::shared_ptr<const StudyParams> params;
 };
 
 struct StudyFrame {
@@ -64,7 +72,8 @@ struct StudyFrame {
     QImage parallelLayer; // rendered for parallelStyle and parallelBrushes when rows exceed kDenseFrom
     ParallelCoordinates::LayerStyle parallelStyle;
     ParallelCoordinates::Brushes parallelBrushes;
-    std::vector<std::pair<QString, double>> importance;
+    std::vector<std::pair<QString, double>> importance; // of the drawn parameters, in drawing order
+    std::shared_ptr<const StudyParams> params;           // every parameter: the input's, or computed
     std::vector<TrialTimeline::Bar> bars;
 };
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 
+#include <QSet>
+
 namespace pitwall::ui {
 
 std::optional<double> objectiveOf(const TrialRecord& trial)
@@ -192,6 +194,42 @@ std::vector<std::pair<QString, double>> parameterImportance(const std::vector<Tr
     if (sum > 0)
         for (auto& [name, score] : out)
             score /= sum;
+    return out;
+}
+
+StudyParams studyParams(const std::vector<TrialRecord>& trials)
+{
+    StudyParams params;
+    params.table = paramTable(trials);
+    params.importance = parameterImportance(trials, params.table);
+    params.byImportance.resize(params.importance.size());
+    std::iota(params.byImportance.begin(), params.byImportance.end(), std::size_t(0));
+    std::stable_sort(params.byImportance.begin(), params.byImportance.end(), [&](std::size_t a, std::size_t b) {
+        return params.importance[a].second > params.importance[b].second;
+    });
+    return params;
+}
+
+std::vector<std::size_t> drawnParams(const StudyParams& params, std::size_t cap,
+                                     const std::optional<QStringList>& picked)
+{
+    const std::size_t count = params.table.axes.size();
+    const bool capped = count > cap;
+    std::vector<std::size_t> out;
+    if (!picked) {
+        if (!capped) {
+            out.resize(count);
+            std::iota(out.begin(), out.end(), std::size_t(0));
+            return out;
+        }
+        return {params.byImportance.begin(), params.byImportance.begin() + static_cast<std::ptrdiff_t>(cap)};
+    }
+    const QSet<QString> wanted(picked->begin(), picked->end());
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t axis = capped ? params.byImportance[i] : i;
+        if (wanted.contains(params.table.axes[axis].name))
+            out.push_back(axis);
+    }
     return out;
 }
 

@@ -51,6 +51,21 @@ std::vector<std::pair<QString, double>> parameterImportance(const std::vector<Tr
 std::vector<std::pair<QString, double>> parameterImportance(const std::vector<TrialRecord>& trials,
                                                             const ParamTable& table);
 
+// The parameters of a study with their importance, computed once per revision of its trials (a frame of the
+// study view reuses them while only the filter, the picks or the brushes change).
+struct StudyParams {
+    ParamTable table;
+    std::vector<std::pair<QString, double>> importance; // in table.axes order (by name)
+    std::vector<std::size_t> byImportance;              // axis indices, most important first (ties by name)
+};
+StudyParams studyParams(const std::vector<TrialRecord>& trials);
+
+// The parameters drawn (axis indices in drawing order): `picked` names when given (unknown names skipped),
+// otherwise the `cap` most important. In importance order when the study has more than `cap` parameters,
+// in name order otherwise.
+std::vector<std::size_t> drawnParams(const StudyParams& params, std::size_t cap,
+                                     const std::optional<QStringList>& picked);
+
 // A hash of what the views show of the trials (numbers, states, values, intermediate values, times,
 // parameters' count): equal signatures mean nothing to redraw. Cheap: one pass, no allocation.
 std::uint64_t trialsSignature(const std::vector<TrialRecord>& trials);

@@ -5,6 +5,7 @@
 #include "ui/storepoller.h"
 #include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
+#include "ui/views/parampicker.h"
 #include "ui/views/studyframe.h"
 #include "ui/views/studymath.h"
 #include "ui/views/studywidgets.h"
@@ -58,6 +59,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     m_intermediate->chart()->legend()->hide();
     m_parallel = new ParallelCoordinates(this);
     m_importance = new ImportanceBars(this);
+    m_picker = new ParamPicker(this);
     m_timeline = new TrialTimeline(this);
 
     auto* top = new QSplitter(this);
@@ -65,7 +67,12 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     top->addWidget(m_intermediate);
     auto* middle = new QSplitter(this);
     middle->addWidget(m_parallel);
-    middle->addWidget(m_importance);
+    auto* side = new QSplitter(Qt::Vertical, this); // importance over the picker of what is drawn
+    side->addWidget(m_importance);
+    side->addWidget(m_picker);
+    side->setStretchFactor(0, 2);
+    side->setStretchFactor(1, 1);
+    middle->addWidget(side);
     middle->setStretchFactor(0, 3);
     middle->setStretchFactor(1, 1);
     auto* rows = new QSplitter(Qt::Vertical, this);
@@ -75,7 +82,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     rows->setStretchFactor(0, 4);
     rows->setStretchFactor(1, 4);
     rows->setStretchFactor(2, 2);
-    rows->setSizes({300, 260, 140});
+    rows->setSizes({280, 340, 120});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
@@ -91,6 +98,8 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     m_watcher = new QFutureWatcher<StudyFrame>(this);
     connect(m_watcher, &QFutureWatcherBase::finished, this, &StudyView::frameFinished);
     connect(m_topK, &QSpinBox::valueChanged, this, [this] { draw(); });
+    connect(m_picker, &ParamPicker::picked, this, [this](const QStringList& names) { setPickedParams(names); });
+    connect(m_picker, &ParamPicker::automaticRequested, this, [this] { setPickedParams(std::nullopt); });
     connect(m_parallel, &ParallelCoordinates::selectionChanged, this,
             [this] { m_selection->setText(tr("%1 trial(s) in the brushes").arg(m_parallel->selected().size())); });
 }
@@ -104,6 +113,8 @@ StudyView::~StudyView()
 void StudyView::replaceData(std::shared_ptr<const std::vector<TrialRecord>> trials,
                             std::shared_ptr<const std::vector<RunRecord>> runs)
 {
+    if (trials != m_trials)
+        m_params.reset(); // computed again with the next frame
     if (m_trials)
         m_retired.push_back(std::exchange(m_trials, std::move(trials)));
     else
@@ -127,6 +138,12 @@ void StudyView::setTopK(int k)
     m_topK->setValue(k);
 }
 
+void StudyView::setPickedParams(std::optional<QStringList> names)
+{
+    m_picked = std::move(names);
+    draw();
+}
+
 void StudyView::showSnapshot(const StoreSnapshot& snapshot)
 {
     StudyDirection direction = StudyDirection::Minimize;
@@ -147,6 +164,8 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running)
         return; // metric rows moved the change counter; nothing this view shows changed
     m_signature = signature;
+    if (snapshot.focusStudy != m_name)
+        m_picked.reset(); // another study: its most important parameters
     m_name = snapshot.focusStudy;
     m_direction = direction;
     replaceData(snapshot.focusTrials, snapshot.runs);
@@ -162,6 +181,8 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
 void StudyView::showStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
                           std::vector<RunRecord> runs)
 {
+    if (name != m_name)
+        m_picked.reset(); // another study: its most important parameters
     m_name = name;
     m_direction = direction;
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
@@ -176,6 +197,8 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
 void StudyView::setStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
                          std::vector<RunRecord> runs)
 {
+    if (name != m_name)
+        m_picked.reset(); // another study: its most important parameters
     m_name = name;
     m_direction = direction;
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
@@ -215,6 +238,9 @@ StudyInput StudyView::makeInput() const
         input.parallelStyle = m_parallel->layerStyle();
     input.parallelAxes = m_parallel->axisNames();
     input.parallelBrushes = m_parallel->brushes();
+    input.maxParams = kMaxDrawnParams;
+    input.pickedParams = m_picked;
+    input.params = m_params;
     return input;
 }
 
@@ -272,11 +298,27 @@ void StudyView::applyFrame(StudyFrame frame)
     m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
                         m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
                         frame.parallelBrushes);
+    applyParams(frame);
     m_importance->setValues(
         std::move(frame.importance),
         tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised"));
     m_timeline->setBars(std::move(frame.bars));
     Q_EMIT drawn();
+}
+
+void StudyView::applyParams(const StudyFrame& frame)
+{
+    m_params = frame.params; // frames of the current generation are computed from m_trials
+    QStringList drawn;
+    for (const auto& [name, value] : frame.importance)
+        drawn << name;
+    std::vector<ParamListModel::Entry> entries;
+    if (m_params) {
+        entries.reserve(m_params->byImportance.size());
+        for (std::size_t a : m_params->byImportance)
+            entries.push_back(m_params->importance[a]);
+    }
+    m_picker->setParams(m_params, std::move(entries), drawn, !m_picked.has_value());
 }
 
 void StudyView::applyHistory(const StudyFrame& frame)

@@ -3,6 +3,8 @@
 // trials dashed), parallel coordinates with brushing, parameter importance (fANOVA-lite: each parameter's
 // main-effect share of the objective's variance, see parameterImportance), and a timeline of trials per logical device
 // (from the runs' logical_device and start/end; the trials' own times when a study has no runs, as Optuna's).
+// Parallel coordinates and importance draw at most kMaxDrawnParams parameters, the most important first
+// (computed once per revision of the trials); the parameter picker beside them adds others or takes them off.
 // A top-k filter restricts parallel coordinates and intermediate curves to the k best complete trials.
 // Data: the poller's snapshot of the study in focus. Drawn only while visible, at most every kMinRedrawMs.
 // What is drawn (a StudyFrame: points, rows, importance, bars, the dense parallel-coordinates layer) is
@@ -15,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 template <typename T> class QFutureWatcher;
@@ -29,10 +32,12 @@ class ChartView;
 class ImportanceBars;
 class MarkerLayer;
 class ParallelCoordinates;
+class ParamPicker;
 class TrialTimeline;
 struct StoreSnapshot;
 struct StudyFrame;
 struct StudyInput;
+struct StudyParams;
 
 class StudyView : public QWidget {
     Q_OBJECT
@@ -42,6 +47,7 @@ public:
 
     static constexpr int kMaxCurves = 60; // intermediate-value curves drawn at most
     static constexpr int kMinRedrawMs = 250;
+    static constexpr int kMaxDrawnParams = 16; // parameters drawn unless picked (parallel coordinates, importance)
 
     void showSnapshot(const StoreSnapshot& snapshot);
     // Sets the study shown and draws it now, computing on the calling (GUI) thread (tests call this directly).
@@ -52,6 +58,8 @@ public:
                   std::vector<RunRecord> runs);
     // Changes the top-k filter; drawn as setStudy.
     void setTopK(int k);
+    // Draws exactly these parameters (nullopt: the kMaxDrawnParams most important); drawn as setStudy.
+    void setPickedParams(std::optional<QStringList> names);
     // True once the latest data is drawn, with no computation pending or in flight.
     bool ready() const { return m_drawn && !m_pending && !m_computing && !m_again; }
 
@@ -63,6 +71,7 @@ public:
     ParallelCoordinates* parallel() const { return m_parallel; }
     ImportanceBars* importance() const { return m_importance; }
     TrialTimeline* timeline() const { return m_timeline; }
+    ParamPicker* picker() const { return m_picker; }
 
 Q_SIGNALS:
     // A frame was drawn (GUI thread).
@@ -83,6 +92,7 @@ private:
     void frameFinished();
     StudyInput makeInput() const;
     void applyFrame(StudyFrame frame);
+    void applyParams(const StudyFrame& frame);
     void applyHistory(const StudyFrame& frame);
     void applyIntermediate(const StudyFrame& frame);
 
@@ -91,6 +101,8 @@ private:
     std::shared_ptr<const std::vector<TrialRecord>> m_trials;
     std::shared_ptr<const std::vector<RunRecord>> m_runs;
     std::vector<std::shared_ptr<const void>> m_retired;
+    std::shared_ptr<const StudyParams> m_params; // of m_trials, once a frame computed them
+    std::optional<QStringList> m_picked;         // the user's choice of parameters drawn
     std::uint64_t m_generation = 0; // bumped on every change of what is shown
     bool m_computing = false;       // a frame is being computed
     bool m_again = false;           // and another was asked for meanwhile
@@ -106,6 +118,7 @@ private:
     ChartView* m_intermediate = nullptr;
     ParallelCoordinates* m_parallel = nullptr;
     ImportanceBars* m_importance = nullptr;
+    ParamPicker* m_picker = nullptr;
     TrialTimeline* m_timeline = nullptr;
     QLabel* m_selection = nullptr;
 };

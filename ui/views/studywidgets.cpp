@@ -152,16 +152,23 @@ void ImportanceBars::paintEvent(QPaintEvent*)
     }
     int labelWidth = 0;
     for (const auto& [name, v] : m_values)
-        labelWidth = std::max(labelWidth, fm.horizontalAdvance(name));
-    labelWidth = std::min(labelWidth, width() / 3);
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(name) + 2);
+    labelWidth = std::min(labelWidth, width() / 2);
     const double top = fm.height() + 8;
     const double bottom = height() - fm.height() - 6;
-    const double rowHeight = std::min<double>(fm.height() + 8, (bottom - top) / m_values.size());
+    // Rows never shrink below a line of text: the bars that do not fit are counted, not squeezed.
+    const double rowHeight =
+        std::max<double>(fm.height() + 2, std::min<double>(fm.height() + 8, (bottom - top) / m_values.size()));
+    const auto fitting = static_cast<std::size_t>(std::max(0.0, (bottom - top) / rowHeight));
+    const std::size_t shown = fitting >= m_values.size() ? m_values.size() : fitting > 0 ? fitting - 1 : 0;
     const double barLeft = labelWidth + 12, barWidth = std::max(10.0, width() - barLeft - 52);
-    for (std::size_t i = 0; i < m_values.size(); ++i) {
+    if (shown < m_values.size()) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(QRectF(4, top + shown * rowHeight, width() - 8, rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("+%n more (enlarge to see them)", nullptr, static_cast<int>(m_values.size() - shown)));
+    }
+    for (std::size_t i = 0; i < shown; ++i) {
         const double y = top + i * rowHeight;
-        if (y + rowHeight > bottom + 1)
-            break;
         p.setPen(pal.color(QPalette::Text));
         p.drawText(QRectF(4, y, labelWidth, rowHeight), Qt::AlignVCenter | Qt::AlignRight,
                    fm.elidedText(m_values[i].first, Qt::ElideMiddle, labelWidth));

@@ -96,7 +96,7 @@ void TrialsPage::fill()
                          .arg(m_study.toHtmlEscaped())
                          .arg(m_records->size())
                          .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString()));
-    m_table->showTrials(*m_records);
+    m_table->showTrials(m_records);
 }
 
 void TrialsPage::showDetails(const TrialDetails& details)

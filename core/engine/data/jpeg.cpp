@@ -18,17 +18,23 @@ int scaledSize(int size, DctScale scale)
     return static_cast<int>((static_cast<long long>(size) * scale.num + scale.denom - 1) / scale.denom);
 }
 
+int scaleEighths(DctScale scale)
+{
+    return scale.num * 8 / scale.denom;
+}
+
 DctScale chooseDctScale(int width, int height, double neededWidth, double neededHeight, ScaleChoice choice)
 {
-    DctScale best{1, 1};
     if (choice == ScaleChoice::FullOnly)
-        return best;
+        return {1, 1};
+    const bool up = choice == ScaleChoice::AnyEighthUp;
+    DctScale best = up ? DctScale{2, 1} : DctScale{1, 1}; // what is left when no scale covers
     int count = 0;
     const tjscalingfactor* factors = tjGetScalingFactors(&count);
     for (int i = 0; i < count; ++i) {
         const DctScale s{factors[i].num, factors[i].denom};
-        if (s.num * 8 % s.denom != 0 || s.num > s.denom)
-            continue; // not an eighth, or an up-scale
+        if (s.num * 8 % s.denom != 0 || (s.num > s.denom && !up) || s.num > 2 * s.denom)
+            continue; // not an eighth, or an up-scale not asked for
         const int eighths = s.num * 8 / s.denom;
         if (choice == ScaleChoice::FastEighths && eighths != 1 && eighths != 2 && eighths != 4 && eighths != 8)
             continue;

@@ -5,7 +5,9 @@
 // Measured with libjpeg-turbo 2.1.5 on a 1600x900 4:4:4 JPEG (one core): 1/1 7.0 ms, 7/8 15.4 ms,
 // 3/4 11.3 ms, 5/8 9.7 ms, 1/2 5.6 ms, 3/8 6.3 ms, 1/4 5.1 ms, 1/8 4.6 ms. Only 1/8, 1/4, 1/2 and 1/1 have
 // SIMD inverse DCTs; the other eighths are slower than a full-scale decode, and entropy decoding (which no
-// scale avoids) is most of the cost. Hence ScaleChoice::FastEighths is the pipeline's default.
+// scale avoids) is most of the cost. Hence ScaleChoice::FastEighths is the pipeline's default. Measured again
+// (2 shared cores, synthetic 1600x900 4:4:4 frames, two rounds): 1/8 4.4-5.1, 1/4 5.3, 3/8 5.9-6.5, 1/2 5.7,
+// 5/8 6.6-8.7, 3/4 7.2-9.4, 7/8 9.4-13.6, 1/1 4.8-7.5, 3/2 16-23, 2/1 29-51 ms: the same ordering.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,16 +23,20 @@ struct DctScale {
     bool operator==(const DctScale&) const = default;
 };
 int scaledSize(int size, DctScale scale);
+// The scale as M/8 (M = 1..16), the form the benchmark reports it in.
+int scaleEighths(DctScale scale);
 
 enum class ScaleChoice {
     AnyEighth,   // every M/8 scale (M = 1..8) libjpeg-turbo offers
+    AnyEighthUp, // every M/8 scale, M = 1..16: above 8/8 when the output needs more pixels than the file has
     FastEighths, // 1/8, 2/8, 4/8 and 8/8 only (the SIMD-accelerated ones)
     FullOnly,    // always 1/1
 };
 
 // The smallest scale M/8 <= 1 of `choice` whose decoded size still covers `neededWidth` x `neededHeight`
 // (both decoded dimensions >= the needed ones); 1/1 when no smaller one does. Needed sizes are in decoded
-// pixels at full scale, e.g. the output size divided by the fraction of the image the output shows.
+// pixels at full scale, e.g. the output size divided by the fraction of the image the output shows. With
+// AnyEighthUp the scale may exceed 1 (up to 16/8, the largest one when none covers).
 DctScale chooseDctScale(int width, int height, double neededWidth, double neededHeight, ScaleChoice choice);
 
 // The largest JPEG the decoder accepts: a header asking for more is refused before any pixel buffer is

@@ -172,6 +172,7 @@ void PitwallLoader::work()
                     pending.batch.boxes.assign(B, {});
                     pending.batch.indices.assign(B, -1);
                     pending.batch.valid.assign(B, 0);
+                    pending.batch.decodedEighths.assign(B, 0);
                     pending.batch.epoch = epoch;
                     pending.batch.step = step;
                 }
@@ -199,6 +200,7 @@ void PitwallLoader::work()
         Pending& pending = m_pending[batch];
         pending.batch.boxes[k] = std::move(result.boxes);
         pending.batch.valid[k] = result.ok ? 1 : 0;
+        pending.batch.decodedEighths[k] = result.ok && !m_cache ? static_cast<std::uint8_t>(scaleEighths(result.scale)) : 0;
         if (!result.ok && m_badFiles.insert(record->imagePath).second)
             m_loadProblems.push_back({record->imagePath, result.error});
         if (--pending.remaining == 0)

@@ -27,6 +27,8 @@ struct LoadedBatch {
     std::vector<std::vector<BoxLabel>> boxes;  // per sample, output pixels, after augmentation
     std::vector<std::int64_t> indices;         // dataset index of each sample
     std::vector<std::uint8_t> valid;           // 0 where the image could not be read (its slot is zeros)
+    std::vector<std::uint8_t> decodedEighths;  // per sample: M of the M/8 scale it was decoded at (1..16);
+                                               // 0 when it came from the pre-processed cache or did not decode
     std::int64_t epoch = 0;
     std::int64_t step = 0;                     // batch within the epoch
 };

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <ctime>
 #include <fstream>
 
 namespace pitwall::engine::data {
@@ -29,6 +30,13 @@ double processCpuSeconds()
            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
+double threadCpuSeconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 double loadAverage()
 {
     std::ifstream in("/proc/loadavg");
@@ -39,7 +47,7 @@ double loadAverage()
 
 } // namespace
 
-double measureDecodeMs(const std::vector<std::string>& paths, int passes)
+double measureDecodeMs(const std::vector<std::string>& paths, int passes, DctScale scale, double* cpuMsPerImage)
 {
     std::vector<std::vector<std::uint8_t>> files;
     for (const std::string& path : paths) {
@@ -55,16 +63,19 @@ double measureDecodeMs(const std::vector<std::string>& paths, int passes)
     // One untimed pass: page-faults the output buffer and drops files that do not decode.
     std::vector<const std::vector<std::uint8_t>*> good;
     for (const auto& bytes : files)
-        if (decoder.decode(bytes.data(), bytes.size(), DctScale{1, 1}, pixels, width, height, error))
+        if (decoder.decode(bytes.data(), bytes.size(), scale, pixels, width, height, error))
             good.push_back(&bytes);
     if (good.empty())
         return 0;
     const auto start = Clock::now();
+    const double cpuStart = threadCpuSeconds();
     for (int pass = 0; pass < passes; ++pass)
         for (const auto* bytes : good) {
-            decoder.decode(bytes->data(), bytes->size(), DctScale{1, 1}, pixels, width, height, error);
+            decoder.decode(bytes->data(), bytes->size(), scale, pixels, width, height, error);
             ++decoded;
         }
+    if (cpuMsPerImage)
+        *cpuMsPerImage = (threadCpuSeconds() - cpuStart) * 1000.0 / decoded;
     return seconds(start, Clock::now()) * 1000.0 / decoded;
 }
 
@@ -105,11 +116,15 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     r.setupSeconds = seconds(setupStart, Clock::now());
 
     LoadedBatch batch;
+    bool measuring = false;
     const auto count = [&](const LoadedBatch& b) {
         for (std::uint8_t v : b.valid) {
             r.invalidSamples += v ? 0 : 1;
             ++r.sampleSlots;
         }
+        if (measuring)
+            for (std::uint8_t m : b.decodedEighths)
+                ++r.decodedEighths[m];
     };
     const auto warmStart = Clock::now();
     for (int i = 0; i < options.warmup; ++i) {
@@ -120,6 +135,7 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     r.warmupSeconds = seconds(warmStart, Clock::now());
     say("warm-up done (" + std::to_string(options.warmup) + " batches); measuring " +
         std::to_string(options.batches));
+    measuring = true;
     const double cpuStart = processCpuSeconds() + loader->helperCpuSeconds();
     const auto start = Clock::now();
     for (int i = 0; i < options.batches; ++i) {
@@ -151,8 +167,52 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     const int parallel = std::max(1, std::min(r.workers, r.cores));
     r.floorMsPerBatch = r.decodeMsPerImage * options.loader.batchSize / parallel;
     r.floorRatio = r.floorMsPerBatch > 0 ? r.msPerBatch / r.floorMsPerBatch : 0;
+    std::int64_t decoded = 0;
+    double wallWeighted = 0, cpuWeighted = 0;
+    for (const auto& [eighths, samples] : r.decodedEighths) {
+        if (eighths == 0)
+            continue;
+        double cpuMs = 0;
+        const double wallMs = measureDecodeMs(floorPaths, 2, DctScale{eighths, 8}, &cpuMs);
+        wallWeighted += wallMs * static_cast<double>(samples);
+        cpuWeighted += cpuMs * static_cast<double>(samples);
+        decoded += samples;
+    }
+    if (decoded > 0) {
+        r.scaledDecodeMsPerImage = wallWeighted / static_cast<double>(decoded);
+        r.scaledDecodeCpuMsPerImage = cpuWeighted / static_cast<double>(decoded);
+        r.scaledFloorMsPerBatch = r.scaledDecodeMsPerImage * options.loader.batchSize / parallel;
+        r.scaledFloorRatio = r.msPerBatch / r.scaledFloorMsPerBatch;
+        r.cpuFloorRatio =
+            r.msPerBatch * r.cpuPercent / 100.0 / (r.scaledDecodeCpuMsPerImage * options.loader.batchSize);
+    }
     r.loadAfter = loadAverage();
     return r;
+}
+
+std::string describeDecodedScales(const std::map<int, std::int64_t>& decodedEighths)
+{
+    std::int64_t total = 0;
+    auto most = decodedEighths.end();
+    for (auto it = decodedEighths.begin(); it != decodedEighths.end(); ++it) {
+        total += it->second;
+        if (most == decodedEighths.end() || it->second > most->second)
+            most = it;
+    }
+    const auto name = [](int eighths) {
+        return eighths == 0 ? std::string("cache") : std::to_string(eighths) + "/8";
+    };
+    if (most == decodedEighths.end())
+        return "none";
+    std::string text = name(most->first);
+    std::string others;
+    for (const auto& [eighths, samples] : decodedEighths)
+        if (eighths != most->first) {
+            const double percent = 100.0 * static_cast<double>(samples) / static_cast<double>(total);
+            others += (others.empty() ? "" : ", ") + name(eighths) + " " +
+                      std::to_string(static_cast<int>(percent + 0.5)) + " %";
+        }
+    return others.empty() ? text : text + " (" + others + ")";
 }
 
 } // namespace pitwall::engine::data

@@ -4,9 +4,11 @@
 // floor measured in the same run. No torch.
 
 #include "core/engine/data/cache.h"
+#include "core/engine/data/jpeg.h"
 #include "core/engine/data/loaderoptions.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,16 @@ struct LoaderBenchResult {
     double decodeMsBefore = 0, decodeMsAfter = 0; // the two floor measurements (the floor uses the smaller)
     double floorMsPerBatch = 0;     // decodeMsPerImage * batch / min(workers, cores)
     double floorRatio = 0;          // msPerBatch / floorMsPerBatch
+    // The floor at the scales the loader actually decoded at (the DCT scale of each measured sample): the
+    // floor images decoded at each of those scales, weighted by how often the loader used it.
+    std::map<int, std::int64_t> decodedEighths; // M of M/8 -> measured samples decoded at it (0: cache)
+    double scaledDecodeMsPerImage = 0;    // wall
+    double scaledDecodeCpuMsPerImage = 0; // thread CPU time (what other processes on the core do not inflate)
+    double scaledFloorMsPerBatch = 0; // scaledDecodeMsPerImage * batch / min(workers, cores)
+    double scaledFloorRatio = 0;      // msPerBatch / scaledFloorMsPerBatch
+    // At equal CPU, robust to other processes taking cores: the loader's CPU time per batch over the decode time
+    // CPU time of the batch's images at their scales (1 = nothing but decoding, on every core it got).
+    double cpuFloorRatio = 0;
     double warmupSeconds = 0;
     double setupSeconds = 0;        // indexing, cache, starting the workers
     double loadBefore = 0, loadAfter = 0; // 1-minute load average
@@ -50,8 +62,14 @@ struct LoaderBenchResult {
 LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
                                  const std::function<void(const std::string&)>& message = {});
 
-// Decodes `paths` at full scale on this thread `passes` times (the first read warms the page cache) and returns
-// the mean ms per image of the timed passes. Unreadable files are skipped.
-double measureDecodeMs(const std::vector<std::string>& paths, int passes = 2);
+// Decodes `paths` at `scale` (full scale by default) on this thread `passes` times after one untimed pass and
+// returns the mean wall ms per image of the timed passes (and the thread's CPU ms per image in cpuMsPerImage when
+// given). Unreadable files are skipped.
+double measureDecodeMs(const std::vector<std::string>& paths, int passes = 2, DctScale scale = {1, 1},
+                       double* cpuMsPerImage = nullptr);
+
+// The decoded scale most used, written "M/8" (e.g. "8/8", "6/8"), or "cache" / "none"; with others, their shares:
+// "8/8 (6/8 12 %, 7/8 3 %)".
+std::string describeDecodedScales(const std::map<int, std::int64_t>& decodedEighths);
 
 } // namespace pitwall::engine::data

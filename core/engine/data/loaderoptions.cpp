@@ -18,6 +18,7 @@ int cpuShareThreads()
 LoaderOptions loaderOptionsFromConfig(const ResolvedConfig& config, std::uint64_t seed, int rank, int worldSize)
 {
     LoaderOptions o;
+    o.mode = config.getString("data.loader") == "reference" ? LoaderMode::Reference : LoaderMode::Pitwall;
     o.usePreprocessed = config.getBool("data.use_preprocessed");
     o.shard.replicate = config.getBool("data.replicate_dataset_per_device");
     o.threads = static_cast<int>(config.getInt("data.num_workers"));

@@ -38,7 +38,7 @@ struct LoaderOptions {
 // The cores this process may run on, i.e. its logical device's CPU share once a worker is bound to it.
 int cpuShareThreads();
 
-// data.use_preprocessed, data.replicate_dataset_per_device, data.num_workers and data.prefetch_batches of a
+// data.loader, data.use_preprocessed, data.replicate_dataset_per_device, data.num_workers and data.prefetch_batches of a
 // resolved configuration, for one rank of `worldSize` and a run's seed (which drives shuffling and augmentation).
 LoaderOptions loaderOptionsFromConfig(const ResolvedConfig& config, std::uint64_t seed, int rank = 0,
                                       int worldSize = 1);

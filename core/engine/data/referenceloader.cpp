@@ -408,6 +408,7 @@ bool ReferenceLoader::next(LoadedBatch& batch)
     batch.indices.clear();
     batch.boxes.assign(static_cast<std::size_t>(task.count), {});
     batch.valid.assign(static_cast<std::size_t>(task.count), 0);
+    batch.decodedEighths.assign(static_cast<std::size_t>(task.count), 0);
     std::size_t at = 0;
     for (int k = 0; k < task.count; ++k) {
         std::int64_t index = 0;
@@ -426,6 +427,7 @@ bool ReferenceLoader::next(LoadedBatch& batch)
         std::memcpy(&length, message.data() + at, sizeof length);
         at += sizeof length;
         batch.valid[static_cast<std::size_t>(k)] = ok;
+        batch.decodedEighths[static_cast<std::size_t>(k)] = ok ? 8 : 0; // decode_jpeg: always full scale
         const std::string& path = m_index->samples[static_cast<std::size_t>(index)].imagePath;
         if (!ok && m_badFiles.insert(path).second)
             m_loadProblems.push_back({path, message.substr(at, static_cast<std::size_t>(length))});

@@ -1,4 +1,6 @@
 #include "core/engine/drive/policyeval.h"
+#include "core/store/sqlitestore.h"
+#include "core/util/error.h"
 
 #include "core/engine/drive/policy.h"
 #include "core/store/store.h"
@@ -39,6 +41,29 @@ std::optional<DrivingReport> drivePolicy(DrivingPolicy& policy, const DrivingEva
 }
 
 } // namespace
+
+std::vector<std::string> checkPolicies(const PolicyEvalSpec& spec)
+{
+    validateEvalOptions(spec.options);
+    std::vector<std::string> out;
+    std::unique_ptr<Store> store;
+    for (const PolicySource& source : spec.policies) {
+        if (!source.runId) {
+            out.push_back(source.text + ": built in");
+            continue;
+        }
+        std::error_code error;
+        if (!store && !std::filesystem::exists(sqliteFilePath(spec.storeLocation), error))
+            throw InputError(spec.storeLocation + ": no such results database, so no run " + source.text +
+                             " (give --db FILE)");
+        if (!store)
+            store = openStore(spec.storeLocation, OpenMode::ReadOnly);
+        RunModelInfo info;
+        loadRunPolicy(*store, *source.runId, spec.model, &info);
+        out.push_back("run " + source.text + ": model '" + info.model + "' from " + info.checkpoint);
+    }
+    return out;
+}
 
 PolicyEvalResult evaluatePolicies(const PolicyEvalSpec& spec, CancelToken& cancel, const ProgressReporter& reporter)
 {

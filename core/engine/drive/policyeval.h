@@ -40,6 +40,11 @@ struct PolicyEvalResult {
 
 // Drives every policy. Messages: "run ID: model 'M' from CHECKPOINT" per run, one line per finished route;
 // progress per simulated second of a route. InputError for a bad run or bad options.
+// What evaluatePolicies checks before it drives, without driving or writing: the options, and that every run
+// exists, has a checkpoint and its model loads and plans. Returns one line per policy ("run 12: model
+// 'transfuser' from CKPT"); InputError for the first problem.
+std::vector<std::string> checkPolicies(const PolicyEvalSpec& spec);
+
 PolicyEvalResult evaluatePolicies(const PolicyEvalSpec& spec, CancelToken& cancel, const ProgressReporter& reporter);
 
 } // namespace pitwall::drive

@@ -5,7 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace pitwall::engine {
@@ -56,6 +61,34 @@ CheckpointInfo infoFromJson(const nlohmann::json& j)
         metersFromJson(required ? j.at("meters") : j.value("meters", nlohmann::json::object()), required)};
 }
 
+// Flushes a written file (or a folder's entries, after a rename) to the disk.
+void syncPath(const fs::path& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw RuntimeError("cannot open " + path.string() + " to flush the checkpoint");
+    const int synced = ::fsync(fd);
+    ::close(fd);
+    if (synced != 0)
+        throw RuntimeError("cannot flush checkpoint " + path.string() + " to the disk");
+}
+
+// The test hook kCrashInCheckpointVariable ("STAGE:EPOCH", the 0-based epoch) names this checkpoint.
+bool crashRequested(Stage stage, int epoch)
+{
+    const char* wanted = std::getenv(kCrashInCheckpointVariable);
+    return wanted && std::string(wanted) == std::string(stageName(stage)) + ":" + std::to_string(epoch);
+}
+
+// Leaves the temporary half written, as a crash during the write would, and dies with SIGKILL.
+[[noreturn]] void crashMidWrite(const std::string& temporary)
+{
+    std::error_code ec;
+    fs::resize_file(temporary, fs::file_size(temporary, ec) / 2, ec);
+    ::raise(SIGKILL);
+    std::abort();
+}
+
 } // namespace
 
 fs::path CheckpointStore::file(Stage stage, int epoch, const char* suffix) const
@@ -69,11 +102,18 @@ fs::path CheckpointStore::modelFile(Stage stage, int epoch) const { return file(
 
 void CheckpointStore::save(Stage stage, const CheckpointInfo& info, Model& model, torch::optim::Optimizer& optimizer) const
 {
-    fs::create_directories(m_dir / stageName(stage));
-    const auto atomicWrite = [](const fs::path& target, const std::function<void(const std::string&)>& write) {
+    const fs::path dir = m_dir / stageName(stage);
+    fs::create_directories(dir);
+    const bool crash = crashRequested(stage, info.epoch);
+    // Temporary, fsync, rename, fsync of the folder: after a crash or power loss a file is whole or absent.
+    const auto atomicWrite = [&](const fs::path& target, const std::function<void(const std::string&)>& write) {
         const std::string temporary = target.string() + ".partial";
         write(temporary);
+        if (crash && target.string().ends_with(".optim.pt"))
+            crashMidWrite(temporary);
+        syncPath(temporary);
         fs::rename(temporary, target);
+        syncPath(dir);
     };
     atomicWrite(file(stage, info.epoch, "model.pt"), [&](const std::string& path) {
         torch::serialize::OutputArchive archive;

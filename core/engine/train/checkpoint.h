@@ -1,11 +1,11 @@
 #pragma once
 // Per-epoch checkpoints of one run: <dir>/<stage>/epoch_NNNN.{model.pt,optim.pt,json}. Files are written
-// under a temporary name and renamed, so an interrupted write never leaves a checkpoint that looks whole;
-// the JSON (written last) marks the epoch as finished. It holds the epoch, the stage's step count and its
-// StageMeters under "meters" with their units in the key names (samples, step_seconds, wall_seconds, wait_ms,
-// steps, last_loss, validation, loss_scale) and "format": kCheckpointFormat. Markers without "format" (written
-// before it existed) hold the same keys, any of them missing (loss_scale only under fp16); they read with the
-// missing ones 0. In a marker of the current format every key is required: one without them, or one of a newer
+// under a temporary name, flushed (fsync) and renamed, and the folder flushed, so an interrupted write never
+// leaves a checkpoint that looks whole; the JSON (written last) marks the epoch as finished. It holds the epoch, the
+// stage's step count and its StageMeters under "meters" with their units in the key names (samples, step_seconds,
+// wall_seconds, wait_ms, steps, last_loss, validation, loss_scale) and "format": kCheckpointFormat. Markers without
+// "format" (written before it existed) hold the same keys, any of them missing (loss_scale only under fp16); they read
+// with the missing ones 0. In a marker of the current format every key is required: one without them, or one of a newer
 // format, counts as an unfinished epoch.
 
 #include "core/engine/model/modelapi.h"
@@ -15,6 +15,11 @@
 #include <optional>
 
 namespace pitwall::engine {
+
+// Test hook: with this environment variable set to "STAGE:EPOCH" (e.g. "pretrain:1", 0-based epoch), save() of that
+// checkpoint writes the model file, leaves the optimiser file's temporary half written and SIGKILLs the process:
+// a deterministic crash in the middle of a checkpoint write (tests/engine/tst_resume_exact.cpp).
+inline constexpr const char* kCrashInCheckpointVariable = "PITWALL_TEST_CRASH_IN_CHECKPOINT";
 
 constexpr int kCheckpointFormat = 2; // 1: no "format" key, loose meter keys each optional
 

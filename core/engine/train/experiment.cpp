@@ -73,7 +73,8 @@ nlohmann::json trainResultToJson(const TrainResult& r)
     for (const StageResult& s : r.stages)
         stages.push_back({{"stage", s.stage},           {"epochs", s.epochs},       {"seconds", s.seconds},
                           {"compute_fps", s.computeFps}, {"full_fps", s.fullFps},   {"data_wait_ms", s.dataWaitMs},
-                          {"final_loss", s.finalLoss},   {"validation", s.validation}, {"resumed_from_epoch", s.resumedFromEpoch}});
+                          {"final_loss", s.finalLoss},   {"validation", s.validation}, {"resumed_from_epoch", s.resumedFromEpoch},
+                          {"ms_per_iteration", s.msPerIteration}});
     return {{"run_id", r.runId},     {"stages", stages},       {"total_seconds", r.totalSeconds},
             {"final_metrics", r.finalMetrics}, {"notices", r.notices}, {"cancelled", r.cancelled}};
 }
@@ -85,7 +86,8 @@ TrainResult trainResultFromJson(const nlohmann::json& j)
     for (const auto& s : j.at("stages"))
         r.stages.push_back(StageResult{s.at("stage"), s.at("epochs"), s.at("seconds"), s.at("compute_fps"),
                                        s.at("full_fps"), s.at("data_wait_ms"), s.at("final_loss"),
-                                       s.at("validation").get<std::map<std::string, double>>(), s.at("resumed_from_epoch")});
+                                       s.at("validation").get<std::map<std::string, double>>(), s.at("resumed_from_epoch"),
+                                       s.at("ms_per_iteration")});
     r.totalSeconds = j.at("total_seconds");
     r.finalMetrics = j.at("final_metrics").get<std::map<std::string, double>>();
     r.notices = j.at("notices").get<std::vector<std::string>>();

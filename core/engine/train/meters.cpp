@@ -7,11 +7,16 @@
 namespace pitwall::engine {
 
 namespace {
-double processCpuSeconds()
+double cpuSecondsOf(int who)
 {
     rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
+    getrusage(who, &usage);
     return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+double processCpuSeconds()
+{
+    return cpuSecondsOf(RUSAGE_SELF);
 }
 
 double wallSeconds()
@@ -29,6 +34,11 @@ double CpuMeter::percentAndRestart()
     m_cpuSeconds = cpu;
     m_wallSeconds = wall;
     return percent;
+}
+
+double processTreeCpuSeconds()
+{
+    return cpuSecondsOf(RUSAGE_SELF) + cpuSecondsOf(RUSAGE_CHILDREN);
 }
 
 std::int64_t peakResidentBytes()

@@ -20,6 +20,8 @@ void setGpuAutocast(bool on, at::ScalarType type)
     at::autocast::set_autocast_dtype(at::kCUDA, type);
     at::autocast::set_autocast_enabled(at::kCUDA, on);
 }
+bool autocastOn(at::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+at::ScalarType autocastType(at::DeviceType type) { return at::autocast::get_autocast_dtype(type); }
 #else
 void setCpuAutocast(bool on, at::ScalarType type)
 {
@@ -30,6 +32,14 @@ void setGpuAutocast(bool on, at::ScalarType type)
 {
     at::autocast::set_autocast_gpu_dtype(type);
     at::autocast::set_enabled(on);
+}
+bool autocastOn(at::DeviceType type)
+{
+    return type == at::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
+}
+at::ScalarType autocastType(at::DeviceType type)
+{
+    return type == at::kCPU ? at::autocast::get_autocast_cpu_dtype() : at::autocast::get_autocast_gpu_dtype();
 }
 #endif
 } // namespace
@@ -74,6 +84,12 @@ std::vector<std::string> precisionNotices(const ResolvedConfig& config, const to
     return notes;
 }
 
+bool cudnnAutotune(const ResolvedConfig& config, const torch::Device& device)
+{
+    return !device.is_cpu() && config.getBool("training.optimization.use_torch_compile") &&
+           config.getString("training.optimization.torch_compile_mode") == "max-autotune";
+}
+
 void synchronize(const torch::Device& device)
 {
     if (device.is_cuda())
@@ -92,6 +108,16 @@ AutocastGuard::AutocastGuard(Precision precision, const torch::Device& device)
         setGpuAutocast(true, type);
         m_gpu = true;
     }
+}
+
+bool AutocastGuard::enabled(const torch::Device& device)
+{
+    return autocastOn(device.is_cpu() ? at::kCPU : at::kCUDA);
+}
+
+at::ScalarType AutocastGuard::type(const torch::Device& device)
+{
+    return autocastType(device.is_cpu() ? at::kCPU : at::kCUDA);
 }
 
 AutocastGuard::~AutocastGuard()

@@ -21,17 +21,24 @@ torch::Device deviceFor(const ResolvedConfig& config, const LogicalDevice& logic
 // training.optimization.precision on that device; InputError where unsupported (fp16 on CPU).
 Precision precisionFor(const ResolvedConfig& config, const torch::Device& device);
 std::vector<std::string> precisionNotices(const ResolvedConfig& config, const torch::Device& device);
+// Whether cuDNN autotuning is turned on for the run: use_torch_compile with torch_compile_mode max-autotune on a
+// GPU (each convolution shape is timed once and the fastest algorithm kept).
+bool cudnnAutotune(const ResolvedConfig& config, const torch::Device& device);
 
 // Waits for queued device work (no-op on CPU), so step times measure finished work.
 void synchronize(const torch::Device& device);
 
-// Enables autocast to bf16/fp16 for its scope (nothing for fp32).
+// Enables autocast to bf16/fp16 for its scope (nothing for fp32): the CPU's autocast on a CPU device, the GPU's
+// otherwise. Autocast state is per thread.
 class AutocastGuard {
 public:
     AutocastGuard(Precision precision, const torch::Device& device);
     ~AutocastGuard();
     AutocastGuard(const AutocastGuard&) = delete;
     AutocastGuard& operator=(const AutocastGuard&) = delete;
+    // Whether autocast is on for `device`'s type in this thread, and to which type (the guard's, while one is on).
+    static bool enabled(const torch::Device& device);
+    static at::ScalarType type(const torch::Device& device);
 
 private:
     bool m_cpu = false;

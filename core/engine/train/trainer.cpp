@@ -65,8 +65,7 @@ void Run::checkInput()
     m_precision = precisionFor(m_config, m_device);
     if (m_precision == Precision::Fp16)
         m_scaler = std::make_unique<LossScaler>(m_device);
-    if (!m_device.is_cpu() && m_config.getBool("training.optimization.use_torch_compile") &&
-        m_config.getString("training.optimization.torch_compile_mode") == "max-autotune")
+    if (cudnnAutotune(m_config, m_device))
         at::globalContext().setBenchmarkCuDNN(true); // each convolution shape is timed once, the fastest kept
     const int world = std::max(1, m_request.worldSize);
     if (world > 1) // checked here, before any data is read

@@ -42,6 +42,7 @@ struct StageResult {
     double finalLoss = 0.0;    // mean training loss of the last epoch
     std::map<std::string, double> validation; // last epoch
     int resumedFromEpoch = 0;  // epochs found finished in checkpoints
+    double msPerIteration = 0; // wall time per training step over the stage's epochs (loading included)
 };
 
 struct TrainResult {

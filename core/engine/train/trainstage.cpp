@@ -291,6 +291,7 @@ StageResult Run::summarise(const StageContext& context, StageResult result)
         m.stepSeconds > 0 ? (m.samples - static_cast<double>(kWarmupSteps * m_globalBatch)) / m.stepSeconds : 0.0;
     result.fullFps = m.wallSeconds > 0 ? m.samples / m.wallSeconds : 0.0;
     result.dataWaitMs = m.steps > 0 ? m.waitMs / static_cast<double>(m.steps) : 0.0;
+    result.msPerIteration = m.steps > 0 ? m.wallSeconds * 1000.0 / static_cast<double>(m.steps) : 0.0;
     result.finalLoss = m.lastLoss;
     result.validation = m.validation;
     metric(context.name, context.globalStep, "stage_seconds/" + context.name, result.seconds);

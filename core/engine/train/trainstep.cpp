@@ -91,7 +91,8 @@ void onSideStream(const c10::cuda::CUDAStream& side, Work&& work)
 
 TrainStep::TrainStep(Model& model, const torch::Device& device, Precision precision, bool capture,
                      LossScaler* scaler)
-    : m_model(model), m_device(device), m_precision(precision), m_capture(capture && stepCaptureBuiltIn()),
+    : m_model(model), m_device(device), m_precision(precision),
+      m_capture(capture && stepCaptureBuiltIn() && device.is_cuda()),
       m_scaler(scaler)
 {
 }

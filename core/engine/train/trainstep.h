@@ -33,7 +33,8 @@ bool stepCaptureBuiltIn();
 
 class TrainStep {
 public:
-    // `scaler` (fp16 only) must outlive the step.
+    // `capture` takes effect only on a CUDA device of a build with CUDA graphs (stepCaptureBuiltIn()); elsewhere
+    // every step runs eagerly. `scaler` (fp16 only) must outlive the step.
     TrainStep(Model& model, const torch::Device& device, Precision precision, bool capture, LossScaler* scaler);
     ~TrainStep();
     TrainStep(const TrainStep&) = delete;
@@ -47,6 +48,8 @@ public:
     // at every replay, so there it clears nothing (and must not drop the buffers).
     void clearGradients(torch::optim::Optimizer& optimizer);
     bool captured() const;
+    // Whether this step captures once its warm-up steps are done (see the constructor).
+    bool capturing() const { return m_capture; }
 
 private:
     LossOutput forwardBackward(const Batch& batch);

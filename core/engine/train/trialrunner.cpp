@@ -113,6 +113,7 @@ std::unique_ptr<TrialRunner> makeTrialRunner(const SearchSetup& setup, const std
     options.device = device.id;
     options.threads = device.threads;
     options.epochs = setup.settings.epochs;
+    options.termGraceSeconds = setup.settings.termGraceSeconds;
     if (setup.base)
         options.writeConfig = [&setup](const AskedTrial& asked, const std::string& dir) {
             const std::string path = (fs::path(dir) / "config.yaml").string();

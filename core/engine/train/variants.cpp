@@ -60,11 +60,11 @@ VariantsFile readVariantsFile(const std::string& path)
     }
     if (!root.IsMap())
         throw InputError(SourceLocation{path}, "a variants file is a mapping with 'name', 'seeds' and 'variants'");
-    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "driving", "variants"};
+    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "driving", "table", "variants"};
     for (const auto& item : root)
         if (std::find(known.begin(), known.end(), item.first.Scalar()) == known.end())
             throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
-                                                       "' (known: name, base, seeds, quality, driving, variants)");
+                                                       "' (known: name, base, seeds, quality, driving, table, variants)");
     VariantsFile file;
     file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
     file.base = relativeTo(path, stringList(path, root["base"], "base"));
@@ -108,6 +108,12 @@ VariantsFile readVariantsFile(const std::string& path)
         if (file.driving.routes < 1 || file.driving.routeSeconds < 2 || file.driving.routeSeconds > 3600 || file.driving.seed < 0)
             throw InputError(at(path, d), "'driving' needs routes >= 1, route_seconds in 2..3600 and seed >= 0");
     }
+    if (const YAML::Node t = root["table"]) {
+        const std::string kind = t.IsScalar() ? t.Scalar() : "";
+        if (kind != "speed" && kind != "loader")
+            throw InputError(at(path, t), "'table' must be speed or loader, got '" + kind + "'");
+        file.table = kind == "loader" ? VariantsTableKind::Loader : VariantsTableKind::Speed;
+    }
     const YAML::Node variants = root["variants"];
     if (!variants || !variants.IsSequence() || variants.size() == 0)
         throw InputError(at(path, root), "'variants' must be a non-empty list");
@@ -121,7 +127,18 @@ VariantsFile readVariantsFile(const std::string& path)
                 throw InputError(at(path, v["name"]), "variant '" + spec.name + "' is listed twice");
         spec.configs = relativeTo(path, stringList(path, v["configs"], "configs"));
         spec.overrides = stringList(path, v["overrides"], "overrides");
+        if (v["compare_to"])
+            spec.compareTo = v["compare_to"].as<std::string>();
         file.variants.push_back(std::move(spec));
+    }
+    for (std::size_t i = 0; i < file.variants.size(); ++i) {
+        const std::string& other = file.variants[i].compareTo;
+        const bool known = std::any_of(file.variants.begin(), file.variants.end(),
+                                       [&](const VariantSpec& v) { return v.name == other; });
+        if (!other.empty() && (!known || other == file.variants[i].name))
+            throw InputError(at(path, variants[i]["compare_to"]),
+                             "variant '" + file.variants[i].name + "': compare_to '" + other +
+                                 "' is not another variant of this file");
     }
     return file;
 }
@@ -171,11 +188,39 @@ VariantResult summariseVariant(const VariantsFile& file, const std::string& name
     r.computeFps = meanStd(compute);
     r.fullFps = meanStd(full);
     r.quality = meanStd(quality);
+    std::vector<double> perIteration;
+    for (const SeedResult& s : run.seeds)
+        if (!s.train.stages.empty() && s.train.stages.back().msPerIteration > 0)
+            perIteration.push_back(s.train.stages.back().msPerIteration);
+    r.msPerIteration = meanStd(perIteration);
     return r;
 }
 
+namespace {
+
+Table loaderTable(const VariantsFile& file, const std::vector<VariantResult>& results)
+{
+    Table table({"Variant", "Runtime per iteration (ms)", "CPU usage (%)", "Speed-up", "CPU saving"});
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const VariantResult& r = results[i];
+        std::string speedUp = "–", saving = "–";
+        const std::string& other = file.variants[i].compareTo;
+        for (const VariantResult& base : results)
+            if (!other.empty() && base.name == other && r.msPerIteration.mean > 0 && base.cpuPercent > 0) {
+                speedUp = "× " + formatFixed(base.msPerIteration.mean / r.msPerIteration.mean, 2);
+                saving = formatFixed(100.0 * (1.0 - r.cpuPercent / base.cpuPercent), 0) + " %";
+            }
+        table.addRow({r.name, r.msPerIteration.toString(1), formatFixed(r.cpuPercent, 0), speedUp, saving});
+    }
+    return table;
+}
+
+} // namespace
+
 Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results)
 {
+    if (file.table == VariantsTableKind::Loader)
+        return loaderTable(file, results);
     std::vector<std::string> header{"Variant", "Pretrain (s)", "Post-train (s)", "Total (s)", "Compute FPS", "Full FPS",
                                     file.qualityLabel + (file.qualityHigherIsBetter ? " ↑" : " ↓")};
     const bool severalSeeds = file.seeds.size() > 1;
@@ -217,6 +262,11 @@ std::string variantsLegend(const VariantsFile& file)
     else
         text += " and Driving Score: mean ± sample std over " + seeds + " training seed(s); DS s.e.: the standard " +
                 "error over routes (the mean of the seeds' standard errors over the same " + routes + " routes)";
+    if (file.table == VariantsTableKind::Loader)
+        return "Runtime per iteration: wall time per training step of the last stage (loading included), mean ± "
+               "sample std over " + seeds + " seed(s); CPU usage: user + system time of the bench and its children "
+               "(rank processes, loader workers) over the variant's wall time, 100 = one core; speed-up and CPU "
+               "saving against the variant named by compare_to.";
     return text + "; times and FPS are means.";
 }
 

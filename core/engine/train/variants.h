@@ -8,8 +8,10 @@
 //   seeds: [0, 1, 2]
 //   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
 //   driving: {routes: 20, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
+//   table: speed                      # or loader: the DALI evaluation's runtime / CPU table (below)
 //   variants:
 //     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
+//     - {name: Fast, overrides: [...], compare_to: Baseline}  # loader table: speed-up and CPU saving vs Baseline
 // Plain values only: no torch in this header.
 
 #include "core/engine/train/experiment.h"
@@ -24,6 +26,12 @@ struct VariantSpec {
     std::string name;
     std::vector<std::string> configs;   // resolved paths
     std::vector<std::string> overrides;
+    std::string compareTo; // another variant's name: the loader table's speed-up and CPU saving are against it
+};
+
+enum class VariantsTableKind {
+    Speed,  // LEAD's: per-stage time, compute and full FPS, quality
+    Loader, // the DALI evaluation's training table: runtime per iteration (ms), CPU usage (%), speed-up, CPU saving
 };
 
 struct VariantsFile {
@@ -34,6 +42,7 @@ struct VariantsFile {
     std::string qualityLabel = "Waypoint L1 (m)";
     bool qualityHigherIsBetter = false;
     std::vector<VariantSpec> variants;
+    VariantsTableKind table = VariantsTableKind::Speed;
     // The `driving` section: when present, each seed's run is driven after training (drive/runeval.h) on the
     // same routes for every variant and seed (they depend only on `seed` and `routes`), and the table gets a
     // Driving Score column: with one seed, mean ± the standard error over routes; with several, mean ± sample
@@ -61,9 +70,14 @@ struct VariantResult {
     // error (drive::meanDrivingScoreStandardError over the seeds' reports; with one seed, its own).
     MeanStd drivingScore;
     double drivingScoreStandardError = 0;
+    // Wall time per training step of the last stage, and the CPU time of this process and its
+    // children (rank processes, loader workers) over the variant's wall time, 100 = one core (filled by the caller).
+    MeanStd msPerIteration;
+    double cpuPercent = 0;
 };
 
-// The LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality
+// file.table Loader: Variant | Runtime per iteration (ms) | CPU usage (%) | Speed-up | CPU saving (the last two
+// against the variant's compare_to, "–" without one). Otherwise the LEAD-style table: Variant | Pretrain (s) | Post-train (s) | Total (s) | Compute FPS | Full FPS | quality
 // [| Driving Score [| DS s.e.]] (DS s.e. with more than one seed).
 Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& results);
 // What the table's ± mean, for the line under it: "Waypoint L1 (m): mean ± sample std over 1 training

@@ -1,10 +1,13 @@
 #include "core/engine/train/variantsbench.h"
 
 #include "core/engine/drive/runeval.h"
+#include "core/engine/train/meters.h"
 #include "core/sched/trialstate.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
+
+#include <chrono>
 
 namespace pitwall::engine {
 
@@ -98,9 +101,14 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
                                        std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs),
                                    static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), ""});
         };
+        const double cpuStart = processTreeCpuSeconds();
+        const auto wallStart = std::chrono::steady_clock::now();
         const ExperimentResult run = runExperiment(spec.configs[i], options);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        const double cpu = processTreeCpuSeconds() - cpuStart;
         reporter.phaseDone();
         out.results.push_back(summariseVariant(file, name, run));
+        out.results.back().cpuPercent = wall > 0 ? 100.0 * cpu / wall : 0;
         if (file.driving.enabled)
             driveSeeds(file, spec.storeLocation, run, reporter, out.results.back());
     }

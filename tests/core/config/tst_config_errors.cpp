@@ -52,6 +52,12 @@ void TestConfigErrors::rejectsWithExactMessage_data()
                                              << "{f}:1:39: 'policy.transfuser.loss_weights.depth': inf is not a finite number";
     QTest::newRow("bad choice") << QByteArray("policy:\n  transfuser:\n    upsample_mode: linear\n") << QStringList()
                                 << "{f}:3:20: 'policy.transfuser.upsample_mode': 'linear' is not one of: bilinear, nearest";
+    QTest::newRow("bad loader") << QByteArray("data:\n  loader: dali\n") << QStringList()
+                                << "{f}:2:11: 'data.loader': 'dali' is not one of: pitwall, reference";
+    QTest::newRow("bad loader override") << QByteArray("") << QStringList{"data.loader=torch"}
+                                         << "command line: 'data.loader' in override 'data.loader=torch': 'torch' is not one of: pitwall, reference";
+    QTest::newRow("replication not a bool") << QByteArray("data.replicate_dataset_per_device: yes please\n") << QStringList()
+                                            << "'data.replicate_dataset_per_device': expected true or false, got 'yes please'";
     QTest::newRow("bool expected") << QByteArray("policy.transfuser.use_depth: 2\n") << QStringList()
                                    << "'policy.transfuser.use_depth': expected true or false, got '2'";
     QTest::newRow("list element") << QByteArray("experiment.seeds: [1, x]\n") << QStringList()

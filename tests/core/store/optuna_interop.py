@@ -3,6 +3,7 @@
     optuna_interop.py extend <db> <study>   load a study Pitwall wrote, dump it, add one trial by ask/tell
     optuna_interop.py write <db>            write the study "optuna-made" (TPE, seed 0) and dump it
     optuna_interop.py read <db> <study>     load a study and dump it
+    optuna_interop.py upgrade <db>          `optuna storage upgrade --storage sqlite:///<db>`, as a user would run it
 
 Prints one JSON object on the last line of stdout.
 """
@@ -43,6 +44,11 @@ def file_versions(path):
     versions = {"version_info": db.execute("SELECT schema_version, library_version FROM version_info").fetchall(),
                 "alembic": db.execute("SELECT version_num FROM alembic_version").fetchall()}
     db.close()
+    # The installed Optuna and the schema revision it expects (Optuna 3.1: v3.0.0.d, what Pitwall writes).
+    rdb = optuna.storages.RDBStorage("sqlite:///" + path, skip_compatibility_check=True)
+    versions["optuna"] = optuna.__version__
+    versions["head"] = rdb.get_head_version()
+    versions["current"] = rdb.get_current_version()
     return versions
 
 
@@ -90,7 +96,18 @@ def read(path, name):
     return {"study": dump(study), "files": file_versions(path)}
 
 
+def upgrade(path):
+    from optuna.cli import main
+    saved = sys.argv
+    sys.argv = ["optuna", "storage", "upgrade", "--storage", "sqlite:///" + path]
+    try:
+        status = main()
+    finally:
+        sys.argv = saved
+    return {"status": status or 0, "files": file_versions(path)}
+
+
 if __name__ == "__main__":
     command, arguments = sys.argv[1], sys.argv[2:]
-    result = {"extend": extend, "write": write, "read": read}[command](*arguments)
+    result = {"extend": extend, "write": write, "read": read, "upgrade": upgrade}[command](*arguments)
     print(json.dumps(result))

@@ -72,8 +72,13 @@ inline std::string copyFile(const QString& from, const QTemporaryDir& dir, const
     return to.toStdString();
 }
 
-// Debian's interpreter with python3-optuna; never the one first on PATH.
-inline const char* kSystemPython = "/usr/bin/python3";
+// Debian's interpreter with python3-optuna; never the one first on PATH. PITWALL_TEST_OPTUNA_PYTHON may name
+// another (a virtual environment with a newer Optuna) to run the interop tests' Optuna 3.2+ branch.
+inline QString interopPython()
+{
+    const QString chosen = qEnvironmentVariable("PITWALL_TEST_OPTUNA_PYTHON");
+    return chosen.isEmpty() ? QStringLiteral("/usr/bin/python3") : chosen;
+}
 
 struct PythonResult {
     int exitCode = -1;
@@ -81,7 +86,7 @@ struct PythonResult {
     QByteArray err;
 };
 
-// Runs /usr/bin/python3 with `arguments` (a script path or -c code, then its arguments).
+// Runs interopPython() (/usr/bin/python3) with `arguments` (a script path or -c code, then its arguments).
 inline PythonResult runPython(const QStringList& arguments, const QString& workDir, int timeoutMs = 120000)
 {
     QProcess process;
@@ -92,7 +97,7 @@ inline PythonResult runPython(const QStringList& arguments, const QString& workD
     environment.remove("PYTHONPATH");
     environment.remove("PYTHONHOME");
     process.setProcessEnvironment(environment);
-    process.start(kSystemPython, arguments);
+    process.start(interopPython(), arguments);
     PythonResult result;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
@@ -109,11 +114,11 @@ inline PythonResult runPython(const QStringList& arguments, const QString& workD
 // Empty when Debian's Optuna can be imported; otherwise why not, for PITWALL_FAIL_MISSING("python3-optuna", why).
 inline QString optunaUnavailableReason(const QString& workDir)
 {
-    if (!QFile::exists(kSystemPython))
-        return QString(kSystemPython) + " does not exist";
+    if (!QFile::exists(interopPython()))
+        return interopPython() + " does not exist";
     const auto result = runPython({"-c", "import optuna; print(optuna.__version__)"}, workDir, 60000);
     if (result.exitCode != 0)
-        return "`" + QString(kSystemPython) + " -c 'import optuna'` failed: " + QString::fromUtf8(result.err.trimmed());
+        return "`" + interopPython() + " -c 'import optuna'` failed: " + QString::fromUtf8(result.err.trimmed());
     return {};
 }
 

@@ -1,4 +1,5 @@
-// Optuna 3.1 (Debian's python3-optuna) and Pitwall read and write each other's studies in one file.
+// Optuna 3.1 (Debian's python3-optuna) and Pitwall read and write each other's studies in one file; with Optuna
+// 3.2 or later, after `optuna storage upgrade` (README), both still do. The checks branch on the installed version.
 // If this fails, optuna-dashboard or an Optuna script would see wrong trials in a Pitwall study (or refuse
 // the file), or Pitwall would misread a study that Optuna wrote.
 #include "storetestutil.h"
@@ -84,6 +85,31 @@ void compareStudy(Store& store, const std::string& name, const Json& optuna)
         }
 }
 
+// The revision Pitwall writes: Optuna 3.1's head. Optuna 3.2 and later upgrade the file past it.
+const char* kPitwallRevision = "v3.0.0.d";
+
+// Whether the installed Optuna (as file_versions reports it) is 3.2 or later, which upgrades the file.
+bool optunaUpgradesTheFile(const Json& files)
+{
+    const QStringList parts = QString::fromStdString(files["optuna"].get<std::string>()).split('.');
+    const int major = parts.value(0).toInt(), minor = parts.value(1).toInt();
+    return major > 3 || (major == 3 && minor >= 2);
+}
+
+// The file as the installed Optuna left it: untouched under 3.1 (Pitwall's version rows), at Optuna's head revision
+// under 3.2 and later. Either way the current revision is the one Optuna expects.
+void verifyRevisions(const Json& files)
+{
+    QCOMPARE(files["current"], files["head"]);
+    QCOMPARE(files["alembic"], Json::array({Json::array({files["head"]})}));
+    if (optunaUpgradesTheFile(files)) {
+        QVERIFY2(files["head"] != Json(kPitwallRevision), files.dump().c_str());
+    } else {
+        QCOMPARE(files["head"], Json(kPitwallRevision));
+        QCOMPARE(files["version_info"], Json::array({Json::array({12, "3.1.0"})})); // no upgrade, no stamping
+    }
+}
+
 } // namespace
 
 class TestOptunaInterop : public QObject {
@@ -93,6 +119,7 @@ private Q_SLOTS:
     void optunaReadsAndExtendsPitwallStudy();
     void pitwallReadsOptunaStudy();
     void shippedFixtureOpens();
+    void bothKeepWritingAfterStorageUpgrade();
 
 private:
     QTemporaryDir m_dir;
@@ -171,9 +198,8 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     QCOMPARE(before["best_number"], Json(1));
     QCOMPARE(before["user_attrs"], Json({{"owner", "pitwall"}}));
     QCOMPARE(before["directions"], Json::array({"MINIMIZE"}));
-    // Optuna opened the file as it is: no upgrade, no stamping.
-    QCOMPARE(result["files"]["version_info"], Json::array({Json::array({12, "3.1.0"})}));
-    QCOMPARE(result["files"]["alembic"], Json::array({Json::array({"v3.0.0.d"})}));
+    // Optuna 3.1 opened the file as it is; a later one upgraded it to its head revision.
+    verifyRevisions(result["files"]);
 
     // Pitwall and Optuna now agree on all five trials, field by field.
     auto store = openStore(path, OpenMode::ReadOnly);
@@ -194,8 +220,53 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     QCOMPARE(params, result["added"]["params"]);
     const auto info = store->info();
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
-    QCOMPARE(info.alembicVersion, std::string("v3.0.0.d"));
+    QCOMPARE(info.alembicVersion, result["files"]["head"].get<std::string>());
     QCOMPARE(info.pitwallSchemaVersion, 3);
+}
+
+// The README's promise for Optuna 3.2 and later, run as a user runs it on whatever Optuna is installed: `optuna
+// storage upgrade` on a Pitwall file (a no-op under 3.1, the index migration later), then Pitwall reads the study
+// and adds a trial, Optuna reads all of it and adds one, and Pitwall reads that. If this fails, a user of a newer
+// Optuna loses the file to one of the two tools after the upgrade the README tells them to run.
+void TestOptunaInterop::bothKeepWritingAfterStorageUpgrade()
+{
+    if (!m_optunaMissing.isEmpty())
+        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
+    const auto path = m_dir.filePath("upgraded.db").toStdString();
+    const QString file = QString::fromStdString(path);
+    const auto addTrial = [&](double x, double value) {
+        auto store = openStore(path);
+        const auto study = store->requireStudy("pitwall-made").id;
+        const auto trial = store->createTrial(study);
+        store->setTrialParam(trial.id, "x", x, floatDist(-3, 3));
+        store->setTrialParam(trial.id, "lr", 1e-3, floatDist(1e-5, 1e-1, true));
+        store->setTrialParam(trial.id, "layers", 2, intDist(1, 4));
+        store->setTrialParam(trial.id, "optimizer", 1, optimizerDist());
+        store->finishTrial(trial.id, TrialState::Complete, {value});
+    };
+    openStore(path)->createStudy("pitwall-made", {StudyDirection::Minimize});
+    addTrial(0.5, 0.25);
+
+    const Json upgraded = runInteropScript({"upgrade", file}, m_dir.path());
+    QCOMPARE(upgraded["status"], Json(0));
+    verifyRevisions(upgraded["files"]);
+    const std::string head = upgraded["files"]["head"].get<std::string>();
+
+    addTrial(-1.0, 0.125); // Pitwall writes the upgraded file
+    {
+        auto store = openStore(path, OpenMode::ReadOnly);
+        QCOMPARE(store->info().alembicVersion, head);
+        QCOMPARE(store->trials(store->requireStudy("pitwall-made").id).size(), std::size_t(2));
+    }
+    const Json extended = runInteropScript({"extend", file, "pitwall-made"}, m_dir.path());
+    QCOMPARE(extended["before"]["trials"].size(), std::size_t(2));
+    QCOMPARE(extended["before"]["best_value"], Json(0.125));
+    QCOMPARE(extended["added"]["number"], Json(2));
+    QCOMPARE(extended["files"]["head"], Json(head));
+    auto store = openStore(path, OpenMode::ReadOnly);
+    const Json after = runInteropScript({"read", file, "pitwall-made"}, m_dir.path());
+    compareStudy(*store, "pitwall-made", after["study"]);
+    QCOMPARE(store->trial(store->requireStudy("pitwall-made").id, 2)->values, std::vector<double>{1.5});
 }
 
 void TestOptunaInterop::pitwallReadsOptunaStudy()
@@ -209,14 +280,17 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
     QCOMPARE(study["trials"][2]["state"], Json("PRUNED"));
     QCOMPARE(study["trials"][4]["state"], Json("FAIL"));
 
-    // A file Pitwall creates has Optuna's tables, indexes and version rows exactly as Optuna creates them.
-    const auto fresh = m_dir.filePath("pitwall-fresh.db").toStdString();
-    openStore(fresh).reset();
-    const auto schemaSql = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name NOT LIKE 'pitwall%' "
-                           "ORDER BY type, name";
-    QCOMPARE(query(fresh, schemaSql), query(path, schemaSql));
-    QCOMPARE(query(fresh, "SELECT * FROM version_info"), query(path, "SELECT * FROM version_info"));
-    QCOMPARE(query(fresh, "SELECT * FROM alembic_version"), query(path, "SELECT * FROM alembic_version"));
+    // A file Pitwall creates has Optuna's tables, indexes and version rows exactly as Optuna 3.1 creates them
+    // (a later Optuna creates its own head revision, which Pitwall reads but does not write).
+    if (!optunaUpgradesTheFile(written["files"])) {
+        const auto fresh = m_dir.filePath("pitwall-fresh.db").toStdString();
+        openStore(fresh).reset();
+        const auto schemaSql = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name NOT LIKE 'pitwall%' "
+                               "ORDER BY type, name";
+        QCOMPARE(query(fresh, schemaSql), query(path, schemaSql));
+        QCOMPARE(query(fresh, "SELECT * FROM version_info"), query(path, "SELECT * FROM version_info"));
+        QCOMPARE(query(fresh, "SELECT * FROM alembic_version"), query(path, "SELECT * FROM alembic_version"));
+    }
 
     {
         auto readOnly = openStore(path, OpenMode::ReadOnly);

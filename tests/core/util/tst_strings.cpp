@@ -2,6 +2,7 @@
 // must not change with the desktop's locale (QApplication sets LC_NUMERIC from the environment), and text that
 // is not a plain decimal number is refused rather than read as something else.
 #include "core/util/strings.h"
+#include "core/util/timefmt.h"
 
 #include <QtTest>
 
@@ -22,6 +23,7 @@ private Q_SLOTS:
     void integersRefuseTwoSigns();
     void sameUnderDecimalCommaLocale();
     void formatRoundTrips();
+    void durationsForPeople();
 };
 
 void TestStrings::parsesPlainNumbers_data()
@@ -117,4 +119,15 @@ void TestStrings::formatRoundTrips()
 }
 
 QTEST_APPLESS_MAIN(TestStrings)
+void TestStrings::durationsForPeople()
+{
+    QCOMPARE(pitwall::formatDuration(0), std::string("0 s"));
+    QCOMPARE(pitwall::formatDuration(59.4), std::string("59 s"));
+    QCOMPARE(pitwall::formatDuration(59.6), std::string("1 min 00 s"));
+    QCOMPARE(pitwall::formatDuration(187), std::string("3 min 07 s"));
+    QCOMPARE(pitwall::formatDuration(3600 * 2 + 5 * 60 + 59), std::string("2 h 05 min"));
+    QCOMPARE(pitwall::formatDuration(-1), std::string());
+    QCOMPARE(pitwall::formatDuration(std::nan("")), std::string());
+}
+
 #include "tst_strings.moc"

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -19,6 +21,9 @@ using namespace pitwall::engine;
 using namespace pitwall::autospeed;
 
 namespace {
+
+// Relative difference allowed between the first training step's loss through the Pitwall and the reference loader.
+constexpr double kLoaderLossTolerance = 0.05;
 
 // A model small enough for CPU tests: widths x0.25 at a 128 x 64 input.
 std::vector<std::string> smallOverrides()
@@ -58,6 +63,7 @@ private Q_SLOTS:
     void optimiserFollowsAutoSpeedsGroupsAndSchedule();
     void shortTrainingLowersTheLossAndEvaluates();
     void badInputSizeIsRejected();
+    void referenceLoaderTrainsTheSameSamples();
     void clipGradNormBoundsTheStep();
     void apMethodFollowsTheConfig();
 };
@@ -251,6 +257,46 @@ void TestAutoSpeed::shortTrainingLowersTheLossAndEvaluates()
     }
     QVERIFY(result.finalMetrics.at("map50") >= result.finalMetrics.at("map50_95"));
     QVERIFY(std::isfinite(result.finalMetrics.at("loss")));
+}
+
+void TestAutoSpeed::referenceLoaderTrainsTheSameSamples()
+{
+    // data.loader=reference trains through the DataLoader-style loader (worker processes): the run finishes, the
+    // store records the loader in the run's config, and with the same seed it sees the same samples, boxes and
+    // initial weights as the Pitwall loader, so the first step's loss agrees closely (the two resize kernels differ
+    // in rounding only; a different sample order or box mapping changes the loss by far more).
+    QTemporaryDir dir;
+    const std::string data = dir.filePath("data").toStdString();
+    {
+        synth::SynthOptions synthOptions = synth::synthOptionsFromConfig(config());
+        synthOptions.frames = 24;
+        synthOptions.episodeFrames = 12;
+        synth::writeSynthDataset(data, synthOptions);
+    }
+    std::map<std::string, std::vector<double>> losses;
+    for (const std::string loader : {"pitwall", "reference"}) {
+        const auto cfg = config({"autospeed.epochs=1", "autospeed.warmup_epochs=0", "autospeed.mosaic=0",
+                                 "training.experiment.log_scalars_every_n_steps=1", "data.loader=" + loader});
+        TrainRequest request;
+        request.config = &cfg;
+        request.storeLocation = dir.filePath(QString::fromStdString(loader + ".db")).toStdString();
+        request.seed = 0;
+        request.device.threads = 2;
+        request.dataDir = data;
+        request.checkpointDir = dir.filePath(QString::fromStdString(loader + "-ckpt")).toStdString();
+        const TrainResult result = train(request);
+        auto store = openStore(request.storeLocation, OpenMode::ReadOnly);
+        const auto run = store->run(result.runId);
+        QVERIFY(run);
+        QVERIFY2(run->configYaml.find("loader: " + loader) != std::string::npos, qPrintable(QString::fromStdString(loader)));
+        for (const MetricRow& row : store->metricsSince(result.runId, 0))
+            if (row.sample.key == "loss")
+                losses[loader].push_back(row.sample.value);
+        QVERIFY2(!losses[loader].empty() && std::isfinite(losses[loader].front()), qPrintable(QString::fromStdString(loader)));
+    }
+    const double a = losses["pitwall"].front(), b = losses["reference"].front();
+    QVERIFY2(std::abs(a - b) < kLoaderLossTolerance * std::abs(a),
+             qPrintable(QString("first-step loss: pitwall %1, reference %2").arg(a).arg(b)));
 }
 
 void TestAutoSpeed::badInputSizeIsRejected()

@@ -2,6 +2,7 @@
 // Fixtures of the data-pipeline tests: smooth, colourful test images written as JPEG files.
 
 #include "core/engine/data/jpeg.h"
+#include "core/engine/synth/dataset.h"
 
 #include <QtTest>
 
@@ -28,6 +29,20 @@ inline std::vector<std::uint8_t> testImage(int width, int height, int seed)
                 rgb[(static_cast<std::size_t>(y) * width + x) * 3 + c] = static_cast<std::uint8_t>(std::lround(values[c]));
         }
     return rgb;
+}
+
+// A synthetic-world dataset of `frames` frames (one episode) at the camera's default size, or width x height.
+inline void writeSynth(const std::string& dir, int frames, std::uint64_t seed, int width = 0, int height = 0)
+{
+    pitwall::synth::SynthOptions options;
+    options.frames = frames;
+    options.episodeFrames = frames;
+    options.seed = seed;
+    if (width > 0) {
+        options.sensors.camera.width = width;
+        options.sensors.camera.height = height;
+    }
+    pitwall::synth::writeSynthDataset(dir, options);
 }
 
 inline void writeBytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes)

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 using namespace pitwall::engine::data;
 namespace fs = std::filesystem;
 
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void batchLayout();
     void bytesIndependentOfThreads();
     void epochsEndTheStream();
+    void scaledDecodeDeterministic();
     void heldBatchesAreNotOverwritten();
     void badFilesAreCountedNotFatal();
     void replicateVsShard();
@@ -102,6 +105,35 @@ void TestDataLoader::bytesIndependentOfThreads()
                 QCOMPARE(x.boxes[k][j].x0, y.boxes[k][j].x0);
         }
     }
+}
+
+void TestDataLoader::scaledDecodeDeterministic()
+{
+    // 200x120 sources to 96x40: the zoom range needs 83..120 source columns, i.e. the 4/8 and 5/8 decodes.
+    // Same seed -> the same scales and bytes; another seed -> other batches; full-only decodes report 8/8.
+    LoaderOptions o = smallOptions(2);
+    o.sample.scaleChoice = ScaleChoice::AnyEighth;
+    auto first = makeBatchLoader(m_index, o);
+    auto again = makeBatchLoader(m_index, o);
+    o.shard.seed = 12;
+    auto other = makeBatchLoader(m_index, o);
+    o.shard.seed = 11;
+    o.sample.scaleChoice = ScaleChoice::FullOnly;
+    auto full = makeBatchLoader(m_index, o);
+    std::set<int> eighths;
+    bool differs = false;
+    for (int b = 0; b < 4; ++b) {
+        LoadedBatch x, y, z, f;
+        QVERIFY(first->next(x) && again->next(y) && other->next(z) && full->next(f));
+        QCOMPARE(x.indices, y.indices);
+        QCOMPARE(x.decodedEighths, y.decodedEighths);
+        QVERIFY2(torch::equal(x.images, y.images), qPrintable(QString("batch %1 differs").arg(b)));
+        differs = differs || !torch::equal(x.images, z.images);
+        QCOMPARE(f.decodedEighths, std::vector<std::uint8_t>(4, 8));
+        eighths.insert(x.decodedEighths.begin(), x.decodedEighths.end());
+    }
+    QVERIFY(differs);
+    QCOMPARE(eighths, (std::set<int>{4, 5}));
 }
 
 void TestDataLoader::epochsEndTheStream()

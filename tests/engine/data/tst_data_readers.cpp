@@ -283,11 +283,7 @@ void TestDataReaders::synthDataset()
 {
     QTemporaryDir dir;
     const std::string path = dir.filePath("synth").toStdString();
-    pitwall::synth::SynthOptions options;
-    options.frames = 4;
-    options.episodeFrames = 4;
-    options.seed = 3;
-    pitwall::synth::writeSynthDataset(path, options);
+    datatest::writeSynth(path, 4, 3);
     // Damage one label file: that frame is left out and named.
     datatest::writeText(fs::path(path) / "meta" / "000002.json", "{");
     const DatasetIndex index = indexSynth(path);

@@ -10,6 +10,7 @@
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void hpoFinalIsItsOwnJob();
     void killedJobShowsVanished();
     void badInputLeavesNothing();
+    void searchCheckWritesNothing();
     void commandsThatDoNotTrainLoadNoLibTorch();
 };
 
@@ -88,6 +90,20 @@ void TestJobsCli::foregroundTrainRecordsFinishedJob()
         links << l.toObject()["kind"].toString() + ":" + l.toObject()["ref"].toString();
     QVERIFY2(links.contains("study:transfuser-smoke"), qPrintable(links.join(",")));
     QVERIFY2(links.filter(QRegularExpression("^run:\\d+$")).size() == 1, qPrintable(links.join(",")));
+    // `eval driving --check` loads the run's model without driving or recording anything.
+    const QString run = links.filter(QRegularExpression("^run:\\d+$")).first().mid(4);
+    const CliResult check = runCli({"eval", "driving", "--policy", run, "--routes", "2", "--check", "--db", db});
+    QVERIFY2(check.exitCode == 0, qPrintable(check.err));
+    QVERIFY2(check.out.contains("ok: run " + run + ": model 'transfuser' from "), qPrintable(check.out));
+    QCOMPARE(QJsonDocument::fromJson(runCli({"jobs", "list", "--all", "--json", "--db", db}).out.toUtf8()).array().size(),
+             1); // only the train job: --check records none
+    const CliResult missing = runCli({"eval", "driving", "--policy", "99999", "--check", "--db", db});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("no run 99999"), qPrintable(missing.err));
+    const CliResult noDb = runCli({"eval", "driving", "--policy", "3", "--check", "--db", dir.filePath("none.db")});
+    QCOMPARE(noDb.exitCode, 2);
+    QVERIFY2(noDb.err.contains("no such results database"), qPrintable(noDb.err));
+    QVERIFY(!QFile::exists(dir.filePath("none.db")));
     // The printed output is the same as before, apart from the job line.
     QVERIFY(r.out.contains("study 'transfuser-smoke'"));
 }
@@ -291,6 +307,46 @@ void TestJobsCli::badInputLeavesNothing()
         QVERIFY2(bad.err.contains(expected), qPrintable(bad.err));
         QVERIFY(!QFile::exists(db));
     }
+}
+
+// `hpo --check` (what the window runs before it starts a search) runs the search's own checks and writes nothing:
+// no results file, job, study or folder; a problem is exit 2 with the message the real start would give.
+void TestJobsCli::searchCheckWritesNothing()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("c.db");
+    const QString partition = processCores().size() >= 2 ? "DPX" : "SPX";
+    const int workers = partition == "DPX" ? 2 : 1;
+    const QStringList search{"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--space",
+                             PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4",
+                             "--partition", partition, "--study", "chk", "--db", db, "--check"};
+    const CliResult ok = runCli(search, dir.path());
+    QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
+    QVERIFY2(ok.out.contains(QString("ok: study 'chk' would run 4 trial(s) on %1 cpu worker(s) (%2: ")
+                                 .arg(workers)
+                                 .arg(partition)),
+             qPrintable(ok.out));
+    QVERIFY2(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty(),
+             qPrintable(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(", ")));
+    const CliResult json = runCli(QStringList(search) << "--json", dir.path());
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject out = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QCOMPARE(out["study"].toString(), QString("chk"));
+    QCOMPARE(out["trials"].toInt(), 4);
+    QCOMPARE(out["devices"].toArray().size(), workers);
+
+    // Problems the real start finds, found without starting.
+    const CliResult objective = runCli(QStringList(search) << "--objective" << "val/nope", dir.path());
+    QCOMPARE(objective.exitCode, 2);
+    QVERIFY2(objective.err.contains("val/nope"), qPrintable(objective.err));
+    QVERIFY(!QFile::exists(db));
+    QCOMPARE(runCli({"study", "create", "--study", "chk", "--db", db}).exitCode, 0);
+    const CliResult taken = runCli(search, dir.path());
+    QCOMPARE(taken.exitCode, 2);
+    QVERIFY2(taken.err.contains("study 'chk' already exists"), qPrintable(taken.err));
+    const CliResult jobs = runCli({"jobs", "list", "--all", "--json", "--db", db});
+    QCOMPARE(jobs.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(jobs.out.toUtf8()).array().size(), 0); // --check recorded no job
 }
 
 void TestJobsCli::commandsThatDoNotTrainLoadNoLibTorch()

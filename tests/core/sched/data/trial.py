@@ -1,10 +1,12 @@
 """A trial command for the scheduler tests: behaves as --mode says, speaking Pitwall's JSON-lines protocol.
 
-ok        two intermediate values, a text line, then {"objective": (x - 0.3)^2 + ...}
+ok        two intermediate values, a text line, then {"objective": (x - 0.3)^2 + y / 100}; with --hold-trial N,
+          trial N waits for the file --gate before its objective (a trial that is running when the search dies)
 exit137   one intermediate value, a message on stderr, exit status 137 (what an out-of-memory kill looks like)
 kill9     one intermediate value, then SIGKILL to itself
 badjson   a truncated JSON line and no objective, exit status 0
 wait      one intermediate value, then waits until the file --gate exists, then the objective
+stubborn  as wait, but ignores SIGINT and SIGTERM (noting each SIGTERM in GATE.term.<trial>); pid in GATE.pid.<trial>
 affinity  the CPU set and OMP_NUM_THREADS it runs with, as the objective line's extra fields
 prunable  trial 0 reports low values and completes; later trials report high values and then wait (up to
           60 s) for the pruner to stop them with SIGTERM, which they record in --gate's folder
@@ -19,7 +21,9 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--mode", required=True)
 parser.add_argument("--x", type=float, default=0.5)
+parser.add_argument("--y", type=int, default=0)
 parser.add_argument("--gate", default="")
+parser.add_argument("--hold-trial", type=int, default=-1)
 args = parser.parse_args()
 
 
@@ -27,7 +31,7 @@ def say(obj):
     print(json.dumps(obj), flush=True)
 
 
-value = (args.x - 0.3) ** 2
+value = (args.x - 0.3) ** 2 + args.y / 100
 if args.mode == "prunable":
     trial = int(os.environ["PITWALL_TRIAL"])
     if trial > 0:
@@ -40,10 +44,24 @@ if args.mode == "prunable":
         time.sleep(60)
     say({"objective": 1.0 if trial == 0 else 10.0})
     sys.exit(0)
+if args.mode == "stubborn":
+    # Ignores Ctrl-C and SIGTERM (a trial busy writing a checkpoint), noting each SIGTERM beside --gate;
+    # its pid is there too, for the test to watch.
+    trial = int(os.environ["PITWALL_TRIAL"])
+    def noted(signum, frame):
+        open("%s.term.%d" % (args.gate, trial), "w").close()
+    signal.signal(signal.SIGTERM, noted)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with open("%s.pid.%d" % (args.gate, trial), "w") as f:
+        f.write(str(os.getpid()))
 say({"step": 0, "value": value + 1.0, "loss": value + 1.0})
 if args.mode == "ok":
     print("plain text goes to the log", flush=True)
     say({"step": 1, "value": value + 0.5})
+    if int(os.environ.get("PITWALL_TRIAL", "-1")) == args.hold_trial:
+        deadline = time.time() + 120
+        while not os.path.exists(args.gate) and time.time() < deadline:
+            time.sleep(0.05)
     say({"objective": value, "x": args.x})
 elif args.mode == "exit137":
     print("simulated out of memory: cannot allocate 4 GiB", file=sys.stderr, flush=True)
@@ -53,8 +71,8 @@ elif args.mode == "kill9":
     os.kill(os.getpid(), signal.SIGKILL)
 elif args.mode == "badjson":
     print('{"objective": 0.3', flush=True)
-elif args.mode == "wait":
-    deadline = time.time() + 120
+elif args.mode in ("wait", "stubborn"):
+    deadline = time.time() + (600 if args.mode == "stubborn" else 120)
     while not os.path.exists(args.gate) and time.time() < deadline:
         time.sleep(0.05)
     say({"objective": value})
