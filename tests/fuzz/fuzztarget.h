@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -37,6 +40,27 @@ int runInput(Parse&& parse)
 inline std::string text(const std::uint8_t* data, std::size_t size)
 {
     return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// A folder of its own under the temporary directory for a target whose parser reads files: /tmp/pitwall-fuzz-
+// <name> (fixed, so that paths stored inside committed inputs, the pre-processed cache's source list, stay
+// valid), emptied when the process first asks for it.
+inline std::filesystem::path scratchDir(const std::string& name)
+{
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("pitwall-fuzz-" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// Writes `size` bytes to `file` (the input of a parser that reads files), replacing what was there.
+inline void writeFile(const std::filesystem::path& file, const std::uint8_t* data, std::size_t size)
+{
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!out.flush())
+        throw std::runtime_error("fuzz: cannot write " + file.string());
 }
 
 } // namespace pitwall::fuzz

@@ -107,7 +107,8 @@ bool readIndex(const std::string& file, Header& header, std::vector<Entry>& entr
 }
 
 // Why an entry cannot be served from a file with this header: its pixels must lie in the data section (so inside
-// the file) and its sizes be those of a real image. Empty when it can (or is an unavailable entry).
+// the file) and its sizes be those of a real image, cached at the size this output asks of it. Empty when it can
+// (or is an unavailable entry).
 std::string entryProblem(const Header& header, const Entry& e)
 {
     if (!e.ok)
@@ -115,6 +116,14 @@ std::string entryProblem(const Header& header, const Entry& e)
     if (e.width <= 0 || e.height <= 0 || e.width > kMaxJpegSide || e.height > kMaxJpegSide || e.sourceWidth <= 0 ||
         e.sourceHeight <= 0 || e.sourceWidth > kMaxJpegSide || e.sourceHeight > kMaxJpegSide)
         return "implausible image size " + std::to_string(e.width) + "x" + std::to_string(e.height);
+    int width = 0;
+    int height = 0;
+    PreprocessedCache::cachedSize(e.sourceWidth, e.sourceHeight, header.outputWidth, header.outputHeight, width,
+                                  height);
+    if (e.width != width || e.height != height)
+        return "image size " + std::to_string(e.width) + "x" + std::to_string(e.height) + " where a " +
+               std::to_string(e.sourceWidth) + "x" + std::to_string(e.sourceHeight) + " source is cached at " +
+               std::to_string(width) + "x" + std::to_string(height);
     const std::uint64_t bytes = static_cast<std::uint64_t>(e.width) * static_cast<std::uint64_t>(e.height) * 3;
     if (e.offset < header.dataOffset || e.offset > header.reasonsOffset || bytes > header.reasonsOffset - e.offset)
         return "pixels at offset " + std::to_string(e.offset) + " (" + std::to_string(bytes) +

@@ -3,6 +3,7 @@
 #include "core/engine/data/dataset.h"
 
 #include "core/util/error.h"
+#include "core/util/floatrange.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -87,8 +88,10 @@ bool readCipoFile(const fs::path& file, SampleRecord& record, std::vector<DataPr
         }
         const auto x = numberOf(object, "x"), y = numberOf(object, "y");
         const auto w = numberOf(object, "width"), h = numberOf(object, "height");
-        if (!x || !y || !w || !h || !std::isfinite(*x + *y + *w + *h)) {
-            problems.push_back({file.string(), which + ": x, y, width and height must be numbers; skipped"});
+        if (!x || !y || !w || !h || !finiteAsFloat(*x) || !finiteAsFloat(*y) || !finiteAsFloat(*x + *w) ||
+            !finiteAsFloat(*y + *h)) {
+            problems.push_back({file.string(), which + ": x, y, width and height must be numbers (pixels, within "
+                                                       "float range); skipped"});
             continue;
         }
         const auto level = levelOf(object);
@@ -96,12 +99,13 @@ bool readCipoFile(const fs::path& file, SampleRecord& record, std::vector<DataPr
             problems.push_back({file.string(), which + ": id (CIPO level) must be 1..4; skipped"});
             continue;
         }
-        if (*w <= 0 || *h <= 0) {
+        const BoxLabel box{*level == 4 ? 3 : *level, static_cast<float>(*x), static_cast<float>(*y),
+                           static_cast<float>(*x + *w), static_cast<float>(*y + *h)};
+        if (*w <= 0 || *h <= 0 || !(box.x1 > box.x0 && box.y1 > box.y0)) {
             problems.push_back({file.string(), which + ": box with no area; skipped"});
             continue;
         }
-        record.boxes.push_back({*level == 4 ? 3 : *level, static_cast<float>(*x), static_cast<float>(*y),
-                                static_cast<float>(*x + *w), static_cast<float>(*y + *h)});
+        record.boxes.push_back(box);
     }
     return true;
 }

@@ -53,6 +53,10 @@ void requireFolder(const std::string& dir)
         throw InputError(SourceLocation{dir}, fs::exists(dir, ec) ? "is not a folder" : "no such folder");
 }
 
+// YOLO coordinates are fractions of the image's size; beyond this many image sizes a value is not a box of it
+// (and no longer a float once scaled to pixels).
+constexpr double kMaxYoloCoordinate = 100.0;
+
 int cipoClass(int level)
 {
     return level == 4 ? 3 : level;
@@ -103,12 +107,20 @@ std::vector<BoxLabel> readYoloLabels(const fs::path& file, std::vector<DataProbl
                                            std::to_string(kMaxYoloClasses - 1) + "); line skipped"});
             continue;
         }
-        if (v[2] <= 0 || v[3] <= 0) {
-            problems.push_back({where, "box with no area (w or h <= 0); line skipped"});
+        if (std::any_of(v, v + 4, [](double x) { return std::fabs(x) > kMaxYoloCoordinate; })) {
+            problems.push_back({where, "'" + text + "': a value beyond +-" + formatDouble(kMaxYoloCoordinate) +
+                                           " image sizes is not a box of this image; line skipped"});
             continue;
         }
-        boxes.push_back({static_cast<int>(*cls), static_cast<float>(v[0] - v[2] / 2), static_cast<float>(v[1] - v[3] / 2),
-                         static_cast<float>(v[0] + v[2] / 2), static_cast<float>(v[1] + v[3] / 2)});
+        const BoxLabel box{static_cast<int>(*cls), static_cast<float>(v[0] - v[2] / 2),
+                           static_cast<float>(v[1] - v[3] / 2), static_cast<float>(v[0] + v[2] / 2),
+                           static_cast<float>(v[1] + v[3] / 2)};
+        if (v[2] <= 0 || v[3] <= 0 || !(box.x1 > box.x0 && box.y1 > box.y0)) {
+            problems.push_back({where, "box with no area (w or h <= 0, or too small to tell its corners apart); "
+                                       "line skipped"});
+            continue;
+        }
+        boxes.push_back(box);
     }
     return boxes;
 }

@@ -3,6 +3,7 @@
 #include "core/engine/data/dataset.h"
 #include "core/engine/data/jpeg.h"
 #include "core/util/error.h"
+#include "core/util/floatrange.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -199,6 +200,10 @@ nlohmann::json readJsonFile(const std::string& path)
         const int column = static_cast<int>(end - (lineStart == std::string::npos || end == 0 ? 0 : lineStart + 1)) + 1;
         throw InputError(SourceLocation{path, line, column},
                          "not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond a double's range (444444444E4444; found by fuzz_predictions): the parser names the
+        // number but not its place.
+        throw InputError(SourceLocation{path}, std::string("a number beyond the range of a double: ") + e.what());
     }
 }
 
@@ -247,9 +252,9 @@ ReadPredictions readPredictions(const std::string& path, const data::DatasetInde
             const nlohmann::json* value = field(key);
             if (!value)
                 return 0;
-            if (!value->is_number() || !std::isfinite(value->get<double>())) {
-                problems.add(where + ": key '" + key + "' must be a finite number, found " + jsonTypeName(*value) +
-                             " (" + value->dump() + ")");
+            if (!value->is_number() || !finiteAsFloat(value->get<double>())) {
+                problems.add(where + ": key '" + key + "' must be a finite number (within float range), found " +
+                             jsonTypeName(*value) + " (" + value->dump() + ")");
                 ok = false;
                 return 0;
             }
@@ -280,6 +285,10 @@ ReadPredictions readPredictions(const std::string& path, const data::DatasetInde
         }
         const double x = number("x"), y = number("y"), width = number("width"), height = number("height");
         const double score = number("score");
+        if (ok && (!finiteAsFloat(x + width) || !finiteAsFloat(y + height))) {
+            problems.add(where + ": the box's far corner (x + width, y + height) is beyond float range");
+            ok = false;
+        }
         if (width < 0 || height < 0) {
             problems.add(where + ": negative " + (width < 0 ? "width " + formatDouble(width) : "height " +
                                                                                                formatDouble(height)));

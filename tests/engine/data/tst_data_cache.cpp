@@ -119,6 +119,9 @@ void TestDataCache::entryOutsideTheFileRebuilds_data()
     QTest::newRow("offset into the header") << 0 << quint64(0) << 8;
     QTest::newRow("width reaching past the end") << 24 << quint64(15000) << 4;
     QTest::newRow("negative width") << 24 << quint64(0xFFFFFFF0u) << 4;
+    // Found by fuzz_cache (corpus/cache/entry-size-smaller-than-cached): a size inside the data section, but not
+    // the one this source is cached at for this output, was served as the image.
+    QTest::newRow("width other than the cached size") << 24 << quint64(100) << 4;
 }
 
 void TestDataCache::entryOutsideTheFileRebuilds()

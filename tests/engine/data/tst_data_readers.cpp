@@ -53,6 +53,7 @@ private Q_SLOTS:
     void emptyFolderIsInputError();
     void yolo();
     void yoloClassBeyondTheClassesIsNamed();
+    void coordinatesBeyondFloatAreRefused();
     void unknownSplitNamesTheSplits();
     void cipoBothSpellings();
     void cipoBadFiles();
@@ -253,6 +254,46 @@ void TestDataReaders::yoloClassBeyondTheClassesIsNamed()
     const SampleRecord* a = recordEndingWith(index, "a.jpg");
     QVERIFY(a && a->boxes.size() == 2);
     QCOMPARE(a->boxes[1].classId, kMaxYoloClasses - 1);
+}
+
+void TestDataReaders::coordinatesBeyondFloatAreRefused()
+{
+    // Found by fuzz_labels (corpus/labels/yolo-huge-values, cipo-bad-objects): 1e300 is a finite double but inf as
+    // the float a box keeps (and NaN in the IoU computed from it); 1e-300 is a positive width whose corners are the
+    // same float. Both were kept as boxes; now each is a problem at its line or object and the frame stays.
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    datatest::writeJpeg(root / "yolo" / "images" / "a.jpg", 40, 20, 1);
+    datatest::writeText(root / "yolo" / "labels" / "a.txt", "0 1e300 0.5 1e300 0.1
+0 0.5 0.5 1e-300 1e-300
+"
+                                                              "1 0.5 0.5 0.2 0.4
+0 100.5 0.5 0.2 0.2
+");
+    const DatasetIndex yolo = indexYolo((root / "yolo").string());
+    QCOMPARE(yolo.problems.size(), std::size_t(3));
+    QVERIFY(mentions(yolo.problems, "a.txt:1", "beyond +-100 image sizes"));
+    QVERIFY(mentions(yolo.problems, "a.txt:2", "box with no area"));
+    QVERIFY(mentions(yolo.problems, "a.txt:4", "beyond +-100 image sizes"));
+    QCOMPARE(yolo.samples.size(), std::size_t(1));
+    QCOMPARE(yolo.samples[0].boxes.size(), std::size_t(1));
+    QCOMPARE(yolo.samples[0].boxes[0].classId, 1);
+
+    const fs::path seg = fs::path("training") / "segment-1";
+    datatest::writeJpeg(root / "cipo" / "images" / seg / "1.jpg", 32, 32, 1);
+    datatest::writeText(root / "cipo" / "cipo" / seg / "1.jpg.json",
+                        R"({"results": [{"x": 1, "y": 1, "width": 1e300, "height": 2, "id": "1"},
+                                        {"x": 3e38, "y": 1, "width": 3e38, "height": 2, "id": "2"},
+                                        {"x": 1e9, "y": 1, "width": 1e-300, "height": 2, "id": "3"},
+                                        {"x": 1, "y": 1, "width": 2, "height": 2, "id": "4"}]})");
+    const DatasetIndex cipo = indexOpenLaneCipo((root / "cipo").string());
+    QVERIFY(mentions(cipo.problems, "1.jpg.json", "object 1: x, y, width and height must be numbers"));
+    QVERIFY(mentions(cipo.problems, "1.jpg.json", "object 2: x, y, width and height must be numbers"));
+    QVERIFY(mentions(cipo.problems, "1.jpg.json", "object 3: box with no area"));
+    QCOMPARE(cipo.samples.size(), std::size_t(1));
+    QCOMPARE(cipo.samples[0].boxes.size(), std::size_t(1));
+    QCOMPARE(cipo.samples[0].boxes[0].classId, 3);
+    QCOMPARE(cipo.samples[0].boxes[0].x1, 3.0f);
 }
 
 void TestDataReaders::unknownSplitNamesTheSplits()

@@ -491,6 +491,19 @@ void TestEvalDetection::cliRejectsBadInput_data()
         << QStringList{"predictions[0]: image 'zzz.jpg' is not in the dataset"};
     QTest::newRow("class out of range") << QString("[{%1, \"class\": 7, \"score\": 0.5}]").arg(good)
                                         << QStringList{"predictions[0]: class 7 is outside the dataset's classes"};
+    // Seen while writing fuzz_predictions: 1e300 is finite as a double, inf as the float a box keeps.
+    QTest::newRow("beyond float range")
+        << QString("[{\"image\": \"a.jpg\", \"x\": 1e300, \"y\": 1, \"width\": 5, \"height\": 5, \"class\": 0, "
+                   "\"score\": 0.5}]")
+        << QStringList{"predictions[0]: key 'x' must be a finite number (within float range)", "1e+300"};
+    QTest::newRow("far corner beyond float range")
+        << QString("[{\"image\": \"a.jpg\", \"x\": 3e38, \"y\": 1, \"width\": 3e38, \"height\": 5, \"class\": 0, "
+                   "\"score\": 0.5}]")
+        << QStringList{"predictions[0]: the box's far corner (x + width, y + height) is beyond float range"};
+    QTest::newRow("number beyond a double") // found by fuzz_predictions: nlohmann's out_of_range escaped
+        << QString("[{\"image\": \"a.jpg\", \"x\": 1, \"y\": 1, \"width\": 5, \"height\": 5, \"class\": 0, "
+                   "\"score\": 444444444E4444}]")
+        << QStringList{"predictions.json: a number beyond the range of a double", "444444444E4444"};
     QTest::newRow("several problems")
         << QString("[{%1, \"class\": 0, \"score\": 0.5}, 3, {%1, \"class\": -1, \"score\": 0.5}]").arg(good)
         << QStringList{"predictions[1]: expected an object", "predictions[2]: class -1"};
