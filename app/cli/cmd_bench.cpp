@@ -76,7 +76,8 @@ void printJson(const engine::VariantsFile& variants, const std::vector<engine::V
     std::cout << out.dump(2) << "\n";
 }
 
-int benchVariants(const Args& args)
+// The file, --seeds, --only and the overrides resolved into what runVariantsBench runs (and --check checks).
+engine::VariantsBenchSpec variantsSpec(const Args& args)
 {
     std::vector<std::string> files, overrides;
     splitConfigArgs(args, files, overrides);
@@ -86,6 +87,40 @@ int benchVariants(const Args& args)
     spec.file = variantsFromArgs(args, files[0]);
     spec.configs = engine::resolveVariants(schemaWithWarnings(), spec.file, overrides);
     spec.storeLocation = args.database();
+    return spec;
+}
+
+int benchVariantsCheck(const Args& args)
+{
+    const engine::VariantsBenchSpec spec = variantsSpec(args);
+    const std::vector<engine::VariantCheck> checks = engine::checkVariantsBench(spec);
+    std::size_t runs = 0;
+    nlohmann::json variants = nlohmann::json::array();
+    for (const engine::VariantCheck& c : checks) {
+        runs += c.seeds.size();
+        variants.push_back({{"name", c.name}, {"study", c.study}, {"seeds", c.seeds}});
+    }
+    if (args.flag("json")) {
+        std::cout << nlohmann::json{{"ok", true},
+                                    {"name", spec.file.name},
+                                    {"variants", variants},
+                                    {"runs", runs},
+                                    {"driving", spec.file.driving.enabled}}
+                         .dump(2)
+                  << "\n";
+        return kExitOk;
+    }
+    for (const engine::VariantCheck& c : checks)
+        std::cout << "ok: variant '" << c.name << "': study '" << c.study << "', " << c.seeds.size() << " seed(s)\n";
+    std::cout << "ok: would train " << checks.size() << " variant(s), " << runs << " run(s)"
+              << (spec.file.driving.enabled ? " and drive each in closed loop" : "") << ", into " << spec.storeLocation
+              << "\n";
+    return kExitOk;
+}
+
+int benchVariants(const Args& args)
+{
+    const engine::VariantsBenchSpec spec = variantsSpec(args);
     ProgressLine line;
     const engine::VariantsBenchResult out = engine::runVariantsBench(spec, processCancelToken(), line.reporter());
     const engine::VariantsFile& variants = spec.file;
@@ -104,21 +139,26 @@ int benchVariants(const Args& args)
 
 void addBenchCommands(Cli& cli)
 {
-    cli.add({"bench variants", "train each variant of an experiment for N seeds and print LEAD's speed table",
-             "FILE [dotted.key=value...] [--seeds N|LIST] [--only NAMES] [--markdown] [--db FILE] [--json]",
-             "FILE lists a base config and variants (see configs/transfuser/speed.yaml). Each variant trains both\n"
-             "stages for every seed as its own study '<name>/<variant>'; the table gives per-stage wall time,\n"
-             "compute FPS (samples / step time after the batch arrived), full FPS (samples / epoch wall time) and the\n"
-             "quality metric as mean ± sample std over seeds. Overrides apply to every variant. With a 'driving'\n"
-             "section, every seed's run is also driven in closed loop ('pitwall eval driving', the same routes for\n"
-             "every variant and seed) and the table gets a Driving Score column: with one seed, mean ± the standard\n"
-             "error over routes; with several, mean ± sample std over seeds and a DS s.e. column (the mean of the\n"
-             "seeds' standard errors over routes).",
-             {dbOption(), jsonOption(),
-              {"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
-              {"only", "NAMES", "comma-separated variant names to run"},
-              {"markdown", "", "print the table as Markdown"}},
-             benchVariants});
+    Command variants{
+        "bench variants",
+        "train each variant of an experiment for N seeds and print LEAD's speed table",
+        "FILE [dotted.key=value...] [--seeds N|LIST] [--only NAMES] [--markdown] [--db FILE] [--json]",
+        "FILE lists a base config and variants (see configs/transfuser/speed.yaml). Each variant trains both\n"
+        "stages for every seed as its own study '<name>/<variant>'; the table gives per-stage wall time,\n"
+        "compute FPS (samples / step time after the batch arrived), full FPS (samples / epoch wall time) and the\n"
+        "quality metric as mean ± sample std over seeds. Overrides apply to every variant. With a 'driving'\n"
+        "section, every seed's run is also driven in closed loop ('pitwall eval driving', the same routes for\n"
+        "every variant and seed) and the table gets a Driving Score column: with one seed, mean ± the standard\n"
+        "error over routes; with several, mean ± sample std over seeds and a DS s.e. column (the mean of the\n"
+        "seeds' standard errors over routes).",
+        {dbOption(),
+         jsonOption(),
+         {"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
+         {"only", "NAMES", "comma-separated variant names to run"},
+         {"markdown", "", "print the table as Markdown"}},
+        benchVariants};
+    variants.check = benchVariantsCheck;
+    cli.add(std::move(variants));
 }
 
 } // namespace pitwall::cli

@@ -103,6 +103,47 @@ void printJson(const engine::PartitionBenchSpec& spec, const engine::PartitionBe
     std::cout << j.dump(2) << "\n";
 }
 
+// `bench partitions --check`: what would be measured, and where; nothing is trained or written.
+int benchPartitionsCheck(const Args& args)
+{
+    const engine::PartitionBenchSpec spec = benchSpec(args);
+    const engine::PartitionBenchCheck check = engine::checkPartitionBench(spec);
+    std::size_t cells = 0;
+    std::vector<std::string> sizes;
+    for (long long b : spec.batchSizes)
+        sizes.push_back(std::to_string(b));
+    Json modes = Json::array();
+    for (const engine::PartitionModeCheck& m : check.modes) {
+        Json devices = Json::array();
+        for (const LogicalDevice& d : m.devices)
+            devices.push_back(d.id);
+        modes.push_back({{"mode", m.mode}, {"available", m.why.empty()}, {"devices", devices}, {"why", m.why}});
+        cells += m.why.empty() ? spec.batchSizes.size() : 0;
+    }
+    if (args.flag("json")) {
+        std::cout << Json{{"ok", true},
+                          {"backend", check.backend},
+                          {"modes", modes},
+                          {"batch_sizes", spec.batchSizes},
+                          {"epochs", spec.epochs},
+                          {"cells", cells},
+                          {"out", spec.outputDir},
+                          {"plot", spec.plotPath}}
+                         .dump(2)
+                  << "\n";
+        return kExitOk;
+    }
+    for (const engine::PartitionModeCheck& m : check.modes)
+        if (m.why.empty())
+            std::printf("ok: %s: %zu logical device(s), one trainer each\n", m.mode.c_str(), m.devices.size());
+        else
+            std::printf("%s: unavailable: %s (left out)\n", m.mode.c_str(), m.why.c_str());
+    std::printf("ok: would train %zu cell(s) (batch sizes %s, %lld epoch(s) each) on %s; runs in %s, plot %s\n", cells,
+                join(sizes, ",").c_str(), spec.epochs, check.backend.c_str(), spec.outputDir.c_str(),
+                spec.plotPath.c_str());
+    return kExitOk;
+}
+
 int benchPartitions(const Args& args)
 {
     const engine::PartitionBenchSpec spec = benchSpec(args);
@@ -132,28 +173,31 @@ int benchPartitions(const Args& args)
 
 void addBenchPartitionsCommands(Cli& cli)
 {
-    cli.add({"bench partitions",
-             "node throughput with one trainer per logical device, per partition mode and batch size",
-             "[--config CFG...] [dotted.key=value...] [--modes SPX,DPX,QPX,CPX] [--batch-sizes 8,16,32] [--epochs E]\n"
-             "       [--backend NAME] [--out DIR] [--plot FILE] [--db FILE] [--json]",
-             "For every available partition mode and batch size, trains the config's first stage for E epochs in one\n"
-             "process per logical device at once (each bound to its cores and environment, each with that batch\n"
-             "size, as AutoSpeed's run_partition_exp.sh), then sums the runs' compute FPS (samples / step time after\n"
-             "the batch arrived, warm-up steps excluded) and full FPS (samples / epoch wall time) for the node. A\n"
-             "failed or out-of-memory run makes its cell -1; unavailable modes are listed with why. Prints a Markdown\n"
-             "table, writes a PNG (FPS against batch size, log2 axis, one line per mode) and stores one benchmark\n"
-             "record per cell (suite 'partitions'). Default config: " +
-                 std::string(kDefaultConfig) + ".",
-             {dbOption(),
-              jsonOption(),
-              {"config", "CFG", "config file (repeatable; default " + std::string(kDefaultConfig) + ")", true},
-              {"modes", "LIST", "partition modes (default SPX,DPX,QPX,CPX)"},
-              {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32)"},
-              {"epochs", "E", "epochs per run (default 2)"},
-              {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend)"},
-              {"out", "DIR", "runs, logs and the plot (default <experiment.output_dir>/bench_partitions)"},
-              {"plot", "FILE", "where to write the PNG (default <out>/partitions.png)"}},
-             benchPartitions});
+    Command partitions{
+        "bench partitions",
+        "node throughput with one trainer per logical device, per partition mode and batch size",
+        "[--config CFG...] [dotted.key=value...] [--modes SPX,DPX,QPX,CPX] [--batch-sizes 8,16,32] [--epochs E]\n"
+        "       [--backend NAME] [--out DIR] [--plot FILE] [--db FILE] [--json]",
+        "For every available partition mode and batch size, trains the config's first stage for E epochs in one\n"
+        "process per logical device at once (each bound to its cores and environment, each with that batch\n"
+        "size, as AutoSpeed's run_partition_exp.sh), then sums the runs' compute FPS (samples / step time after\n"
+        "the batch arrived, warm-up steps excluded) and full FPS (samples / epoch wall time) for the node. A\n"
+        "failed or out-of-memory run makes its cell -1; unavailable modes are listed with why. Prints a Markdown\n"
+        "table, writes a PNG (FPS against batch size, log2 axis, one line per mode) and stores one benchmark\n"
+        "record per cell (suite 'partitions'). Default config: " +
+            std::string(kDefaultConfig) + ".",
+        {dbOption(),
+         jsonOption(),
+         {"config", "CFG", "config file (repeatable; default " + std::string(kDefaultConfig) + ")", true},
+         {"modes", "LIST", "partition modes (default SPX,DPX,QPX,CPX)"},
+         {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32)"},
+         {"epochs", "E", "epochs per run (default 2)"},
+         {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend)"},
+         {"out", "DIR", "runs, logs and the plot (default <experiment.output_dir>/bench_partitions)"},
+         {"plot", "FILE", "where to write the PNG (default <out>/partitions.png)"}},
+        benchPartitions};
+    partitions.check = benchPartitionsCheck;
+    cli.add(std::move(partitions));
 }
 
 } // namespace pitwall::cli

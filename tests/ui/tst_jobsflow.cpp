@@ -3,11 +3,13 @@
 // CLI and engine) and a real results database.
 
 #include "../cli/clitestutil.h"
+#include "../core/sched/schedtestutil.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "ui/mainwindow.h"
 #include "ui/markerlayer.h"
 #include "ui/studiesview.h"
+#include "ui/views/benchmarksview.h"
 #include "ui/views/configform.h"
 #include "ui/views/configureview.h"
 #include "ui/views/devicepanel.h"
@@ -15,12 +17,12 @@
 #include "ui/views/runoptions.h"
 #include "ui/views/runpicker.h"
 #include "ui/views/searchspaceeditor.h"
-#include "ui/views/benchmarksview.h"
 #include "ui/views/studyview.h"
 #include "ui/views/studywidgets.h"
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -181,6 +183,7 @@ private Q_SLOTS:
     void aJobStartedFromATerminalAppearsInThePanel();
     void aBadFieldBlocksStartWithTheMessageAtTheField();
     void whatTheCliRefusesShowsAtItsField();
+    void aBenchmarkTheCliRefusesShowsAtItsField();
     void compareTheseMakesAVariantTable();
     void drivingPicksARunFromTheDatabase();
 
@@ -421,6 +424,65 @@ void TestJobsFlow::whatTheCliRefusesShowsAtItsField()
     QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
     auto store = openStore(window.database().toStdString(), OpenMode::ReadOnly);
     QVERIFY(!store->findStudy("fresh"));
+}
+
+// Start runs a benchmark's own start-up checks (`pitwall bench ... --check`, on the words Start would run) before it
+// starts anything: an image folder that exists but holds no JPEG, a bench file whose variant names an unknown key
+// and a batch size the schema refuses pass the window's own checks and are refused by the CLI, each with the
+// CLI's message under its field; no job is created. If this fails, a benchmark that cannot run starts in the
+// background and fails there, or its problem is shown away from the field to fix.
+void TestJobsFlow::aBenchmarkTheCliRefusesShowsAtItsField()
+{
+    ui::MainWindow window;
+    openWindow(window, "benchcheck.db");
+    const QString noJpeg = m_dir.filePath("nojpeg");
+    QVERIFY(QDir().mkpath(noJpeg));
+    schedtest::writeFile(m_dir, "nojpeg/notes.txt", "not an image\n");
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QPushButton* launch = child<QPushButton>(configure, "launchButton");
+    clickTab(configure->panels(), run);
+
+    choose(run->kindBox(), "Data-loader benchmark");
+    typeInto(child<QWidget>(run, "loaderImages"), noJpeg);
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("loaderImages").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("loaderImages").contains(noJpeg + ": no usable sample (read as images)"),
+             qPrintable(run->problemAt("loaderImages")));
+    QVERIFY(child<QLabel>(run, "loaderImagesProblem")->isVisible());
+    QVERIFY(configure->launchOutput()->toPlainText().contains("pitwall bench loader refused it"));
+    QTRY_VERIFY(launch->isEnabled());
+
+    const QString typo =
+        schedtest::writeFile(m_dir, "typo-bench.yaml",
+                             "name: typo\n"
+                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
+                             "seeds: [0]\n"
+                             "variants:\n"
+                             "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n");
+    choose(run->kindBox(), "Variant benchmark");
+    typeInto(child<QWidget>(run, "variantsFile"), typo);
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("variantsFile").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("variantsFile").contains("variant 'Typo': "), qPrintable(run->problemAt("variantsFile")));
+    QVERIFY2(run->problemAt("variantsFile").contains("policy.transfuser.upsample_mod"),
+             qPrintable(run->problemAt("variantsFile")));
+    QVERIFY(child<QLabel>(run, "variantsFileProblem")->isVisible());
+    QTRY_VERIFY(launch->isEnabled());
+
+    choose(run->kindBox(), "Partition benchmark");
+    typeInto(child<QWidget>(run, "partitionBatchSizes"), "8,100000");
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("partitionBatchSizes").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("partitionBatchSizes").contains("training.optimization.batch_size"),
+             qPrintable(run->problemAt("partitionBatchSizes")));
+    QVERIFY(child<QLabel>(run, "partitionBatchSizesProblem")->isVisible());
+    QTRY_VERIFY(launch->isEnabled());
+
+    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }
 
 void TestJobsFlow::compareTheseMakesAVariantTable()

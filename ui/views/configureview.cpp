@@ -332,9 +332,10 @@ bool ConfigureView::launch()
     }
     const QStringList words = m_run->words(context);
     // Quick, attached checks first: what the CLI rejects is reported here with its own words, at its field
-    // where it names one. A search runs all of its start-up checks (`hpo --check`: space, objective, study name).
+    // where it names one. A search and the benchmarks run all of their start-up checks (`hpo --check`: space,
+    // objective, study name; `bench ... --check`: bench file and variants, modes and batch sizes, image folder).
     QList<QStringList> checks{{QStringLiteral("config"), QStringLiteral("validate"), path}};
-    if (m_run->kind() == RunKind::Search)
+    if (m_run->checkedByCli())
         checks << (QStringList(words) << QStringLiteral("--check"));
     m_launch->setEnabled(false);
     report(tr("Checking %1…").arg(path), false);

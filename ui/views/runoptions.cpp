@@ -28,17 +28,18 @@ struct KindInfo {
     RunKind kind;
     const char* label;
     const char* command; // the words before the options
+    bool cliCheck;       // Start runs the command with --check first
 };
 
 const std::vector<KindInfo>& kinds()
 {
     static const std::vector<KindInfo> all{
-        {RunKind::Train, QT_TRANSLATE_NOOP("RunOptions", "Training run"), "train"},
-        {RunKind::Search, QT_TRANSLATE_NOOP("RunOptions", "Hyperparameter search"), "hpo"},
-        {RunKind::Variants, QT_TRANSLATE_NOOP("RunOptions", "Variant benchmark"), "bench variants"},
-        {RunKind::Partitions, QT_TRANSLATE_NOOP("RunOptions", "Partition benchmark"), "bench partitions"},
-        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), "eval driving"},
-        {RunKind::Loader, QT_TRANSLATE_NOOP("RunOptions", "Data-loader benchmark"), "bench loader"},
+        {RunKind::Train, QT_TRANSLATE_NOOP("RunOptions", "Training run"), "train", false},
+        {RunKind::Search, QT_TRANSLATE_NOOP("RunOptions", "Hyperparameter search"), "hpo", true},
+        {RunKind::Variants, QT_TRANSLATE_NOOP("RunOptions", "Variant benchmark"), "bench variants", true},
+        {RunKind::Partitions, QT_TRANSLATE_NOOP("RunOptions", "Partition benchmark"), "bench partitions", true},
+        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), "eval driving", false},
+        {RunKind::Loader, QT_TRANSLATE_NOOP("RunOptions", "Data-loader benchmark"), "bench loader", true},
     };
     return all;
 }
@@ -303,6 +304,14 @@ QWidget* RunOptions::buildLoaderPage()
 RunKind RunOptions::kind() const
 {
     return static_cast<RunKind>(m_kind->currentData().toInt());
+}
+
+bool RunOptions::checkedByCli() const
+{
+    for (const KindInfo& k : kinds())
+        if (k.kind == kind())
+            return k.cliCheck;
+    return false;
 }
 
 void RunOptions::setKind(RunKind kind)
@@ -595,15 +604,41 @@ bool RunOptions::loadWords(const QStringList& words, QStringList& configFiles, Q
 
 QString RunOptions::showCliProblem(const QString& message)
 {
-    if (kind() != RunKind::Search)
+    // What a message may name of this kind's fields: the option words() gives the field, or the path it holds.
+    std::vector<std::pair<QString, QWidget*>> options;
+    const auto pathOf = [&options](QLineEdit* edit) {
+        if (const QString path = edit->text().trimmed(); !path.isEmpty())
+            options.emplace_back(QFileInfo(path).absoluteFilePath(), edit);
+    };
+    switch (kind()) {
+    case RunKind::Search:
+        options = {{QStringLiteral("--objective"), m_objective}, {QStringLiteral("hpo.objective"), m_objective},
+                   {QStringLiteral("--study"), m_study},         {QStringLiteral("study '"), m_study},
+                   {QStringLiteral("--sampler"), m_sampler},     {QStringLiteral("--pruner"), m_pruner},
+                   {QStringLiteral("--trials"), m_trials},       {QStringLiteral("--final-epochs"), m_finalEpochs},
+                   {QStringLiteral("--epochs"), m_epochs},       {QStringLiteral("--direction"), m_direction},
+                   {QStringLiteral("--space"), m_space}};
+        break;
+    case RunKind::Variants:
+        options = {{QStringLiteral("--seeds"), m_variantSeeds}, {QStringLiteral("variant '"), m_variantsFile}};
+        pathOf(m_variantsFile);
+        break;
+    case RunKind::Partitions:
+        options = {{QStringLiteral("--modes"), m_modes.front()->parentWidget()},
+                   {QStringLiteral("--batch-sizes"), m_batchSizes},
+                   {QStringLiteral("training.optimization.batch_size"), m_batchSizes},
+                   {QStringLiteral("--epochs"), m_benchEpochs}};
+        break;
+    case RunKind::Loader:
+        options = {{QStringLiteral("--images"), m_images},
+                   {QStringLiteral("--batches"), m_loaderBatches},
+                   {QStringLiteral("--warmup"), m_loaderBatches}};
+        pathOf(m_images);
+        break;
+    case RunKind::Train:
+    case RunKind::Driving:
         return {};
-    const std::vector<std::pair<QString, QWidget*>> options{
-        {QStringLiteral("--objective"), m_objective}, {QStringLiteral("hpo.objective"), m_objective},
-        {QStringLiteral("--study"), m_study},         {QStringLiteral("study '"), m_study},
-        {QStringLiteral("--sampler"), m_sampler},     {QStringLiteral("--pruner"), m_pruner},
-        {QStringLiteral("--trials"), m_trials},       {QStringLiteral("--final-epochs"), m_finalEpochs},
-        {QStringLiteral("--epochs"), m_epochs},       {QStringLiteral("--direction"), m_direction},
-        {QStringLiteral("--space"), m_space}};
+    }
     QWidget* field = nullptr;
     qsizetype first = -1;
     for (const auto& [option, widget] : options) {

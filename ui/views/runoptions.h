@@ -42,6 +42,8 @@ public:
 
     RunKind kind() const;
     void setKind(RunKind kind);
+    // Whether Start first runs the command's own checks, words() + `--check` (a search and the benchmarks).
+    bool checkedByCli() const;
     QComboBox* kindBox() const { return m_kind; }
     // The configure view tells which model the form configures (objectives, final comparison) and what the
     // chosen partition mode gives.
@@ -67,9 +69,10 @@ public:
 
     // The problem shown at a field (by object name), "" when none: what check() found.
     QString problemAt(const QString& fieldName) const;
-    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`) at the field whose option the
-    // message names first (--objective, --study, --sampler, ...). Returns that field's object name, "" when the
-    // message names none of this kind's fields.
+    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`, `pitwall bench ... --check`) at
+    // the field whose option (--objective, --study, --seeds, --modes, --images, ...) or path (bench file, image
+    // folder) the message names first. Returns that field's object name, "" when the message names none of this
+    // kind's fields.
     QString showCliProblem(const QString& message);
 
 Q_SIGNALS:

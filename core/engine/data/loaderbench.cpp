@@ -1,12 +1,15 @@
 #include "core/engine/data/loaderbench.h"
 
 #include "core/engine/data/loader.h"
+#include "core/engine/data/sampler.h"
 #include "core/util/error.h"
+#include "core/util/pathcheck.h"
 
 #include <sys/resource.h>
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 
 namespace pitwall::engine::data {
@@ -79,6 +82,38 @@ double measureDecodeMs(const std::vector<std::string>& paths, int passes, DctSca
     return seconds(start, Clock::now()) * 1000.0 / decoded;
 }
 
+LoaderBenchCheck checkLoaderBench(const LoaderBenchOptions& options)
+{
+    if (options.images.empty() == options.dataset.empty())
+        throw InputError("give either --images DIR or --dataset DIR");
+    if (options.batches < 1 || options.warmup < 0)
+        throw InputError("--batches must be at least 1 and --warmup at least 0");
+    const LoaderOptions& loader = options.loader;
+    if (loader.mode == LoaderMode::Reference && loader.usePreprocessed)
+        throw InputError("--preprocessed: the reference loader has no pre-processed cache (it decodes every image, "
+                         "as DataLoader); leave out --preprocessed or use --mode pitwall");
+    LoaderBenchCheck check;
+    check.index = std::make_shared<DatasetIndex>(options.images.empty() ? indexDataset(options.dataset, options.split)
+                                                                        : indexImageFolder(options.images));
+    const std::int64_t perEpoch =
+        EpochSampler(static_cast<std::int64_t>(check.index->samples.size()), loader.shard).samplesPerEpoch();
+    if (perEpoch < loader.batchSize)
+        throw InputError(SourceLocation{check.index->root}, "--batch " + std::to_string(loader.batchSize) +
+                                                                ": the dataset has " + std::to_string(perEpoch) +
+                                                                " usable sample(s), fewer than one batch");
+    check.workers = loader.threads > 0 ? loader.threads : cpuShareThreads();
+    if (loader.usePreprocessed) {
+        check.cachePath =
+            loader.cachePath.empty()
+                ? (std::filesystem::path(check.index->root) / ".pitwall-cache" / "preprocessed.bin").string()
+                : loader.cachePath;
+        std::error_code error;
+        if (!std::filesystem::exists(check.cachePath, error)) // an existing cache is read (and rebuilt in place)
+            checkCanCreate(check.cachePath, PathKind::File, "--cache");
+    }
+    return check;
+}
+
 LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
                                  const std::function<void(const std::string&)>& message)
 {
@@ -86,17 +121,12 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
         if (message)
             message(text);
     };
-    if (options.images.empty() == options.dataset.empty())
-        throw InputError("give either --images DIR or --dataset DIR");
-    if (options.batches < 1 || options.warmup < 0)
-        throw InputError("--batches must be at least 1 and --warmup at least 0");
     LoaderBenchResult r;
     r.loadBefore = loadAverage();
     r.batches = options.batches;
     r.warmup = options.warmup;
     const auto setupStart = Clock::now();
-    auto index = std::make_shared<DatasetIndex>(options.images.empty() ? indexDataset(options.dataset, options.split)
-                                                                       : indexImageFolder(options.images));
+    const std::shared_ptr<const DatasetIndex> index = checkLoaderBench(options).index;
     r.datasetKind = datasetKindName(index->kind);
     r.images = static_cast<std::int64_t>(index->samples.size());
     r.cores = cpuShareThreads();

@@ -4,11 +4,13 @@
 // floor measured in the same run. No torch.
 
 #include "core/engine/data/cache.h"
+#include "core/engine/data/dataset.h"
 #include "core/engine/data/jpeg.h"
 #include "core/engine/data/loaderoptions.h"
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,8 +59,20 @@ struct LoaderBenchResult {
     std::vector<DataProblem> problems; // once per file that failed
 };
 
-// Runs the benchmark. `message` gets progress lines. Throws InputError for bad options, a dataset with nothing
-// usable, or when no sample decodes (naming the first files that failed): a timing of empty batches is no result.
+// What runLoaderBench checks before it loads a batch (`pitwall bench loader --check`), without writing anything
+// (no cache file, no worker): exactly one of images / dataset, the batch counts, the dataset (the folder exists
+// and holds usable samples: JPEGs for `images`), at least one batch of samples, no pre-processed cache in
+// reference mode, and a cache file that can be created. InputError for the first problem.
+struct LoaderBenchCheck {
+    std::shared_ptr<const DatasetIndex> index; // the dataset as indexed
+    int workers = 0;                           // loader threads (Pitwall mode) or worker processes (reference mode)
+    std::string cachePath; // pre-processed only: the cache file read, or built when missing or stale
+};
+LoaderBenchCheck checkLoaderBench(const LoaderBenchOptions& options);
+
+// Runs the benchmark (checkLoaderBench first). `message` gets progress lines. Throws InputError for what the
+// check finds, or when no sample decodes (naming the first files that failed): a timing of empty batches is no
+// result.
 LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
                                  const std::function<void(const std::string&)>& message = {});
 

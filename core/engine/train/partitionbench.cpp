@@ -1,12 +1,15 @@
 #include "core/engine/train/partitionbench.h"
 
 #include "core/engine/synth/internal/imageio.h"
+#include "core/engine/train/benchcheck.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/trainranks.h"
 #include "core/report/plot.h"
 #include "core/sched/trialstate.h"
 #include "core/sched/workerpool.h"
 #include "core/store/store.h"
+#include "core/util/error.h"
+#include "core/util/pathcheck.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
@@ -138,25 +141,49 @@ PartitionCell measurePartition(const std::string& mode, long long batchSize, con
     return cell;
 }
 
+PartitionBenchCheck checkPartitionBench(const PartitionBenchSpec& spec)
+{
+    if (spec.configs.empty() || spec.configs.size() != spec.batchSizes.size())
+        throw InputError("--batch-sizes: give at least one batch size (one config is resolved for each)");
+    if (spec.modes.empty())
+        throw InputError("--modes: give at least one of SPX, DPX, QPX, CPX");
+    if (spec.epochs < 1)
+        throw InputError("--epochs " + std::to_string(spec.epochs) + ": give an integer >= 1");
+    PartitionBenchCheck check;
+    const auto backend = chooseBackend(spec.backend);
+    check.backend = backend->name();
+    const std::vector<ModeAvailability> modes = backend->modes();
+    for (const std::string& name : spec.modes) {
+        const auto mode = parsePartitionMode(name);
+        if (!mode)
+            throw InputError("--modes: '" + name + "' is not one of SPX, DPX, QPX, CPX");
+        std::string why;
+        for (const ModeAvailability& a : modes)
+            if (a.mode == *mode && !a.available)
+                why = a.why.empty() ? "unavailable" : a.why;
+        check.modes.push_back({name, why.empty() ? backend->logicalDevices(*mode) : std::vector<LogicalDevice>{}, why});
+    }
+    checkTrainingPaths(spec.configs.front(), spec.storeLocation); // the data, checkpoints and runs of every cell
+    checkCanCreate(spec.outputDir, PathKind::Folder, "--out");
+    checkCanCreate(spec.plotPath, PathKind::File, "--plot");
+    return check;
+}
+
 PartitionBenchResult runPartitionBench(const PartitionBenchSpec& spec, CancelToken& cancel,
                                        const ProgressReporter& reporter)
 {
     PartitionBenchResult result;
-    const auto backend = chooseBackend(spec.backend);
-    result.backend = backend->name();
+    const PartitionBenchCheck check = checkPartitionBench(spec);
+    result.backend = check.backend;
     const std::string dataDir = ensureDataset(spec.configs.front(), reporter.counter("synthesising frames"));
-    for (const std::string& name : spec.modes) {
-        const PartitionMode mode = *parsePartitionMode(name);
-        std::string why;
-        for (const ModeAvailability& a : backend->modes())
-            if (a.mode == mode && !a.available)
-                why = a.why.empty() ? "unavailable" : a.why;
-        if (!why.empty()) {
-            result.unavailable.emplace_back(name, why);
-            reporter.message(name + ": unavailable: " + why);
+    for (const PartitionModeCheck& mode : check.modes) {
+        const std::string& name = mode.mode;
+        if (!mode.why.empty()) {
+            result.unavailable.emplace_back(name, mode.why);
+            reporter.message(name + ": unavailable: " + mode.why);
             continue;
         }
-        const std::vector<LogicalDevice> devices = backend->logicalDevices(mode);
+        const std::vector<LogicalDevice>& devices = mode.devices;
         result.measured.push_back(name);
         for (std::size_t i = 0; i < spec.batchSizes.size() && !cancel.requested(); ++i) {
             const long long size = spec.batchSizes[i];

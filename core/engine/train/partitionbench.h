@@ -61,8 +61,23 @@ PartitionCell measurePartition(const std::string& mode, long long batchSize, con
                                const std::vector<LogicalDevice>& devices, const std::string& dir,
                                const std::string& storeLocation, const std::string& dataDir, CancelToken& cancel);
 
-// Every available mode × batch size, then the plot and the benchmark records. Messages per cell and per failed
-// device; InputError for an unknown backend.
+// What runPartitionBench checks before it trains (`pitwall bench partitions --check`), without writing anything
+// (no results file, data, folder or plot): one config per batch size, at least one mode, epochs >= 1, the backend,
+// each mode's availability and logical devices, data.root when set, and that the output folder, the plot and the
+// results file can be created. InputError for the first problem; an unavailable mode is not one (it is listed).
+struct PartitionModeCheck {
+    std::string mode;                   // "SPX", ...
+    std::vector<LogicalDevice> devices; // one trainer each; empty when unavailable
+    std::string why;                    // empty when available
+};
+struct PartitionBenchCheck {
+    std::string backend;                   // the backend's name as chosen
+    std::vector<PartitionModeCheck> modes; // in the order of spec.modes
+};
+PartitionBenchCheck checkPartitionBench(const PartitionBenchSpec& spec);
+
+// Every available mode × batch size (checkPartitionBench first), then the plot and the benchmark records.
+// Messages per cell and per failed device; InputError for what the check finds.
 PartitionBenchResult runPartitionBench(const PartitionBenchSpec& spec, CancelToken& cancel,
                                        const ProgressReporter& reporter);
 

@@ -1,6 +1,7 @@
 #include "core/engine/train/variantsbench.h"
 
 #include "core/engine/drive/runeval.h"
+#include "core/engine/train/benchcheck.h"
 #include "core/engine/train/meters.h"
 #include "core/sched/trialstate.h"
 #include "core/store/store.h"
@@ -8,6 +9,7 @@
 #include "core/util/timefmt.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace pitwall::engine {
 
@@ -78,9 +80,32 @@ std::vector<ResolvedConfig> resolveVariants(const Schema& schema, const Variants
     return configs;
 }
 
+std::vector<VariantCheck> checkVariantsBench(const VariantsBenchSpec& spec)
+{
+    const VariantsFile& file = spec.file;
+    if (spec.configs.size() != file.variants.size())
+        throw std::logic_error("checkVariantsBench: one resolved configuration per variant expected");
+    std::vector<VariantCheck> checks;
+    for (std::size_t i = 0; i < file.variants.size(); ++i) {
+        const ResolvedConfig& config = spec.configs[i];
+        VariantCheck check{file.variants[i].name, config.getString("experiment.name"), file.seeds};
+        try {
+            checkTrainingPaths(config, spec.storeLocation);
+        } catch (const InputError& e) {
+            throw InputError("variant '" + check.name + "': " + e.what());
+        }
+        if (check.seeds.empty())
+            for (long long s : config.value("experiment.seeds").asIntList())
+                check.seeds.push_back(s);
+        checks.push_back(std::move(check));
+    }
+    return checks;
+}
+
 VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken& cancel,
                                      const ProgressReporter& reporter)
 {
+    checkVariantsBench(spec);
     VariantsBenchResult out;
     const VariantsFile& file = spec.file;
     for (std::size_t i = 0; i < file.variants.size(); ++i) {

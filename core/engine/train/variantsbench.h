@@ -28,8 +28,20 @@ struct VariantsBenchResult {
     Table table{std::vector<std::string>{}}; // variantsTable()
 };
 
-// Runs the variants one after the other. Messages: "== variant I/N: NAME", then the experiment's lines indented by
-// three spaces; progress: synthesising frames, per-step training and per-route driving progress.
+// What runVariantsBench checks before it trains (`pitwall bench variants --check`), without writing anything (no
+// results file, study, data or folder) beyond what resolveVariants() checked: each variant's data.root, output
+// folder and results file (benchcheck.h). InputError "variant 'NAME': ..." for the first problem. Returns what
+// would run, in the order of file.variants.
+struct VariantCheck {
+    std::string name;
+    std::string study;               // "<file name>/<variant>"; an existing study gets the new trials
+    std::vector<std::int64_t> seeds; // the file's (or --seeds), else the config's experiment.seeds
+};
+std::vector<VariantCheck> checkVariantsBench(const VariantsBenchSpec& spec);
+
+// Runs the variants one after the other (checkVariantsBench first). Messages: "== variant I/N: NAME", then the
+// experiment's lines indented by three spaces; progress: synthesising frames, per-step training and per-route
+// driving progress.
 VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken& cancel,
                                      const ProgressReporter& reporter);
 

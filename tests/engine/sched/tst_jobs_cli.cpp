@@ -5,12 +5,14 @@
 // do not train start without loading LibTorch. If this fails, jobs cannot be listed, stopped or resumed the
 // way the README and `pitwall jobs --help` promise.
 #include "../../cli/clitestutil.h"
+#include "../../core/sched/schedtestutil.h"
 
 #include "core/devices/devices.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void killedJobShowsVanished();
     void badInputLeavesNothing();
     void searchCheckWritesNothing();
+    void benchChecksWriteNothing();
     void commandsThatDoNotTrainLoadNoLibTorch();
 };
 
@@ -344,6 +347,119 @@ void TestJobsCli::searchCheckWritesNothing()
     const CliResult taken = runCli(search, dir.path());
     QCOMPARE(taken.exitCode, 2);
     QVERIFY2(taken.err.contains("study 'chk' already exists"), qPrintable(taken.err));
+    const CliResult jobs = runCli({"jobs", "list", "--all", "--json", "--db", db});
+    QCOMPARE(jobs.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(jobs.out.toUtf8()).array().size(), 0); // --check recorded no job
+}
+
+namespace {
+QByteArray fileBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Every file and folder under `root` with its size, so that a new file, folder or write shows.
+QStringList treeOf(const QString& root)
+{
+    QStringList entries;
+    QDirIterator it(root, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        entries << QDir(root).relativeFilePath(it.filePath()) + " " + QString::number(it.fileInfo().size());
+    }
+    entries.sort();
+    return entries;
+}
+} // namespace
+
+// `bench variants|partitions|loader --check` (what the window runs before it starts a benchmark) run the
+// benchmark's own start-up checks and nothing else: exit 0 with what would run, no job, the results file
+// byte for byte as it was and no file or folder made (no data, runs, plot or cache); a problem is exit 2 with
+// the message the real start would give. If this fails, the window's Start either lets a benchmark start that
+// fails at once in the background, or refuses a good one, or its check leaves things behind.
+void TestJobsCli::benchChecksWriteNothing()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("b.db");
+    QCOMPARE(runCli({"study", "create", "--study", "before", "--db", db}).exitCode, 0);
+    QVERIFY2(runCli({"data", "synth", "--frames", "12", "--out", dir.filePath("synth")}, dir.path()).exitCode == 0,
+             "data synth");
+    QVERIFY(QDir(dir.path()).mkpath("nojpeg"));
+    schedtest::writeFile(dir, "nojpeg/notes.txt", "not an image\n");
+    const QString variants =
+        schedtest::writeFile(dir, "variants.yaml",
+                             "name: chk\n"
+                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
+                             "seeds: [0, 1]\n"
+                             "variants:\n"
+                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+    const QString typo =
+        schedtest::writeFile(dir, "typo.yaml",
+                             "name: typo\n"
+                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
+                             "seeds: [0]\n"
+                             "variants:\n"
+                             "  - {name: Baseline, overrides: []}\n"
+                             "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n");
+    const QByteArray dbBefore = fileBytes(db);
+    QVERIFY(!dbBefore.isEmpty());
+    const QStringList treeBefore = treeOf(dir.path());
+
+    struct Good {
+        QStringList args;
+        QStringList expected; // lines of what would run
+    };
+    const QString smoke = PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml";
+    for (const Good& g : QList<Good>{
+             {{"bench", "variants", variants, "--seeds", "3", "data.synthetic.frames=60"},
+              {"ok: variant 'Bilinear': study 'chk/Bilinear', 3 seed(s)",
+               "ok: variant 'Nearest': study 'chk/Nearest', 3 seed(s)",
+               "ok: would train 2 variant(s), 6 run(s), into " + db}},
+             {{"bench", "partitions", "--config", smoke, "--modes", "SPX", "--batch-sizes", "8,16", "--epochs", "1"},
+              {"ok: SPX: ", " logical device(s), one trainer each",
+               "ok: would train 2 cell(s) (batch sizes 8,16, 1 epoch(s) each) on "}},
+             {{"bench", "loader", "--images", dir.filePath("synth"), "--batch", "2", "--width", "256", "--height", "96",
+               "--batches", "5", "--warmup", "1"},
+              {"ok: images dataset of 12 images in " + dir.filePath("synth"),
+               "ok: would measure 5 batches of 2 at 256x96 after 1 warm-up with the pitwall loader"}}}) {
+        const CliResult r = runCli(QStringList(g.args) << "--db" << db << "--check", dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(g.args.mid(0, 2).join(' ') + ": " + r.err.right(800)));
+        for (const QString& line : g.expected)
+            QVERIFY2(r.out.contains(line), qPrintable(g.args.mid(0, 2).join(' ') + ": " + r.out));
+        QVERIFY2(!r.err.contains("pitwall: job "), qPrintable(r.err)); // --check is no job
+    }
+    const CliResult json =
+        runCli({"bench", "loader", "--images", dir.filePath("synth"), "--db", db, "--check", "--json"}, dir.path());
+    QCOMPARE(json.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(json.out.toUtf8()).object()["images"].toInt(), 12);
+
+    // Problems the real start finds, found without starting.
+    for (const auto& [args, expected] : std::vector<std::pair<QStringList, QString>>{
+             {{"bench", "variants", typo}, "variant 'Typo': "},
+             {{"bench", "variants", typo}, "unknown key 'policy.transfuser.upsample_mod'"},
+             {{"bench", "variants", variants, "--seeds", "0,x"}, "--seeds '0,x': 'x' is not a seed"},
+             {{"bench", "partitions", "--config", smoke, "--modes", "SPX,XPX"},
+              "--modes: 'XPX' is not one of SPX, DPX, QPX, CPX"},
+             {{"bench", "partitions", "--config", smoke, "--batch-sizes", "8,0"}, "'0' is not a batch size >= 1"},
+             {{"bench", "partitions", "--config", smoke, "--out", dir.filePath("nojpeg/notes.txt")},
+              "--out '" + dir.filePath("nojpeg/notes.txt") + "': is a file, not a folder"},
+             {{"bench", "loader", "--images", dir.filePath("nojpeg")},
+              dir.filePath("nojpeg") + ": no usable sample (read as images)"},
+             {{"bench", "loader", "--images", dir.filePath("missing")}, dir.filePath("missing") + ": no such folder"},
+             {{"bench", "loader", "--images", dir.filePath("synth"), "--batch", "64"},
+              "--batch 64: the dataset has 12 usable sample(s), fewer than one batch"},
+             {{"bench", "loader", "--images", dir.filePath("synth"), "--threads", "100000"},
+              "--threads 100000: give a whole number in 0..256"},
+             {{"bench", "loader", "--images", dir.filePath("synth"), "--mode", "reference", "--preprocessed"},
+              "the reference loader has no pre-processed cache"}}) {
+        const CliResult bad = runCli(QStringList(args) << "--db" << db << "--check", dir.path());
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(expected), qPrintable(args.join(' ') + ": " + bad.err));
+    }
+    QVERIFY2(fileBytes(db) == dbBefore, "a --check wrote to the results database");
+    QCOMPARE(treeOf(dir.path()), treeBefore);
     const CliResult jobs = runCli({"jobs", "list", "--all", "--json", "--db", db});
     QCOMPARE(jobs.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(jobs.out.toUtf8()).array().size(), 0); // --check recorded no job
