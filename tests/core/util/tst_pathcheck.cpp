@@ -91,14 +91,19 @@ void TestPathCheck::createsNothing()
 
 void TestPathCheck::readOnlyFolderIsRefused()
 {
-    if (::geteuid() == 0)
-        QSKIP("root may write into any folder");
+    // The check must answer as creating would: refused where mkdir fails (a 0555 folder, for a normal user), passed
+    // where it succeeds (root may write into any folder). Whoever runs it, the verdict is compared with the real
+    // attempt, so the test never skips.
     const QString locked = m_dir.filePath("locked");
     QVERIFY(QDir(m_dir.path()).mkpath("locked"));
     QVERIFY(::chmod(locked.toLocal8Bit().constData(), 0555) == 0);
     const QString found = problemOf(locked + "/out", PathKind::Folder);
+    const bool created = QDir(locked).mkdir("out");
     ::chmod(locked.toLocal8Bit().constData(), 0755);
-    QVERIFY2(found.contains("is not writable"), qPrintable(found));
+    if (created)
+        QVERIFY2(found.isEmpty(), qPrintable(found));
+    else
+        QVERIFY2(found.contains("is not writable"), qPrintable(found));
 }
 
 QTEST_GUILESS_MAIN(TestPathCheck)
