@@ -264,12 +264,8 @@ void TestDataReaders::coordinatesBeyondFloatAreRefused()
     QTemporaryDir dir;
     const fs::path root = dir.path().toStdString();
     datatest::writeJpeg(root / "yolo" / "images" / "a.jpg", 40, 20, 1);
-    datatest::writeText(root / "yolo" / "labels" / "a.txt", "0 1e300 0.5 1e300 0.1
-0 0.5 0.5 1e-300 1e-300
-"
-                                                              "1 0.5 0.5 0.2 0.4
-0 100.5 0.5 0.2 0.2
-");
+    datatest::writeText(root / "yolo" / "labels" / "a.txt", "0 1e300 0.5 1e300 0.1\n0 0.5 0.5 1e-300 1e-300\n"
+                                                              "1 0.5 0.5 0.2 0.4\n0 100.5 0.5 0.2 0.2\n");
     const DatasetIndex yolo = indexYolo((root / "yolo").string());
     QCOMPARE(yolo.problems.size(), std::size_t(3));
     QVERIFY(mentions(yolo.problems, "a.txt:1", "beyond +-100 image sizes"));
