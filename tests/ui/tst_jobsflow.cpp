@@ -186,6 +186,7 @@ private Q_SLOTS:
     void aBenchmarkTheCliRefusesShowsAtItsField();
     void compareTheseMakesAVariantTable();
     void drivingPicksARunFromTheDatabase();
+    void aDrivingRunTheCliRefusesShowsAtItsField();
 
 private:
     // A window on a new database in its own folder, shown, with the smoke config loaded and 1 epoch per stage.
@@ -522,14 +523,24 @@ void TestJobsFlow::compareTheseMakesAVariantTable()
 }
 
 // Closed-loop driving: the policy is picked from the database's runs (model, date, stage, final metric shown;
-// filterable), typing still works, and an id the database does not have is refused at the field.
+// filterable), typing still works, and an id the database does not have is refused at the field. The picked run
+// is a real (tiny) smoke training with its checkpoints, so Start's `eval driving --check` accepts it and the
+// evaluation runs to the end; the two runs recorded after it only fill the list.
 void TestJobsFlow::drivingPicksARunFromTheDatabase()
 {
     const QString db = m_dir.filePath("driving.db");
+    const CliResult trained =
+        runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=40",
+                "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1", "--db", db},
+               m_dir.path());
+    QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
     std::vector<std::int64_t> runs;
     {
         auto store = openStore(db.toStdString());
-        for (const char* model : {"autospeed", "transfuser", "transfuser"}) {
+        for (const RunRecord& r : store->runs())
+            runs.push_back(r.id);
+        QCOMPARE(runs.size(), std::size_t(1));
+        for (const char* model : {"autospeed", "transfuser"}) {
             RunRecord run;
             run.kind = "train";
             run.configYaml = std::string("experiment:\n  name: picked\n  model: ") + model + "\n";
@@ -556,8 +567,11 @@ void TestJobsFlow::drivingPicksARunFromTheDatabase()
     QCOMPARE(list->model()->index(0, 3).data().toString(), QString("posttrain"));
     QVERIFY2(list->model()->index(0, 4).data().toString().contains("val/loss 0.25"),
              qPrintable(list->model()->index(0, 4).data().toString()));
-    // Filtering by model leaves the one autospeed run; clicking it fills the policy field.
-    QTest::keyClicks(picker->filter(), "autospeed");
+    // Filtering by date leaves the one run trained today (the others are dated 2023); clicking it fills the
+    // policy field.
+    const QString trainedDate = list->model()->index(2, 2).data().toString();
+    QVERIFY2(!trainedDate.startsWith("2023-"), qPrintable(trainedDate));
+    QTest::keyClicks(picker->filter(), trainedDate);
     QTRY_COMPARE(list->model()->rowCount(), 1);
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(list->model()->index(0, 0)).center());
     auto* policy = child<QLineEdit>(run, "drivingPolicy");
@@ -572,6 +586,7 @@ void TestJobsFlow::drivingPicksARunFromTheDatabase()
     // Pick again, Start: an eval-driving job of the picked run starts.
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(list->model()->index(0, 0)).center());
     QTRY_COMPARE(policy->text(), QString::number(runs[0]));
+    typeInto(child<QWidget>(run, "drivingRoutes"), "1");
     click(child<QPushButton>(configure, "launchButton"));
     QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
     const auto job = JobStore(db.toStdString(), OpenMode::ReadOnly).job(started.first().at(0).toLongLong());
@@ -580,6 +595,54 @@ void TestJobsFlow::drivingPicksARunFromTheDatabase()
     QVERIFY2(job->spec.dump().find("\"" + std::to_string(runs[0]) + "\"") != std::string::npos, job->spec.dump().c_str());
     QTRY_VERIFY_WITH_TIMEOUT(jobRow(window.jobsPanel()->table(), started.first().at(0).toLongLong()), 5000);
     shoot(window, "workbench-configure-driving.png");
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(window.jobsPanel()->table(), started.first().at(0).toLongLong()),
+                              QString("finished"), kJobTimeoutMs);
+}
+
+// Start runs the driving evaluation's own start-up checks (`pitwall eval driving ... --check`, on the words Start
+// would run) before it starts anything: a run that the database has, so the window's own checks pass, but that has
+// no checkpoint to drive from is refused by the CLI, with the CLI's message under the policy field the run picker
+// filled; no job is created. If this fails, an evaluation that cannot drive starts in the background and fails
+// there, or its problem is shown away from the field to fix.
+void TestJobsFlow::aDrivingRunTheCliRefusesShowsAtItsField()
+{
+    const QString db = m_dir.filePath("drivecheck.db");
+    std::int64_t untrained = 0;
+    {
+        auto store = openStore(db.toStdString());
+        RunRecord run;
+        run.kind = "train";
+        run.configYaml = "experiment:\n  name: untrained\n  model: transfuser\n";
+        run.logicalDevice = "cpu:0";
+        run.startTime = 1.7e9;
+        untrained = store->createRun(run);
+        store->finishRun(untrained, RunStatus::Failed, 1, "stopped before its first checkpoint");
+    }
+    ui::MainWindow window;
+    openWindow(window, "drivecheck.db");
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Closed-loop driving evaluation");
+    QTreeView* list = run->runPicker()->view();
+    QTRY_COMPARE_WITH_TIMEOUT(list->model()->rowCount(), 1, 10000);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(list->model()->index(0, 0)).center());
+    auto* policy = child<QLineEdit>(run, "drivingPolicy");
+    QCOMPARE(policy->text(), QString::number(untrained));
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QPushButton* launch = child<QPushButton>(configure, "launchButton");
+    click(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("drivingPolicy").isEmpty(), 60000);
+    QVERIFY2(run->problemAt("drivingPolicy").contains("run " + QString::number(untrained) + " has no checkpoint"),
+             qPrintable(run->problemAt("drivingPolicy")));
+    QVERIFY(child<QLabel>(run, "drivingPolicyProblem")->isVisible());
+    QVERIFY(run->problemAt("drivingRoutes").isEmpty());
+    QVERIFY2(configure->launchOutput()->toPlainText().contains("pitwall eval driving refused it"),
+             qPrintable(configure->launchOutput()->toPlainText()));
+    QTRY_VERIFY(launch->isEnabled());
+    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(JobStore(db.toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }
 
 QTEST_MAIN(TestJobsFlow)

@@ -332,8 +332,10 @@ bool ConfigureView::launch()
     }
     const QStringList words = m_run->words(context);
     // Quick, attached checks first: what the CLI rejects is reported here with its own words, at its field
-    // where it names one. A search and the benchmarks run all of their start-up checks (`hpo --check`: space,
-    // objective, study name; `bench ... --check`: bench file and variants, modes and batch sizes, image folder).
+    // where it names one. A search, the benchmarks and a driving evaluation run all of their start-up checks
+    // (`hpo --check`: space, objective, study name; `bench ... --check`: bench file and variants, modes and batch
+    // sizes, image folder; `eval driving --check`: routes, seed, and each picked run's checkpoint loaded and
+    // planning once).
     QList<QStringList> checks{{QStringLiteral("config"), QStringLiteral("validate"), path}};
     if (m_run->checkedByCli())
         checks << (QStringList(words) << QStringLiteral("--check"));

@@ -38,7 +38,7 @@ const std::vector<KindInfo>& kinds()
         {RunKind::Search, QT_TRANSLATE_NOOP("RunOptions", "Hyperparameter search"), "hpo", true},
         {RunKind::Variants, QT_TRANSLATE_NOOP("RunOptions", "Variant benchmark"), "bench variants", true},
         {RunKind::Partitions, QT_TRANSLATE_NOOP("RunOptions", "Partition benchmark"), "bench partitions", true},
-        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), "eval driving", false},
+        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), "eval driving", true},
         {RunKind::Loader, QT_TRANSLATE_NOOP("RunOptions", "Data-loader benchmark"), "bench loader", true},
     };
     return all;
@@ -635,8 +635,18 @@ QString RunOptions::showCliProblem(const QString& message)
                    {QStringLiteral("--warmup"), m_loaderBatches}};
         pathOf(m_images);
         break;
-    case RunKind::Train:
     case RunKind::Driving:
+        // `eval driving --check` loads every picked run's last checkpoint and plans once with it: what it refuses
+        // of a run ("no run 7 in ...", "run 7 has no checkpoint ...", "checkpoint of run 7 not found", "run 7:
+        // the model cannot drive ...") belongs to the policy field, which the run picker fills.
+        options = {{QStringLiteral("--policy"), m_policy},
+                   {QStringLiteral("--routes"), m_routes},
+                   {QStringLiteral("routes must be"), m_routes},
+                   {QStringLiteral("--seed"), m_driveSeed}};
+        for (int id : positiveList(m_policy->text()))
+            options.emplace_back(QStringLiteral("run %1").arg(id), m_policy);
+        break;
+    case RunKind::Train:
         return {};
     }
     QWidget* field = nullptr;

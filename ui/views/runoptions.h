@@ -42,7 +42,8 @@ public:
 
     RunKind kind() const;
     void setKind(RunKind kind);
-    // Whether Start first runs the command's own checks, words() + `--check` (a search and the benchmarks).
+    // Whether Start first runs the command's own checks, words() + `--check` (a search, the benchmarks and a
+    // driving evaluation).
     bool checkedByCli() const;
     QComboBox* kindBox() const { return m_kind; }
     // The configure view tells which model the form configures (objectives, final comparison) and what the
@@ -69,10 +70,11 @@ public:
 
     // The problem shown at a field (by object name), "" when none: what check() found.
     QString problemAt(const QString& fieldName) const;
-    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`, `pitwall bench ... --check`) at
-    // the field whose option (--objective, --study, --seeds, --modes, --images, ...) or path (bench file, image
-    // folder) the message names first. Returns that field's object name, "" when the message names none of this
-    // kind's fields.
+    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`, `pitwall bench ... --check`,
+    // `pitwall eval driving ... --check`) at the field whose option (--objective, --study, --seeds, --modes,
+    // --images, --routes, ...) or path (bench file, image folder) the message names first; what it says of a run
+    // ("run 7 has no checkpoint ...") goes to the driving evaluation's policy field. Returns that field's object name,
+    // "" when the message names none of this kind's fields.
     QString showCliProblem(const QString& message);
 
 Q_SIGNALS:
