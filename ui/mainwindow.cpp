@@ -139,6 +139,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         }
     });
     connect(m_compare, &CompareView::compareRequested, m_poller, &StorePoller::requestCompare, Qt::QueuedConnection);
+    connect(m_compare, &CompareView::databaseAddRequested, m_poller, &StorePoller::addCompareDatabase,
+            Qt::QueuedConnection);
+    connect(m_compare, &CompareView::databaseRemoveRequested, m_poller, &StorePoller::removeCompareDatabase,
+            Qt::QueuedConnection);
+    connect(m_poller, &StorePoller::compareDatabasesReady, m_compare, &CompareView::showDatabases,
+            Qt::QueuedConnection);
+    connect(m_poller, &StorePoller::compareDatabaseRefused, this,
+            [this](const QString& location, const QString& error) {
+                m_status->setText(tr("Compare: %1 not added: %2").arg(QFileInfo(location).fileName(), error));
+                m_compare->showDatabaseError(location, error);
+            });
     m_pollerThread.setObjectName("store-poller");
     m_pollerThread.start();
     QMetaObject::invokeMethod(m_poller, "start", Qt::QueuedConnection, Q_ARG(int, kPollIntervalMs));
@@ -220,6 +231,11 @@ void MainWindow::openDatabase(const QString& location)
     m_live->forgetRuns();
     m_compare->forget();
     QMetaObject::invokeMethod(m_poller, "openDatabase", Qt::QueuedConnection, Q_ARG(QString, path));
+}
+
+void MainWindow::addCompareDatabase(const QString& location)
+{
+    m_compare->addDatabase(location);
 }
 
 void MainWindow::showSnapshot(const StoreSnapshot& snapshot)

@@ -2,9 +2,10 @@
 // The workbench window: the studies side bar (with a filter), the Jobs dock (every job of the database, with
 // stop / resume / log / results actions) and six views — Studies (trials of the study in
 // focus with trial details), Configure, Live, Study, Compare, Benchmarks — fed by a StorePoller in its own
-// thread. Ctrl+1..6 switch views, Ctrl+O opens a database, F5 refreshes, Ctrl+E exports a table (CSV) or chart
-// (PNG) of the current view. Closing the window stops the poller (requestInterruption/quit/wait) and nothing
-// else: work launched from it runs detached and is picked up again from the store when the window reopens.
+// thread. Ctrl+1..6 switch views, Ctrl+O opens a database (File > Add database to Compare adds more, read-only,
+// to the Compare view), F5 refreshes, Ctrl+E exports a table (CSV) or chart (PNG) of the current view. Closing
+// the window stops the poller (requestInterruption/quit/wait) and nothing else: work launched from it runs
+// detached and is picked up again from the store when the window reopens.
 
 #include "ui/storepoller.h"
 
@@ -44,6 +45,9 @@ public:
     // Opens a results database (any SQLite file written by Pitwall or Optuna) and remembers it.
     void openDatabase(const QString& location);
     QString database() const { return m_database; }
+    // Adds another database (read-only) to the Compare view, beside the one open; an unreadable or foreign
+    // file is refused with a message and left as it is.
+    void addCompareDatabase(const QString& location);
     // Puts a study in focus (now, or once it is listed). Without a call the first study listed is focused.
     void focusStudy(const QString& name);
     void showView(View view);

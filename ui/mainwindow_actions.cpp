@@ -3,11 +3,12 @@
 
 #include "ui/exporting.h"
 #include "ui/studiesview.h"
+#include "ui/views/compareview.h"
 
 #include <QAbstractItemView>
 #include <QAction>
-#include <QDockWidget>
 #include <QApplication>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QKeySequence>
@@ -23,6 +24,10 @@ void MainWindow::buildMenus()
     QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Add database to Compare…"), this, [this] {
+        showView(View::Compare);
+        m_compare->chooseDatabase();
+    });
     file->addSeparator();
     QAction* exportAction = file->addAction(tr("&Export table or chart…"), this, &MainWindow::exportCurrent);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));

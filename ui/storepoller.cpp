@@ -46,7 +46,30 @@ bool sameRunState(const RunRecord& a, const RunRecord& b)
 {
     return a.status == b.status && a.endTime == b.endTime && a.exitCode == b.exitCode && a.message == b.message;
 }
+
+// The study list, the trials of every study (the focus study's also as focusTrials) and every run, config
+// text left out.
+void readStudiesAndRuns(Store& store, StoreSnapshot& snapshot)
+{
+    snapshot.studies = store.listStudies();
+    for (const StudySummary& summary : snapshot.studies) {
+        const QString name = QString::fromStdString(summary.study.name);
+        SharedTrials trials = shareRecords(store.trials(summary.study.id));
+        if (name == snapshot.focusStudy)
+            snapshot.focusTrials = trials;
+        snapshot.studyTrials.emplace(name, std::move(trials));
+    }
+    std::vector<RunRecord> runs = store.runs();
+    for (RunRecord& run : runs)
+        std::string().swap(run.configYaml);
+    snapshot.runs = shareRecords(std::move(runs));
+}
 } // namespace
+
+bool RunRef::operator<(const RunRef& other) const
+{
+    return database != other.database ? database < other.database : id < other.id;
+}
 
 StorePoller::StorePoller(QObject* parent) : QObject(parent)
 {
@@ -54,6 +77,9 @@ StorePoller::StorePoller(QObject* parent) : QObject(parent)
     qRegisterMetaType<LiveDelta>();
     qRegisterMetaType<TrialDetails>();
     qRegisterMetaType<CompareData>();
+    qRegisterMetaType<RunRef>();
+    qRegisterMetaType<QList<RunRef>>();
+    qRegisterMetaType<QList<StoreSnapshot>>();
 }
 
 StorePoller::~StorePoller() = default;
@@ -67,6 +93,11 @@ void StorePoller::openDatabase(const QString& location)
     m_detailsTrial = 0;
     m_compareRuns.clear();
     m_compareLive = false;
+    const auto same = [&](const CompareDatabase& db) { return db.location == location; };
+    if (std::any_of(m_compareDatabases.begin(), m_compareDatabases.end(), same)) {
+        std::erase_if(m_compareDatabases, same); // now the window's own
+        emitCompareDatabases();
+    }
     LiveDelta reset;
     reset.reset = true;
     Q_EMIT liveDelta(reset);
@@ -106,14 +137,93 @@ void StorePoller::setDetailsTrial(qint64 trialId)
         readDetails();
 }
 
-void StorePoller::requestCompare(const QList<qint64>& runIds, const QString& metric, quint64 requestId)
+void StorePoller::requestCompare(const QList<RunRef>& runs, const QString& metric, quint64 requestId)
 {
-    m_compareRuns = runIds;
+    m_compareRuns = runs;
     m_compareMetric = metric;
     m_compareRequest = requestId;
-    QString error;
-    if (ensureStore(error))
+    readCompare();
+}
+
+void StorePoller::addCompareDatabase(const QString& location)
+{
+    if (location == m_location || std::any_of(m_compareDatabases.begin(), m_compareDatabases.end(),
+                                              [&](const CompareDatabase& db) { return db.location == location; })) {
+        Q_EMIT compareDatabaseRefused(location, tr("%1: already open in this window").arg(location));
+        return;
+    }
+    CompareDatabase db;
+    db.location = location;
+    db.snapshot.location = location;
+    try {
+        db.store = openStore(location.toStdString(), OpenMode::ReadOnly);
+        db.lastCounter = db.store->changeCounter();
+        readStudiesAndRuns(*db.store, db.snapshot);
+    } catch (const std::exception& e) {
+        Q_EMIT compareDatabaseRefused(location, QString::fromStdString(e.what()));
+        return;
+    }
+    m_compareDatabases.push_back(std::move(db));
+    emitCompareDatabases();
+}
+
+void StorePoller::removeCompareDatabase(const QString& location)
+{
+    if (std::erase_if(m_compareDatabases, [&](const CompareDatabase& db) { return db.location == location; }))
+        emitCompareDatabases();
+}
+
+void StorePoller::emitCompareDatabases()
+{
+    QList<StoreSnapshot> databases;
+    for (const CompareDatabase& db : m_compareDatabases)
+        databases << db.snapshot;
+    Q_EMIT compareDatabasesReady(databases);
+}
+
+void StorePoller::pollCompareDatabases(bool force)
+{
+    bool changed = false;
+    for (CompareDatabase& db : m_compareDatabases) {
+        try {
+            if (!db.store)
+                db.store = openStore(db.location.toStdString(), OpenMode::ReadOnly);
+            const qint64 counter = db.store->changeCounter();
+            if (!force && counter == db.lastCounter && db.snapshot.error.isEmpty())
+                continue;
+            StoreSnapshot snapshot;
+            snapshot.location = db.location;
+            readStudiesAndRuns(*db.store, snapshot);
+            db.snapshot = std::move(snapshot);
+            db.lastCounter = counter;
+        } catch (const std::exception& e) {
+            const QString error = QString::fromStdString(e.what());
+            db.store.reset();
+            if (db.snapshot.error == error)
+                continue;
+            db.snapshot = StoreSnapshot{};
+            db.snapshot.location = db.location;
+            db.snapshot.error = error;
+        }
+        changed = true;
+    }
+    if (!changed)
+        return;
+    emitCompareDatabases();
+    if (m_compareLive)
         readCompare();
+}
+
+Store* StorePoller::compareStore(const QString& database)
+{
+    if (database.isEmpty()) {
+        QString error;
+        return ensureStore(error) ? m_store.get() : nullptr;
+    }
+    for (CompareDatabase& db : m_compareDatabases)
+        if (db.location == database)
+            return db.store.get();
+    return nullptr;
 }
 
 void StorePoller::start(int intervalMs)
@@ -152,7 +262,10 @@ bool StorePoller::ensureStore(QString& error)
 
 void StorePoller::poll(bool force)
 {
-    if (m_location.isEmpty() || QThread::currentThread()->isInterruptionRequested())
+    if (QThread::currentThread()->isInterruptionRequested())
+        return;
+    pollCompareDatabases(force);
+    if (m_location.isEmpty())
         return;
     StoreSnapshot snapshot;
     snapshot.location = m_location;
@@ -169,18 +282,7 @@ void StorePoller::poll(bool force)
         m_lastCounter = counter;
         if (force || changed) {
             snapshot.changeCounter = counter;
-            snapshot.studies = m_store->listStudies();
-            for (const StudySummary& summary : snapshot.studies) {
-                const QString name = QString::fromStdString(summary.study.name);
-                SharedTrials trials = shareRecords(m_store->trials(summary.study.id));
-                if (name == m_focus)
-                    snapshot.focusTrials = trials;
-                snapshot.studyTrials.emplace(name, std::move(trials));
-            }
-            std::vector<RunRecord> runs = m_store->runs();
-            for (RunRecord& run : runs)
-                std::string().swap(run.configYaml);
-            snapshot.runs = shareRecords(std::move(runs));
+            readStudiesAndRuns(*m_store, snapshot);
             snapshot.benchmarks = m_store->benchmarks();
             Q_EMIT snapshotReady(snapshot);
         }
@@ -260,13 +362,20 @@ void StorePoller::readCompare()
 {
     CompareData data;
     data.requestId = m_compareRequest;
-    data.runIds = m_compareRuns;
+    data.runs = m_compareRuns;
     data.metric = m_compareMetric;
     std::set<QString> keys;
     m_compareLive = false;
     try {
-        for (qint64 runId : m_compareRuns) {
-            const auto record = m_store->run(runId);
+        for (const RunRef& ref : m_compareRuns) {
+            Store* store = compareStore(ref.database);
+            if (!store) {
+                data.configs << QString();
+                data.series.emplace_back();
+                continue;
+            }
+            const qint64 runId = ref.id;
+            const auto record = store->run(runId);
             data.configs << (record ? QString::fromStdString(record->configYaml) : QString());
             if (record && record->status == RunStatus::Running)
                 m_compareLive = true;
@@ -274,7 +383,7 @@ void StorePoller::readCompare()
             QList<QPointF> series;
             qint64 cursor = 0;
             while (true) {
-                const auto rows = m_store->metricsSince(runId, cursor, kPageRows);
+                const auto rows = store->metricsSince(runId, cursor, kPageRows);
                 if (rows.empty())
                     break;
                 cursor = rows.back().cursor;

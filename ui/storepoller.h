@@ -10,6 +10,8 @@
 //   already turned into chart points (LiveSeriesBuilder), plus new events and run-record changes.
 // - trialDetailsReady: the runs (with config) and the last events of one trial, for failure reports.
 // - compareReady: configs and one metric's series of several runs, for the compare view.
+// - compareDatabasesReady: the databases added to the comparison (opened read-only, never written), each
+//   read like the window's own (studies, trials, runs), whenever one was added, removed or changed.
 
 #include "core/store/records.h"
 #include "ui/liveseries.h"
@@ -60,12 +62,20 @@ struct TrialDetails {
     std::vector<EventRecord> eventsTail; // the last events of its runs, oldest first
 };
 
+// A run of the window's database (database empty) or of a database added to the comparison (its location).
+struct RunRef {
+    QString database;
+    qint64 id = 0;
+    bool operator==(const RunRef&) const = default;
+    bool operator<(const RunRef& other) const;
+};
+
 struct CompareData {
     quint64 requestId = 0;
-    QList<qint64> runIds;
-    QStringList configs; // the runs' resolved configs (YAML), by runIds
+    QList<RunRef> runs;
+    QStringList configs; // the runs' resolved configs (YAML), by runs
     QString metric;
-    std::vector<QList<QPointF>> series; // by runIds: (global step, value) of `metric`
+    std::vector<QList<QPointF>> series; // by runs: (global step, value) of `metric`
     QStringList metricKeys;             // every key the runs logged, sorted
 };
 
@@ -84,7 +94,11 @@ public Q_SLOTS:
     // The run whose metrics stream as liveDelta; 0 stops streaming. Restarts from the first row.
     void setLiveRun(qint64 runId);
     void setDetailsTrial(qint64 trialId);
-    void requestCompare(const QList<qint64>& runIds, const QString& metric, quint64 requestId);
+    void requestCompare(const QList<pitwall::ui::RunRef>& runs, const QString& metric, quint64 requestId);
+    // Opens another database read-only for the comparison: answered by compareDatabasesReady, or by
+    // compareDatabaseRefused (not a results database, unreadable, or already open) with nothing kept.
+    void addCompareDatabase(const QString& location);
+    void removeCompareDatabase(const QString& location);
     void start(int intervalMs);
     void stop();
     void refreshNow();
@@ -94,10 +108,25 @@ Q_SIGNALS:
     void liveDelta(const pitwall::ui::LiveDelta& delta);
     void trialDetailsReady(const pitwall::ui::TrialDetails& details);
     void compareReady(const pitwall::ui::CompareData& data);
+    // The added databases in the order added; an entry's error is set when it could no longer be read.
+    void compareDatabasesReady(const QList<pitwall::ui::StoreSnapshot>& databases);
+    void compareDatabaseRefused(const QString& location, const QString& error);
 
 private:
+    struct CompareDatabase {
+        QString location;
+        std::unique_ptr<Store> store;
+        qint64 lastCounter = -1;
+        StoreSnapshot snapshot;
+    };
+
     void poll(bool force);
     bool ensureStore(QString& error);
+    // Re-reads the added databases that changed (all when forced); tells the view when one did.
+    void pollCompareDatabases(bool force);
+    // The store holding a compared run: the window's (database empty) or an added one; null when not open.
+    Store* compareStore(const QString& database);
+    void emitCompareDatabases();
     void readLive(bool reset);
     void readDetails();
     void readCompare();
@@ -117,7 +146,8 @@ private:
 
     qint64 m_detailsTrial = 0;
 
-    QList<qint64> m_compareRuns;
+    std::vector<CompareDatabase> m_compareDatabases;
+    QList<RunRef> m_compareRuns;
     QString m_compareMetric;
     quint64 m_compareRequest = 0;
     bool m_compareLive = false; // some compared run is still running: re-read on change
@@ -128,3 +158,4 @@ private:
 Q_DECLARE_METATYPE(pitwall::ui::StoreSnapshot)
 Q_DECLARE_METATYPE(pitwall::ui::TrialDetails)
 Q_DECLARE_METATYPE(pitwall::ui::CompareData)
+Q_DECLARE_METATYPE(pitwall::ui::RunRef)

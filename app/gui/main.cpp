@@ -77,10 +77,13 @@ int runWindow(pitwall::ui::Application& app)
     QCommandLineOption dbOption("db", "Results database to open (default: $PITWALL_DB, else pitwall.db).", "FILE");
     QCommandLineOption screenshotOption(
         "screenshot", "Render the window to a PNG file once the view's data is shown, then exit.", "FILE");
+    QCommandLineOption compareDbOption(
+        "compare-db", "Another results database to compare trials with, opened read-only (repeatable).", "FILE");
     QCommandLineOption studyOption("study", "Study to put in focus at start (default: the first one).", "NAME");
     QCommandLineOption viewOption("view", "View to show: studies, configure, live, study, compare or benchmarks.",
                                   "VIEW", "studies");
     parser.addOption(dbOption);
+    parser.addOption(compareDbOption);
     parser.addOption(screenshotOption);
     parser.addOption(studyOption);
     parser.addOption(viewOption);
@@ -95,10 +98,13 @@ int runWindow(pitwall::ui::Application& app)
     const QString db =
         parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(pitwall::defaultDatabasePath());
     const bool screenshot = parser.isSet(screenshotOption);
-    if (screenshot && !QFileInfo::exists(db)) {
-        std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(db));
-        return 2;
-    }
+    const QStringList compareDbs = parser.values(compareDbOption);
+    const QStringList needed = QStringList{db} + compareDbs;
+    for (const QString& file : needed)
+        if (screenshot && !QFileInfo::exists(file)) {
+            std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(file));
+            return 2;
+        }
 
     pitwall::ui::MainWindow window;
     if (!parser.value(studyOption).isEmpty())
@@ -107,6 +113,8 @@ int runWindow(pitwall::ui::Application& app)
     window.show();
     if (QFileInfo::exists(db))
         window.openDatabase(db);
+    for (const QString& file : compareDbs)
+        window.addCompareDatabase(file); // a missing or foreign file is refused in the window, with its reason
 
     if (screenshot) {
         const QString file = parser.value(screenshotOption);

@@ -1,8 +1,10 @@
 // The compare view over a real database: configs side by side from the runs' config_yaml, "differences
 // only" showing exactly the keys whose values differ, the chosen metric's curves, and mean ± std per group of
 // seeds; trials ticked (with the mouse and the keyboard) in two different studies side by side, labelled
-// "study / #n". If this fails, a comparison hides a difference that explains a result, shows noise as one, or
-// cannot put two variants of a benchmark (each its own study) next to each other.
+// "study / #n"; trials of two databases opened at once side by side, labelled "file / study / #n", and a file
+// that is not a results database refused with its reason and left untouched. If this fails, a comparison hides
+// a difference that explains a result, shows noise as one, cannot put two variants of a benchmark (each its own
+// study) or two machines' results (each its own database) next to each other, or mixes up two databases' runs.
 #include "demodb.h"
 
 #include "ui/chartview.h"
@@ -11,8 +13,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QLabel>
 #include <QLineSeries>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
+#include <QStatusBar>
 #include <QStyle>
 #include <QStyleOptionViewItem>
 #include <QTableWidget>
@@ -64,6 +72,42 @@ QTreeWidgetItem* studyRow(QTreeWidget* tree, const QString& study)
             return tree->topLevelItem(i);
     return nullptr;
 }
+
+// The loss the first step of a run written by demo::writeRunMetrics with `seed` logs.
+double firstLoss(int seed)
+{
+    return 2.0 * std::exp(-1 / 40.0) + 0.3 + 0.05 * std::sin(1 + seed);
+}
+
+// A results database of one machine: study "Baseline" with one complete trial (parameters lr and
+// upsample_mode, a run with its resolved config and `seed`'s curves, an objective and a driving score), and a
+// study "Notes" with a trial that has parameters only.
+void writeMachineDatabase(const QString& path, double lr, const std::string& upsample, int seed, double objective,
+                          double drivingScore)
+{
+    auto store = openStore(path.toStdString());
+    const auto study = store->createStudy("Baseline", {StudyDirection::Minimize});
+    const TrialRecord trial = store->createTrial(study);
+    store->setTrialParam(trial.id, "lr", lr, {Distribution::Kind::Float, 1e-4, 1e-2, true, std::nullopt, {}});
+    const Distribution modes{Distribution::Kind::Categorical, 0, 1, false, std::nullopt, {"bilinear", "nearest"}};
+    store->setTrialParam(trial.id, "upsample_mode", upsample == "nearest" ? 1 : 0, modes);
+    const auto run = demo::startRun(*store, trial.id, seed, "cpu:0.0", demo::kStart, demo::runConfig(8, lr, upsample));
+    demo::writeRunMetrics(*store, run, seed);
+    store->finishRun(run, RunStatus::Succeeded, 0, "");
+    store->setTrialUserAttr(trial.id, "driving_score", drivingScore);
+    store->finishTrial(trial.id, TrialState::Complete, {objective});
+    const auto notes = store->createStudy("Notes", {StudyDirection::Maximize});
+    store->setTrialParam(store->createTrial(notes).id, "lr", lr,
+                         {Distribution::Kind::Float, 1e-4, 1e-2, true, std::nullopt, {}});
+}
+
+QByteArray fileHash(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return "<unreadable>";
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex();
+}
 } // namespace
 
 class TestCompare : public QObject {
@@ -74,22 +118,28 @@ private Q_SLOTS:
     void overlaysTheChosenMetric();
     void summarisesGroupsOfSeeds();
     void comparesTrialsOfTwoStudies();
+    void comparesTrialsOfTwoDatabases();
+    void refusesAFileThatIsNotAResultsDatabase_data();
+    void refusesAFileThatIsNotAResultsDatabase();
     void flattensYaml();
 
 private:
-    // Shows `window`'s Compare view on `study` of the test database and returns the view (still loading).
-    ui::CompareView* openCompare(ui::MainWindow& window, const char* study);
+    // Shows `window`'s Compare view on `study` of the test database (or of `database`) and returns the view
+    // (still loading).
+    ui::CompareView* openCompare(ui::MainWindow& window, const char* study, const QString& database = {});
 
     QTemporaryDir m_dir;
     QString m_db;
+    QString m_machineA; // machine-a/results.db: Baseline #0 with lr 0.001, bilinear, seed 0
+    QString m_machineB; // machine-b/other.db: Baseline #0 with lr 0.003, nearest, seed 3
 };
 
-ui::CompareView* TestCompare::openCompare(ui::MainWindow& window, const char* study)
+ui::CompareView* TestCompare::openCompare(ui::MainWindow& window, const char* study, const QString& database)
 {
     window.focusStudy(study);
     window.showView(ui::View::Compare);
     window.show();
-    window.openDatabase(m_db);
+    window.openDatabase(database.isEmpty() ? m_db : database);
     return window.compareView();
 }
 
@@ -110,6 +160,11 @@ void TestCompare::initTestCase()
         store->finishTrial(trial.id, TrialState::Complete, {0.5 + i});
     }
     demo::writeTrainStudy(*store);
+    QVERIFY(QDir(m_dir.path()).mkpath("machine-a") && QDir(m_dir.path()).mkpath("machine-b"));
+    m_machineA = m_dir.filePath("machine-a/results.db");
+    m_machineB = m_dir.filePath("machine-b/other.db");
+    writeMachineDatabase(m_machineA, 0.001, "bilinear", 0, 0.42, 61.5);
+    writeMachineDatabase(m_machineB, 0.003, "nearest", 3, 0.37, 70.25);
 }
 
 void TestCompare::differencesOnlyShowsExactlyTheDifferingKeys()
@@ -229,6 +284,144 @@ void TestCompare::comparesTrialsOfTwoStudies()
         QVERIFY2(series && series->count() > 10, key);
         QCOMPARE(series->name(), QString(key));
     }
+}
+
+void TestCompare::comparesTrialsOfTwoDatabases()
+{
+    const QByteArray before = fileHash(m_machineB);
+    ui::MainWindow window;
+    ui::CompareView* compare = openCompare(window, "Baseline", m_machineA);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
+    using Ref = ui::TrialRef;
+    QCOMPARE(compare->checkedTrials(), QList<Ref>({{"Baseline", 0}}));
+    QVERIFY(!compare->removeDatabaseButton()->isEnabled());
+
+    // "Add database…" with the mouse; the test's chooser stands in for the file dialog.
+    compare->setDatabaseChooser([this] { return m_machineB; });
+    QTest::mouseClick(compare->addDatabaseButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare) && compare->databases().size() == 1, 10000);
+    const QString other = QFileInfo(m_machineB).absoluteFilePath();
+    QCOMPARE(compare->databases(), QStringList{other});
+
+    // Every study of both databases is listed, each labelled with its database's file name.
+    QTreeWidget* tree = compare->picker();
+    QTreeWidgetItem* ownBaseline = compare->pickerStudy("Baseline");
+    QTreeWidgetItem* otherBaseline = compare->pickerStudy("Baseline", other);
+    QVERIFY(ownBaseline && otherBaseline && compare->pickerStudy("Notes", other) && compare->pickerStudy("Notes"));
+    QVERIFY2(ownBaseline->text(0).startsWith("results.db / Baseline  (1 "), qPrintable(ownBaseline->text(0)));
+    QVERIFY2(otherBaseline->text(0).startsWith("other.db / Baseline  (1 "), qPrintable(otherBaseline->text(0)));
+    QVERIFY(!otherBaseline->isExpanded());
+
+    // Open the other database's Baseline with the keyboard and tick its #0 with the mouse.
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(otherBaseline).center());
+    QCOMPARE(tree->currentItem(), otherBaseline);
+    QVERIFY(compare->removeDatabaseButton()->isEnabled());
+    QTest::keyClick(tree->viewport(), Qt::Key_Right);
+    QVERIFY(otherBaseline->isExpanded());
+    QTreeWidgetItem* otherTrial = compare->pickerItem({"Baseline", 0, other});
+    QVERIFY(otherTrial);
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, checkBoxCentre(tree, otherTrial));
+    QCOMPARE(otherTrial->checkState(0), Qt::Checked);
+    QCOMPARE(compare->checkedTrials(), QList<Ref>({{"Baseline", 0}, {"Baseline", 0, other}}));
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
+
+    // The metrics of both, under labels that name the database, the delta against the first and no seed group
+    // across databases.
+    const QString a = "results.db / Baseline / #0";
+    const QString b = "other.db / Baseline / #0";
+    const QString bDelta = b + " (Δ vs " + a + ")";
+    QTableWidget* metrics = compare->metricsTable();
+    QCOMPARE(headers(metrics), QStringList({"Metric", a, bDelta, "mean ± std (" + a + ")", "mean ± std (" + b + ")"}));
+    QCOMPARE(cell(metrics, "objective", a), QString("0.42"));
+    QCOMPARE(cell(metrics, "objective", bDelta), QString("0.37 (-0.05)"));
+    QCOMPARE(cell(metrics, "driving_score", a), QString("61.5"));
+    QCOMPARE(cell(metrics, "driving_score", bDelta), QString("70.25 (+8.75)"));
+    // The configs: each run's own (both databases have a run 1).
+    QTRY_COMPARE(cell(compare->configTable(), "policy.transfuser.upsample_mode", b), QString("nearest"));
+    QCOMPARE(cell(compare->configTable(), "policy.transfuser.upsample_mode", a), QString("bilinear"));
+    // (the text demo::runConfig wrote: std::to_string follows the C locale, "0,001000" under de_DE)
+    QCOMPARE(cell(compare->configTable(), "training.optimization.lr", a),
+             QString::fromStdString(std::to_string(0.001)));
+    QCOMPARE(cell(compare->configTable(), "training.optimization.lr", b),
+             QString::fromStdString(std::to_string(0.003)));
+    // The curves: one per database, each its own run's points.
+    QTRY_VERIFY(compare->curves()->find(b));
+    for (const auto& [key, seed] : {std::pair{a, 0}, std::pair{b, 3}}) {
+        auto* series = qobject_cast<QLineSeries*>(compare->curves()->find(key));
+        QVERIFY2(series && series->count() > 10, qPrintable(key));
+        QCOMPARE(series->name(), key);
+        QVERIFY2(std::abs(series->at(0).y() - firstLoss(seed)) < 1e-6, qPrintable(key));
+    }
+    QCOMPARE(fileHash(m_machineB), before); // read, never written
+
+    // "Remove database" (the other database's study is selected) takes it and its trial out again.
+    QTest::mouseClick(compare->removeDatabaseButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(compare->databases().isEmpty(), 10000);
+    QCOMPARE(compare->checkedTrials(), QList<Ref>({{"Baseline", 0}}));
+    QVERIFY(!compare->pickerStudy("Baseline", other));
+    QVERIFY(compare->pickerStudy("Baseline")->text(0).startsWith("Baseline  (1 "));
+    QTRY_COMPARE(headers(compare->metricsTable()), QStringList({"Metric", "#0", "mean ± std (#0)"}));
+}
+
+void TestCompare::refusesAFileThatIsNotAResultsDatabase_data()
+{
+    QTest::addColumn<QByteArray>("sql"); // run on a new SQLite file; empty: write `text` instead
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("text file") << QByteArray() << QByteArray("lr: 0.001\nnotes about a run\n") << "not an SQLite file";
+    QTest::newRow("another program's SQLite database")
+        << QByteArray("CREATE TABLE recipes(name TEXT, minutes INTEGER); INSERT INTO recipes VALUES('soup', 20);")
+        << QByteArray() << "neither a Pitwall nor an Optuna results database (its tables: recipes)";
+    QTest::newRow("empty file") << QByteArray() << QByteArray() << "an empty database";
+}
+
+void TestCompare::refusesAFileThatIsNotAResultsDatabase()
+{
+    QFETCH(QByteArray, sql);
+    QFETCH(QByteArray, text);
+    QFETCH(QString, reason);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("foreign.db");
+    if (!sql.isEmpty()) {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+    } else {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text);
+    }
+    const QByteArray before = fileHash(path);
+    const QStringList filesBefore = QDir(dir.path()).entryList(QDir::Files);
+
+    ui::MainWindow window;
+    ui::CompareView* compare = openCompare(window, "Baseline", m_machineA);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare), 10000);
+    compare->setDatabaseChooser([&] { return path; });
+    QTest::mouseClick(compare->addDatabaseButton(), Qt::LeftButton);
+
+    // A message box names the file and says why; the status bar says it too.
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((box = compare->findChild<QMessageBox*>("compareDatabaseError")) && box->isVisible(),
+                             10000);
+    QVERIFY2(box->text().contains("foreign.db"), qPrintable(box->text()));
+    QVERIFY2(box->informativeText().contains(reason), qPrintable(box->informativeText()));
+    bool inStatus = false;
+    for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+        inStatus = inStatus || (label->text().contains("foreign.db") && label->text().contains(reason));
+    QVERIFY(inStatus);
+    QTest::mouseClick(box->button(QMessageBox::Ok), Qt::LeftButton);
+    QTRY_VERIFY(!compare->findChild<QMessageBox*>("compareDatabaseError"));
+
+    // Nothing added, nothing written (no byte, no journal beside it), and the comparison goes on.
+    QTRY_VERIFY(window.viewReady(ui::View::Compare));
+    QVERIFY(compare->databases().isEmpty());
+    QCOMPARE(fileHash(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), filesBefore);
+    QCOMPARE(compare->picker()->topLevelItemCount(), 2);
+    QCOMPARE(compare->checkedTrials(), QList<ui::TrialRef>({{"Baseline", 0}}));
+    QCOMPARE(cell(compare->metricsTable(), "objective", "#0"), QString("0.42"));
 }
 
 void TestCompare::flattensYaml()

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void switchesViewsWithShortcuts();
     void followsADarkPalette();
     void screenshotModeWritesAPicture();
+    void commandLineAddsADatabaseToCompare();
 
 private:
     QTemporaryDir m_dir;
@@ -299,6 +300,24 @@ void TestWorkbench::screenshotModeWritesAPicture()
     QImage image(png);
     QVERIFY(!image.isNull());
     QCOMPARE(image.size(), QSize(1200, 760));
+}
+
+void TestWorkbench::commandLineAddsADatabaseToCompare()
+{
+    // --compare-db adds a database to the Compare view; the screenshot waits until the view has read it (a
+    // view that never heard back would time out: exit 1).
+    const QString png = m_dir.filePath("compare-two-databases.png");
+    QProcess gui;
+    gui.start(PITWALL_GUI, {"--db", m_db, "--compare-db", m_demo, "--view", "compare", "--screenshot", png});
+    QVERIFY(gui.waitForFinished(60000));
+    QVERIFY2(gui.exitStatus() == QProcess::NormalExit && gui.exitCode() == 0, gui.readAllStandardError().constData());
+    QVERIFY(!QImage(png).isNull());
+    // A compare database that is not there is named before anything is drawn.
+    const QString missing = m_dir.filePath("missing.db");
+    gui.start(PITWALL_GUI, {"--db", m_db, "--compare-db", missing, "--view", "compare", "--screenshot", png});
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(QString::fromLocal8Bit(gui.readAllStandardError()).contains("no database at " + missing));
 }
 
 void TestWorkbench::startsUnderADecimalCommaLocale()

@@ -8,10 +8,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -27,6 +29,21 @@
 namespace pitwall::ui {
 
 namespace {
+
+constexpr int kDatabaseRole = Qt::UserRole + 1; // on a study row: its database (empty: the window's)
+
+QString expandKey(const QString& database, const QString& study)
+{
+    return database + QLatin1Char('\n') + study;
+}
+
+// The database of a picker row (a study or one of its trials).
+QString databaseOf(const QTreeWidgetItem* item)
+{
+    if (item && item->parent())
+        item = item->parent();
+    return item ? item->data(0, kDatabaseRole).toString() : QString();
+}
 
 void flatten(const YAML::Node& node, const QString& prefix, std::vector<std::pair<QString, QString>>& out)
 {
@@ -76,7 +93,7 @@ std::vector<std::pair<QString, double>> resultsOf(const TrialRecord& t)
 }
 
 // What makes two trials of one study the same configuration apart from the seed.
-QString groupKey(const QString& study, const TrialRecord& t)
+QString groupKey(const TrialRef& ref, const TrialRecord& t)
 {
     QStringList parts;
     for (const TrialParam& p : t.params)
@@ -87,7 +104,7 @@ QString groupKey(const QString& study, const TrialRecord& t)
             if (k != "experiment.seeds")
                 parts << QString::fromStdString(k + "=" + v.dump());
     parts.sort();
-    return study + QLatin1Char('\n') + parts.join(QLatin1Char(';'));
+    return expandKey(ref.database, ref.study) + QLatin1Char('\n') + parts.join(QLatin1Char(';'));
 }
 
 QString number(double v)
@@ -117,11 +134,24 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_picker->setColumnCount(1);
     m_hint = new QLabel(tr("Tick two or more trials."), this);
     m_hint->setWordWrap(true);
+    m_addDatabase = new QPushButton(tr("Add database…"), this);
+    m_addDatabase->setObjectName("compareAddDatabase");
+    m_addDatabase->setToolTip(tr("Open another results database (read-only) and compare its trials with these"));
+    m_removeDatabase = new QPushButton(tr("Remove database"), this);
+    m_removeDatabase->setObjectName("compareRemoveDatabase");
+    m_removeDatabase->setToolTip(tr("Take the added database of the selected study out of the comparison"));
+    m_removeDatabase->setEnabled(false);
+    auto* databaseRow = new QHBoxLayout;
+    databaseRow->addWidget(m_addDatabase);
+    databaseRow->addWidget(m_removeDatabase);
+    databaseRow->addStretch(1);
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(databaseRow);
     leftLayout->addWidget(m_hint);
     leftLayout->addWidget(m_picker, 1);
+    m_sources.emplace_back();
 
     m_config = new QTableWidget(this);
     m_config->setObjectName("compareConfig");
@@ -177,25 +207,37 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
             for (int i = 0; i < study->childCount(); ++i)
                 if (study->child(i)->checkState(0) == Qt::Checked)
                     ticked << TrialRef{study->data(0, Qt::UserRole).toString(),
-                                       study->child(i)->data(0, Qt::UserRole).toInt()};
+                                       study->child(i)->data(0, Qt::UserRole).toInt(), databaseOf(study)};
         }
         if (ticked != m_checked) {
             m_checked = ticked;
             request();
         }
     });
-    connect(m_picker, &QTreeWidget::itemExpanded, this,
-            [this](QTreeWidgetItem* item) { m_expanded.insert(item->data(0, Qt::UserRole).toString()); });
-    connect(m_picker, &QTreeWidget::itemCollapsed, this,
-            [this](QTreeWidgetItem* item) { m_expanded.erase(item->data(0, Qt::UserRole).toString()); });
+    connect(m_picker, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) {
+        m_expanded.insert(expandKey(databaseOf(item), item->data(0, Qt::UserRole).toString()));
+    });
+    connect(m_picker, &QTreeWidget::itemCollapsed, this, [this](QTreeWidgetItem* item) {
+        m_expanded.erase(expandKey(databaseOf(item), item->data(0, Qt::UserRole).toString()));
+    });
+    connect(m_picker, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem* item) { m_removeDatabase->setEnabled(!databaseOf(item).isEmpty()); });
+    connect(m_addDatabase, &QPushButton::clicked, this, &CompareView::chooseDatabase);
+    connect(m_removeDatabase, &QPushButton::clicked, this, [this] {
+        if (const QString database = databaseOf(m_picker->currentItem()); !database.isEmpty())
+            Q_EMIT databaseRemoveRequested(database);
+    });
     connect(m_diffOnly, &QCheckBox::toggled, this, &CompareView::applyDiffFilter);
     connect(m_metric, &QComboBox::activated, this, [this] { request(true); });
 }
 
 const TrialRecord* CompareView::trial(const TrialRef& ref) const
 {
-    auto trials = m_trials.find(ref.study);
-    if (trials == m_trials.end())
+    const Source* from = source(ref.database);
+    if (!from)
+        return nullptr;
+    auto trials = from->trials.find(ref.study);
+    if (trials == from->trials.end())
         return nullptr;
     for (const TrialRecord& t : *trials->second)
         if (t.number == ref.number)
@@ -207,121 +249,150 @@ std::vector<CompareView::Picked> CompareView::picked() const
 {
     std::vector<Picked> out;
     for (const TrialRef& ref : m_checked)
-        if (const TrialRecord* t = trial(ref))
-            out.push_back({ref, t});
+        if (const TrialRecord* t = trial(ref)) {
+            Picked p{ref, t, std::nullopt};
+            const auto& lastRun = source(ref.database)->lastRunOfTrial;
+            if (auto run = lastRun.find(t->id); run != lastRun.end())
+                p.run = RunRef{ref.database, run->second};
+            out.push_back(p);
+        }
     return out;
 }
 
 QString CompareView::labelOf(const TrialRef& trial) const
 {
-    const bool oneStudy =
-        std::all_of(m_checked.begin(), m_checked.end(), [&](const TrialRef& r) { return r.study == trial.study; });
-    return oneStudy ? QStringLiteral("#%1").arg(trial.number)
-                    : QStringLiteral("%1 / #%2").arg(trial.study).arg(trial.number);
+    const auto all = [this](auto same) { return std::all_of(m_checked.begin(), m_checked.end(), same); };
+    if (!all([&](const TrialRef& r) { return r.database == trial.database; }))
+        return QStringLiteral("%1 / %2 / #%3").arg(databaseLabel(trial.database), trial.study).arg(trial.number);
+    return all([&](const TrialRef& r) { return r.study == trial.study; })
+               ? QStringLiteral("#%1").arg(trial.number)
+               : QStringLiteral("%1 / #%2").arg(trial.study).arg(trial.number);
 }
 
 void CompareView::showSnapshot(const StoreSnapshot& snapshot)
 {
-    std::map<QString, SharedTrials> trials = snapshot.studyTrials;
-    if (!snapshot.focusStudy.isEmpty())
-        trials.emplace(snapshot.focusStudy, snapshot.focusTrials); // a snapshot with the focus study only
+    Source own = sourceOf(QString(), snapshot);
     std::uint64_t signature = runsSignature(*snapshot.runs) * 31;
-    for (const auto& [name, studyTrials] : trials)
+    for (const auto& [name, studyTrials] : own.trials)
         signature = (signature * 1000003) ^ qHash(name) ^ trialsSignature(*studyTrials);
     if (m_haveSnapshot && snapshot.focusStudy == m_study && signature == m_signature)
         return; // nothing this view shows changed (the poller re-sends compared data itself)
     m_signature = signature;
     const QString previous = m_study;
     m_study = snapshot.focusStudy;
-    m_trials = std::move(trials);
-    m_studyOrder.clear();
-    for (const StudySummary& summary : snapshot.studies)
-        m_studyOrder << QString::fromStdString(summary.study.name);
-    for (const auto& entry : m_trials)
-        if (!m_studyOrder.contains(entry.first))
-            m_studyOrder << entry.first;
+    m_location = snapshot.location;
+    m_sources.front() = std::move(own);
     m_haveSnapshot = true;
-    std::map<std::int64_t, std::int64_t> lastRun;
-    std::set<std::int64_t> ids;
-    for (const auto& entry : m_trials)
-        for (const TrialRecord& t : *entry.second)
-            ids.insert(t.id);
-    for (const RunRecord& r : *snapshot.runs)
-        if (r.trialId && ids.count(*r.trialId))
-            lastRun[*r.trialId] = std::max(lastRun[*r.trialId], r.id);
-    m_lastRunOfTrial = lastRun;
     // Another study in focus replaces a choice made within the previous one; a choice across studies stays.
-    if (m_study != previous &&
-        std::all_of(m_checked.begin(), m_checked.end(), [&](const TrialRef& r) { return r.study == previous; }))
+    if (m_study != previous && std::all_of(m_checked.begin(), m_checked.end(), [&](const TrialRef& r) {
+            return r.study == previous && r.database.isEmpty();
+        }))
         m_checked.clear();
-    m_checked.erase(std::remove_if(m_checked.begin(), m_checked.end(), [this](const TrialRef& r) { return !trial(r); }),
-                    m_checked.end());
+    dropVanished();
     if (m_checked.isEmpty()) // a first choice, so the view is never empty: the first two finished trials
-        if (auto focus = m_trials.find(m_study); focus != m_trials.end())
+        if (auto focus = m_sources.front().trials.find(m_study); focus != m_sources.front().trials.end())
             for (const TrialRecord& t : *focus->second)
                 if (m_checked.size() < 2 && t.state != TrialState::Running && t.state != TrialState::Waiting)
                     m_checked << TrialRef{m_study, t.number};
     if (!m_study.isEmpty())
-        m_expanded.insert(m_study);
+        m_expanded.insert(expandKey(QString(), m_study));
     fillPicker();
     request();
+}
+
+void CompareView::dropVanished()
+{
+    m_checked.erase(std::remove_if(m_checked.begin(), m_checked.end(), [this](const TrialRef& r) { return !trial(r); }),
+                    m_checked.end());
 }
 
 void CompareView::fillPicker()
 {
     const QSignalBlocker blocker(m_picker);
+    // The current row survives the rebuild (the remove button acts on it).
+    const QTreeWidgetItem* was = m_picker->currentItem();
+    const TrialRef current{was ? (was->parent() ? was->parent() : was)->data(0, Qt::UserRole).toString() : QString(),
+                           was && was->parent() ? was->data(0, Qt::UserRole).toInt() : -1, databaseOf(was)};
     m_picker->clear();
-    for (const QString& name : std::as_const(m_studyOrder)) {
-        auto trials = m_trials.find(name);
-        if (trials == m_trials.end())
+    const bool labelled = m_sources.size() > 1;
+    for (const Source& from : m_sources) {
+        const QString label = databaseLabel(from.database);
+        if (!from.error.isEmpty()) {
+            auto* row = new QTreeWidgetItem(m_picker);
+            row->setText(0, tr("%1: cannot be read (%2)").arg(label, from.error));
+            row->setData(0, kDatabaseRole, from.database);
+            row->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
             continue;
-        auto* study = new QTreeWidgetItem(m_picker);
-        study->setText(0, tr("%1  (%n trial(s))", nullptr, static_cast<int>(trials->second->size())).arg(name));
-        study->setData(0, Qt::UserRole, name);
-        study->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-        for (const TrialRecord& t : *trials->second) {
-            QString text = QStringLiteral("#%1  ").arg(t.number) + QString::fromUtf8(trialStateName(t.state).data());
-            if (auto v = objectiveOf(t))
-                text += QStringLiteral("  ") + number(*v);
-            if (t.userAttrs.contains("seed"))
-                text += tr("  seed %1").arg(QString::fromStdString(t.userAttrs["seed"].dump()));
-            auto* item = new QTreeWidgetItem(study);
-            item->setText(0, text);
-            item->setData(0, Qt::UserRole, t.number);
-            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-            item->setCheckState(0, m_checked.contains(TrialRef{name, t.number}) ? Qt::Checked : Qt::Unchecked);
         }
-        study->setExpanded(m_expanded.count(name) > 0);
+        for (const QString& name : from.studyOrder) {
+            auto trials = from.trials.find(name);
+            if (trials == from.trials.end())
+                continue;
+            auto* study = new QTreeWidgetItem(m_picker);
+            const QString title = labelled ? label + QStringLiteral(" / ") + name : name;
+            study->setText(0, tr("%1  (%n trial(s))", nullptr, static_cast<int>(trials->second->size())).arg(title));
+            study->setToolTip(0, QDir::toNativeSeparators(from.database.isEmpty() ? m_location : from.database));
+            study->setData(0, Qt::UserRole, name);
+            study->setData(0, kDatabaseRole, from.database);
+            study->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+            for (const TrialRecord& t : *trials->second) {
+                QString text =
+                    QStringLiteral("#%1  ").arg(t.number) + QString::fromUtf8(trialStateName(t.state).data());
+                if (auto v = objectiveOf(t))
+                    text += QStringLiteral("  ") + number(*v);
+                if (t.userAttrs.contains("seed"))
+                    text += tr("  seed %1").arg(QString::fromStdString(t.userAttrs["seed"].dump()));
+                auto* item = new QTreeWidgetItem(study);
+                item->setText(0, text);
+                item->setData(0, Qt::UserRole, t.number);
+                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                item->setCheckState(0, m_checked.contains(TrialRef{name, t.number, from.database}) ? Qt::Checked
+                                                                                                   : Qt::Unchecked);
+            }
+            study->setExpanded(m_expanded.count(expandKey(from.database, name)) > 0);
+        }
     }
+    if (QTreeWidgetItem* again = !was                  ? nullptr
+                                 : current.number >= 0 ? pickerItem(current)
+                                                       : pickerStudy(current.study, current.database))
+        m_picker->setCurrentItem(again);
+    m_removeDatabase->setEnabled(!databaseOf(m_picker->currentItem()).isEmpty());
+}
+
+QTreeWidgetItem* CompareView::pickerStudy(const QString& study, const QString& database) const
+{
+    for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
+        QTreeWidgetItem* row = m_picker->topLevelItem(s);
+        if (row->data(0, Qt::UserRole).toString() == study && databaseOf(row) == database)
+            return row;
+    }
+    return nullptr;
 }
 
 QTreeWidgetItem* CompareView::pickerItem(const TrialRef& trial) const
 {
-    for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
-        QTreeWidgetItem* study = m_picker->topLevelItem(s);
-        if (study->data(0, Qt::UserRole).toString() != trial.study)
-            continue;
+    if (QTreeWidgetItem* study = pickerStudy(trial.study, trial.database))
         for (int i = 0; i < study->childCount(); ++i)
             if (study->child(i)->data(0, Qt::UserRole).toInt() == trial.number)
                 return study->child(i);
-    }
     return nullptr;
 }
 
 void CompareView::forget()
 {
     m_study.clear();
-    m_studyOrder.clear();
-    m_trials.clear();
-    m_expanded.clear();
-    m_lastRunOfTrial.clear();
-    m_checked.clear();
+    m_location.clear();
+    m_sources.front() = Source{};
+    std::erase_if(m_expanded, [](const QString& key) { return key.startsWith(QLatin1Char('\n')); });
+    m_checked.erase(
+        std::remove_if(m_checked.begin(), m_checked.end(), [](const TrialRef& r) { return r.database.isEmpty(); }),
+        m_checked.end());
     m_requestRuns.clear();
     m_configs.clear();
     m_series.clear();
     m_haveSnapshot = false;
     m_signature = 0;
-    m_picker->clear();
+    fillPicker();
 }
 
 void CompareView::setChecked(const QList<int>& trialNumbers)
@@ -339,10 +410,10 @@ void CompareView::setCheckedTrials(const QList<TrialRef>& trials)
     for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
         QTreeWidgetItem* study = m_picker->topLevelItem(s);
         const QString name = study->data(0, Qt::UserRole).toString();
-        for (int i = 0; i < study->childCount(); ++i)
-            study->child(i)->setCheckState(
-                0, trials.contains(TrialRef{name, study->child(i)->data(0, Qt::UserRole).toInt()}) ? Qt::Checked
-                                                                                                   : Qt::Unchecked);
+        for (int i = 0; i < study->childCount(); ++i) {
+            const TrialRef ref{name, study->child(i)->data(0, Qt::UserRole).toInt(), databaseOf(study)};
+            study->child(i)->setCheckState(0, trials.contains(ref) ? Qt::Checked : Qt::Unchecked);
+        }
     }
     request();
 }
@@ -351,22 +422,22 @@ QList<int> CompareView::checked() const
 {
     QList<int> numbers;
     for (const TrialRef& r : m_checked)
-        if (r.study == m_study)
+        if (r.study == m_study && r.database.isEmpty())
             numbers << r.number;
     return numbers;
 }
 
 bool CompareView::ready() const
 {
-    return m_haveSnapshot && (m_requestRuns.isEmpty() || m_answered == m_requestId);
+    return m_haveSnapshot && m_adding.isEmpty() && (m_requestRuns.isEmpty() || m_answered == m_requestId);
 }
 
 void CompareView::request(bool force)
 {
-    QList<qint64> runs;
+    QList<RunRef> runs;
     for (const Picked& p : picked())
-        if (auto it = m_lastRunOfTrial.find(p.trial->id); it != m_lastRunOfTrial.end())
-            runs << it->second;
+        if (p.run)
+            runs << *p.run;
     QString metric = m_metric->currentText();
     if (metric.isEmpty())
         metric = QStringLiteral("loss");
@@ -397,10 +468,10 @@ void CompareView::showData(const CompareData& data)
     m_answered = data.requestId;
     m_configs.clear();
     m_series.clear();
-    for (int i = 0; i < data.runIds.size(); ++i) {
-        m_configs[data.runIds[i]] = data.configs.value(i);
+    for (int i = 0; i < data.runs.size(); ++i) {
+        m_configs[data.runs[i]] = data.configs.value(i);
         if (static_cast<std::size_t>(i) < data.series.size())
-            m_series[data.runIds[i]] = data.series[static_cast<std::size_t>(i)];
+            m_series[data.runs[i]] = data.series[static_cast<std::size_t>(i)];
     }
     const QString current = data.metric;
     const QSignalBlocker blocker(m_metric);
@@ -421,14 +492,14 @@ void CompareView::fillConfig()
     for (const Picked& p : picked()) {
         const TrialRecord* t = p.trial;
         std::vector<std::pair<QString, QString>> flat;
-        auto run = m_lastRunOfTrial.find(t->id);
-        if (run != m_lastRunOfTrial.end() && m_configs.count(run->second) && !m_configs[run->second].isEmpty()) {
-            flat = flattenYaml(m_configs[run->second]);
+        if (auto config = p.run ? m_configs.find(*p.run) : m_configs.end();
+            config != m_configs.end() && !config->second.isEmpty()) {
+            flat = flattenYaml(config->second);
         } else {
-            for (const TrialParam& p : t->params)
-                flat.emplace_back(
-                    QString::fromStdString(p.name),
-                    QString::fromStdString(p.value().is_string() ? p.value().get<std::string>() : p.value().dump()));
+            for (const TrialParam& param : t->params)
+                flat.emplace_back(QString::fromStdString(param.name),
+                                  QString::fromStdString(param.value().is_string() ? param.value().get<std::string>()
+                                                                                   : param.value().dump()));
             if (t->userAttrs.contains("config_changes"))
                 flattenJson(t->userAttrs["config_changes"], QString(), flat);
         }
@@ -505,7 +576,7 @@ void CompareView::fillMetrics()
     // Groups of seeds: same parameters and config changes apart from the seed.
     std::vector<std::pair<QString, std::vector<std::size_t>>> groups;
     for (std::size_t i = 0; i < trials.size(); ++i) {
-        const QString key = groupKey(trials[i].ref.study, *trials[i].trial);
+        const QString key = groupKey(trials[i].ref, *trials[i].trial);
         auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
         if (it == groups.end())
             groups.emplace_back(key, std::vector<std::size_t>{i});
@@ -567,10 +638,10 @@ void CompareView::drawCurves()
     m_curves->removeAll();
     const int target = std::max(64, 2 * m_curves->plotWidth());
     for (const Picked& p : picked()) {
-        auto run = m_lastRunOfTrial.find(p.trial->id);
-        if (run == m_lastRunOfTrial.end() || !m_series.count(run->second))
+        auto found = p.run ? m_series.find(*p.run) : m_series.end();
+        if (found == m_series.end())
             continue;
-        const QList<QPointF>& points = m_series[run->second];
+        const QList<QPointF>& points = found->second;
         const QString label = labelOf(p.ref);
         QLineSeries* series =
             m_curves->line(label, label.startsWith(QLatin1Char('#')) ? tr("trial %1").arg(p.ref.number) : label);
