@@ -12,7 +12,10 @@ export CCACHE_BASEDIR="$PITWALL_ROOT"
 export CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 export CCACHE_COMPILERCHECK=content
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-16G}"
+# Also the cache's own setting, so a plain `cmake --build` (without this environment) does not trim it back to
+# ccache's 5 GB default: three configurations (main, sanitizers, CUDA) together need about 10 GB.
+if command -v ccache > /dev/null; then ccache --set-config=max_size="$CCACHE_MAXSIZE" > /dev/null 2>&1 || true; fi
 
 pitwall_install_deps() {
   bash "$PITWALL_ROOT/packaging/install-deps.sh"
