@@ -3,10 +3,9 @@
 #include "app/cli/configargs.h"
 
 #include "core/config/config.h"
+#include "core/config/schemareport.h"
 #include "core/util/error.h"
-#include "core/util/strings.h"
 
-#include <cstdio>
 #include <iostream>
 
 namespace pitwall::cli {
@@ -38,32 +37,11 @@ int validateConfig(const Args& args)
 int showSchema(const Args& args)
 {
     const Schema schema = schemaWithWarnings();
-    const std::string group = args.value("group", "");
-    std::vector<const KeySpec*> shown;
-    for (const KeySpec& spec : schema.keys()) {
-        if (args.flag("speed") && !spec.speed)
-            continue;
-        if (!group.empty() && !startsWith(toLower(spec.group), toLower(group)))
-            continue;
-        shown.push_back(&spec);
-    }
-    if (args.flag("json")) {
-        nlohmann::json keys = nlohmann::json::array();
-        for (const KeySpec* spec : shown)
-            keys.push_back(spec->toJson());
-        std::cout << nlohmann::json{{"owners", schema.owners()}, {"keys", keys}}.dump(2) << "\n";
-        return kExitOk;
-    }
-    std::string currentGroup;
-    for (const KeySpec* spec : shown) {
-        if (spec->group != currentGroup) {
-            currentGroup = spec->group;
-            std::cout << "\n[" << currentGroup << "]\n";
-        }
-        std::cout << "  " << spec->key << " = " << spec->defaultValue.toText() << "   (" << spec->expectation()
-                  << (spec->speed ? "; speed option" : "") << (spec->owner != "core" ? "; from " + spec->owner : "")
-                  << ")\n      " << spec->doc << "\n";
-    }
+    const std::vector<const KeySpec*> shown = selectKeys(schema, args.flag("speed"), args.value("group", ""));
+    if (args.flag("json"))
+        std::cout << schemaListingJson(schema, shown).dump(2) << "\n";
+    else
+        std::cout << schemaListingText(shown);
     return kExitOk;
 }
 

@@ -3,11 +3,10 @@
 #include "app/cli/configargs.h"
 
 #include "core/config/config.h"
-#include "core/engine/synth/dataset.h"
+#include "core/engine/synth/datasetreport.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -66,35 +65,15 @@ int synthesize(const Args& args)
             throw InputError(SourceLocation{*out}, "folder is not empty; pass --force to write into it");
     }
 
-    const auto start = std::chrono::steady_clock::now();
-    const int step = std::max(1, options.frames / 10);
-    int nextReport = step;
-    auto progress = [&](int done, int total) {
-        if (done < nextReport && done != total)
-            return;
-        while (nextReport <= done)
-            nextReport += step;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "  [%3d%%] %d/%d frames, %.1f frames/s\n", 100 * done / total, done, total,
-                     seconds > 0 ? done / seconds : 0.0);
-    };
+    const synth::SynthProgress progress =
+        synth::decileProgress(options.frames, [](const std::string& line) { std::fputs(line.c_str(), stderr); });
     std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames, options.episodeFrames,
                  static_cast<unsigned long long>(options.seed), out->c_str());
     const synth::GenerationStats stats = synth::writeSynthDataset(*out, options, progress);
-    const double fps = stats.seconds > 0 ? stats.frames / stats.seconds : 0.0;
-    if (args.flag("json")) {
-        nlohmann::json result{{"dir", *out},
-                              {"frames", stats.frames},
-                              {"episodes", stats.episodes},
-                              {"seconds", stats.seconds},
-                              {"frames_per_second", fps},
-                              {"bytes", stats.bytes},
-                              {"complete", stats.complete}};
-        std::cout << result.dump(2) << "\n";
-    } else {
-        std::printf("wrote %d frames in %d episodes to %s: %.2f s, %.1f frames/s, %s\n", stats.frames, stats.episodes,
-                    out->c_str(), stats.seconds, fps, formatBytes(static_cast<double>(stats.bytes)).c_str());
-    }
+    if (args.flag("json"))
+        std::cout << synth::generationJson(*out, stats).dump(2) << "\n";
+    else
+        std::fputs(synth::generationText(*out, stats).c_str(), stdout);
     return stats.complete ? kExitOk : kExitFailure;
 }
 
@@ -103,31 +82,15 @@ int showInfo(const Args& args)
     if (args.positionals.size() != 1)
         throw InputError("give one dataset folder");
     const synth::SynthDataset dataset = synth::SynthDataset::open(args.positionals[0]);
-    const synth::DatasetInfo& info = dataset.info();
     int checked = 0;
     if (args.flag("check")) {
         for (int i = 0; i < dataset.frameCount(); ++i, ++checked)
             dataset.readFrame(i); // throws InputError naming the first bad file
     }
-    if (args.flag("json")) {
-        nlohmann::json out{{"dir", dataset.directory()},
-                           {"frames", info.frames},
-                           {"episode_frames", info.episodeFrames},
-                           {"seed", info.seed},
-                           {"generator_version", info.generatorVersion},
-                           {"image", {info.sensors.camera.width, info.sensors.camera.height}},
-                           {"bev", {info.sensors.bev.width, info.sensors.bev.height}},
-                           {"frames_checked", checked}};
-        std::cout << out.dump(2) << "\n";
-        return kExitOk;
-    }
-    std::printf("%s: %d frames (%d per episode), seed %llu, generator version %d\n", dataset.directory().c_str(),
-                info.frames, info.episodeFrames, static_cast<unsigned long long>(info.seed), info.generatorVersion);
-    std::printf("  camera %dx%d, %.0f deg; BEV %dx%d at %.2f px/m from x = %.1f m\n", info.sensors.camera.width,
-                info.sensors.camera.height, info.sensors.camera.horizontalFovDeg, info.sensors.bev.width,
-                info.sensors.bev.height, info.sensors.bev.pixelsPerMeter, info.sensors.bev.xMinM);
-    if (args.flag("check"))
-        std::printf("  all %d frames decode\n", checked);
+    if (args.flag("json"))
+        std::cout << synth::datasetInfoJson(dataset, checked).dump(2) << "\n";
+    else
+        std::fputs(synth::datasetInfoText(dataset, args.flag("check"), checked).c_str(), stdout);
     return kExitOk;
 }
 

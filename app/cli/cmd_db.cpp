@@ -1,13 +1,11 @@
 // pitwall db info | migrate | export
 #include "app/cli/cli.h"
 
-#include "core/report/table.h"
-#include "core/store/export.h"
+#include "core/store/inforeport.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -20,55 +18,10 @@ int dbInfo(const Args& args)
     const auto store = openStore(args.database(), OpenMode::ReadOnly);
     const SchemaInfo info = store->info();
     const std::vector<StudySummary> studies = store->listStudies();
-    if (args.flag("json")) {
-        nlohmann::json out{{"backend", info.backend},
-                           {"location", info.location},
-                           {"pitwall_schema_version", info.pitwallSchemaVersion},
-                           {"latest_pitwall_schema_version", info.latestPitwallSchemaVersion},
-                           {"pending_migrations", info.latestPitwallSchemaVersion - info.pitwallSchemaVersion},
-                           {"optuna_schema_version", info.optunaSchemaVersion ? nlohmann::json(*info.optunaSchemaVersion)
-                                                                              : nlohmann::json(nullptr)},
-                           {"optuna_library_version", info.optunaLibraryVersion},
-                           {"alembic_version", info.alembicVersion},
-                           {"journal_mode", info.journalMode},
-                           {"file_bytes", info.fileBytes},
-                           {"studies", info.studies},
-                           {"trials", info.trials},
-                           {"runs", info.runs},
-                           {"metric_rows", info.metricRows},
-                           {"study_list", nlohmann::json::array()}};
-        for (const StudySummary& s : studies)
-            out["study_list"].push_back({{"name", s.study.name},
-                                         {"trials", s.total()},
-                                         {"complete", s.complete},
-                                         {"pruned", s.pruned},
-                                         {"failed", s.failed},
-                                         {"running", s.running},
-                                         {"best_value", jsonNumber(s.bestValue)}});
-        std::cout << out.dump(2) << "\n";
-        return kExitOk;
-    }
-    std::cout << "database:        " << info.location << " (" << info.backend << ", " << formatBytes(info.fileBytes)
-              << ", journal " << info.journalMode << ")\n";
-    std::cout << "pitwall schema:  " << info.pitwallSchemaVersion << " of " << info.latestPitwallSchemaVersion;
-    if (info.pitwallSchemaVersion < info.latestPitwallSchemaVersion)
-        std::cout << "  (" << (info.latestPitwallSchemaVersion - info.pitwallSchemaVersion)
-                  << " migration(s) pending: run 'pitwall db migrate')";
-    std::cout << "\noptuna schema:   "
-              << (info.optunaSchemaVersion ? std::to_string(*info.optunaSchemaVersion) + " (library " +
-                                                 info.optunaLibraryVersion + ", alembic " + info.alembicVersion + ")"
-                                           : std::string("none"))
-              << "\n";
-    std::cout << "contents:        " << info.studies << " studies, " << info.trials << " trials, " << info.runs
-              << " runs, " << info.metricRows << " metric rows\n";
-    if (!studies.empty()) {
-        Table table({"study", "trials", "complete", "pruned", "failed", "running", "best"});
-        for (const StudySummary& s : studies)
-            table.addRow({s.study.name, std::to_string(s.total()), std::to_string(s.complete), std::to_string(s.pruned),
-                          std::to_string(s.failed), std::to_string(s.running),
-                          s.bestValue ? formatFixed(*s.bestValue, 6) : "-"});
-        std::cout << "\n" << table.toText();
-    }
+    if (args.flag("json"))
+        std::cout << databaseInfoJson(info, studies).dump(2) << "\n";
+    else
+        std::cout << databaseInfoText(info, studies);
     return kExitOk;
 }
 
@@ -85,12 +38,8 @@ int dbMigrate(const Args& args)
 int dbExport(const Args& args)
 {
     const std::string formatText = args.value("format", "csv");
-    ExportFormat format;
-    if (formatText == "csv")
-        format = ExportFormat::Csv;
-    else if (formatText == "json")
-        format = ExportFormat::Json;
-    else
+    const auto format = parseExportFormat(formatText);
+    if (!format)
         throw InputError("--format '" + formatText + "' is not csv or json");
     const auto study = args.value("study");
     const auto run = args.value("run");
@@ -107,12 +56,12 @@ int dbExport(const Args& args)
         out = &file;
     }
     if (study) {
-        exportStudyTrials(*store, *study, format, *out);
+        exportStudyTrials(*store, *study, *format, *out);
     } else {
         const auto id = parseInteger(*run);
         if (!id || *id <= 0)
             throw InputError("--run '" + *run + "' is not a run id (a positive integer)");
-        exportRunMetrics(*store, *id, format, *out);
+        exportRunMetrics(*store, *id, *format, *out);
     }
     out->flush();
     if (!*out)

@@ -1,13 +1,11 @@
 // pitwall devices | pitwall plugins
 #include "app/cli/cli.h"
 
-#include "core/devices/devices.h"
+#include "core/devices/devicereport.h"
 #include "core/devices/gpubackends.h"
-#include "core/plugin/plugin.h"
+#include "core/plugin/pluginreport.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
-#include "core/util/strings.h"
-
 
 #include <nlohmann/json.hpp>
 
@@ -17,76 +15,6 @@
 namespace pitwall::cli {
 
 namespace {
-
-nlohmann::json backendJson(const DeviceBackend& backend, PartitionMode mode, const std::vector<LogicalDevice>& logical,
-                           const std::string& modeProblem)
-{
-    nlohmann::json out{{"name", backend.name()}};
-    out["devices"] = nlohmann::json::array();
-    for (const PhysicalDevice& d : backend.physicalDevices())
-        out["devices"].push_back({{"index", d.index},
-                                  {"name", d.name},
-                                  {"cores", d.cores},
-                                  {"memory_bytes", d.memoryBytes},
-                                  {"memory_available_bytes", d.memoryAvailableBytes}});
-    for (const ModeAvailability& m : backend.modes())
-        out["modes"].push_back({{"mode", partitionModeName(m.mode)}, {"available", m.available}, {"why", m.why}});
-    out["logical_devices"] = nlohmann::json::array();
-    for (const LogicalDevice& l : logical)
-        out["logical_devices"].push_back({{"id", l.id},
-                                          {"cpu_set", l.cpuSet},
-                                          {"threads", l.threads},
-                                          {"memory_bytes", l.memoryBytes},
-                                          {"environment", l.environment}});
-    if (backend.name() != "cpu") {
-        const auto current = backend.currentMode();
-        out["current_mode"] = current ? nlohmann::json(partitionModeName(*current)) : nlohmann::json(nullptr);
-        out["notes"] = backend.notes();
-        if (!modeProblem.empty())
-            out["mode_problem"] = modeProblem;
-    }
-    return out;
-}
-
-void printBackend(const DeviceBackend& backend, PartitionMode mode, const std::vector<LogicalDevice>& logical,
-                  const std::string& modeProblem)
-{
-    const bool cpu = backend.name() == "cpu";
-    if (!cpu)
-        std::printf("\n");
-    for (const PhysicalDevice& d : backend.physicalDevices()) {
-        if (cpu)
-            std::printf("cpu:%d  %s  %d cores  %s memory (%s available)\n", d.index, d.name.c_str(), d.cores,
-                        formatBytes(static_cast<double>(d.memoryBytes)).c_str(),
-                        formatBytes(static_cast<double>(d.memoryAvailableBytes)).c_str());
-        else
-            std::printf("%s:%d  %s%s\n", backend.name().c_str(), d.index, d.name.c_str(),
-                        d.memoryBytes > 0 ? ("  " + formatBytes(static_cast<double>(d.memoryBytes)) + " memory").c_str()
-                                          : "");
-    }
-    for (const std::string& note : backend.notes())
-        std::printf("  note: %s\n", note.c_str());
-    std::printf("\npartition modes (%s):\n", backend.name().c_str());
-    for (const ModeAvailability& m : backend.modes())
-        std::printf("  %s  %d logical device(s) per device  %s\n", partitionModeName(m.mode),
-                    partitionsPerDevice(m.mode), m.available ? "available" : ("unavailable: " + m.why).c_str());
-    if (!modeProblem.empty()) {
-        if (!cpu)
-            std::printf("\nlogical devices in %s (%s): none, %s\n", partitionModeName(mode), backend.name().c_str(),
-                        modeProblem.c_str());
-        return;
-    }
-    std::printf("\nlogical devices in %s%s:\n", partitionModeName(mode),
-                cpu ? "" : (" (" + backend.name() + ")").c_str());
-    for (const LogicalDevice& l : logical) {
-        std::string env;
-        for (const char* key : {"CUDA_VISIBLE_DEVICES", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "HIP_VISIBLE_DEVICES"})
-            if (!cpu && l.environment.count(key))
-                env += std::string("  ") + key + "=" + l.environment.at(key);
-        std::printf("  %-8s cores %-8s %d thread(s)  %s memory share%s\n", l.id.c_str(), formatCpuList(l.cpuSet).c_str(),
-                    l.threads, formatBytes(static_cast<double>(l.memoryBytes)).c_str(), env.c_str());
-    }
-}
 
 // --set-partition MODE [--apply]: say (or run) the amd-smi command that changes the AMD compute partition.
 int setPartition(const Args& args, PartitionMode mode)
@@ -145,48 +73,23 @@ int showDevices(const Args& args)
     if (!only.empty() && only != "cpu" && only != "cuda" && only != "hip")
         throw InputError("--backend '" + only + "' is not one of cpu, cuda, hip");
 
-    std::vector<std::unique_ptr<DeviceBackend>> backends;
-    backends.push_back(makeCpuBackend());
-    GpuDiscovery gpus = discoverGpuBackends();
-    for (auto& backend : gpus.backends)
-        backends.push_back(std::move(backend));
-
-    nlohmann::json out;
-    nlohmann::json list = nlohmann::json::array();
-    std::string cpuProblem;
-    bool shown = false;
-    for (const auto& backend : backends) {
-        if (!only.empty() && backend->name() != only)
-            continue;
-        std::vector<LogicalDevice> logical;
-        std::string modeProblem;
-        try {
-            logical = backend->logicalDevices(mode);
-        } catch (const InputError& e) {
-            modeProblem = e.what();
-        }
-        if (backend->name() == "cpu")
-            cpuProblem = modeProblem;
-        list.push_back(backendJson(*backend, mode, logical, modeProblem));
-        if (!args.flag("json")) {
-            printBackend(*backend, mode, logical, modeProblem);
-            if (backend->name() == "cpu" && !modeProblem.empty()) {
-                std::cerr << "error: " << modeProblem << "\n";
-                return kExitBadInput;
-            }
-        }
-        shown = true;
-    }
-    if (!shown && !args.flag("json"))
-        std::printf("no %s backend on this machine\n", only.c_str());
-    out["backends"] = list;
-    out["mode"] = partitionModeName(mode);
-    out["problems"] = gpus.problems;
+    const DevicesReport report = describeDevices(mode, only);
     if (args.flag("json")) {
-        std::cout << out.dump(2) << "\n";
-        return cpuProblem.empty() ? kExitOk : kExitBadInput;
+        std::cout << report.toJson().dump(2) << "\n";
+        const bool cpuProblem = !report.backends.empty() && report.backends.front().backend == "cpu" &&
+                                !report.backends.front().modeProblem.empty();
+        return cpuProblem ? kExitBadInput : kExitOk;
     }
-    for (const std::string& problem : gpus.problems)
+    for (const BackendReport& backend : report.backends) {
+        std::fputs(backend.text.c_str(), stdout);
+        if (backend.backend == "cpu" && !backend.modeProblem.empty()) {
+            std::cerr << "error: " << backend.modeProblem << "\n";
+            return kExitBadInput;
+        }
+    }
+    if (report.backends.empty())
+        std::printf("no %s backend on this machine\n", only.c_str());
+    for (const std::string& problem : report.problems)
         std::cerr << "warning: " << problem << "\n";
     std::printf("\nengine: 'pitwall engine info' shows the LibTorch version and the GPUs LibTorch sees\n");
     return kExitOk;
@@ -198,24 +101,10 @@ int listPlugins(const Args& args)
     const PluginListing listing = check ? checkPlugins(pluginSearchPath()) : listPluginManifests(pluginSearchPath());
     const int status = check && !listing.problems.empty() ? kExitFailure : kExitOk;
     if (args.flag("json")) {
-        nlohmann::json out{{"search_path", nlohmann::json::array()}, {"plugins", nlohmann::json::array()},
-                           {"problems", listing.problems}, {"checked", check}};
-        for (const auto& folder : pluginSearchPath())
-            out["search_path"].push_back(folder.string());
-        for (const PluginManifest& p : listing.plugins)
-            out["plugins"].push_back({{"name", p.name}, {"kind", pluginKindName(p.kind)}, {"description", p.description},
-                                      {"file", p.library.string()}, {"schema", p.schema.string()}});
-        std::cout << out.dump(2) << "\n";
+        std::cout << pluginListingJson(listing, pluginSearchPath(), check).dump(2) << "\n";
         return status;
     }
-    std::cout << "plugin search path:\n";
-    for (const auto& folder : pluginSearchPath())
-        std::cout << "  " << folder.string() << "\n";
-    std::cout << "plugins:\n";
-    if (listing.plugins.empty())
-        std::cout << "  (none)\n";
-    for (const PluginManifest& p : listing.plugins)
-        std::printf("  %-12s %-8s %s\n", p.name.c_str(), pluginKindName(p.kind), p.description.c_str());
+    std::cout << pluginListingText(listing, pluginSearchPath());
     for (const std::string& problem : listing.problems)
         std::cerr << (check ? "error: " : "warning: ") << problem << "\n";
     if (check && listing.problems.empty())

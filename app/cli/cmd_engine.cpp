@@ -1,9 +1,7 @@
 // pitwall engine info: what the linked LibTorch can do (in the engine module: it loads LibTorch).
 #include "app/cli/cli.h"
 
-#include "core/engine/engineinfo.h"
-
-#include <nlohmann/json.hpp>
+#include "core/engine/engineinforeport.h"
 
 #include <cstdio>
 #include <iostream>
@@ -14,21 +12,10 @@ namespace {
 int engineInfoCommand(const Args& args)
 {
     const EngineInfo engine = engineInfo();
-    if (args.flag("json")) {
-        const nlohmann::json out{{"torch_version", engine.torchVersion},
-                                 {"gpu_available", engine.cudaAvailable},
-                                 {"gpu_count", engine.gpuCount},
-                                 {"hip_build", engine.hipBuild},
-                                 {"intra_op_threads", engine.intraOpThreads},
-                                 {"inter_op_threads", engine.interOpThreads}};
-        std::cout << out.dump(2) << "\n";
-        return kExitOk;
-    }
-    std::printf("engine: LibTorch %s%s, %s\n", engine.torchVersion.c_str(), engine.hipBuild ? " (ROCm)" : "",
-                engine.cudaAvailable ? (std::to_string(engine.gpuCount) + " GPU(s) visible").c_str()
-                                     : "no GPU backend in this LibTorch or no GPU visible");
-    std::printf("threads: %d intra-op, %d inter-op\n%s\n", engine.intraOpThreads, engine.interOpThreads,
-                engine.parallelInfo.c_str());
+    if (args.flag("json"))
+        std::cout << engineInfoJson(engine).dump(2) << "\n";
+    else
+        std::fputs(engineInfoText(engine).c_str(), stdout);
     return kExitOk;
 }
 } // namespace

@@ -3,7 +3,7 @@
 #include "app/cli/progress.h"
 
 #include "core/engine/drive/policyeval.h"
-#include "core/report/table.h"
+#include "core/engine/drive/policyreport.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
@@ -20,41 +20,6 @@ namespace {
 // Default routes: a smoke-trained policy's DS varies by about 10–15 points from route to route, so 20 routes give a
 // standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
 constexpr int kDefaultRoutes = 20;
-
-std::string infractionSummary(const drive::RouteResult& route)
-{
-    std::vector<std::string> parts;
-    for (drive::InfractionType type : drive::kInfractionTypes)
-        if (const int n = route.count(type))
-            parts.push_back(std::string(drive::infractionKey(type)) + (n > 1 ? " ×" + std::to_string(n) : ""));
-    return parts.empty() ? "–" : join(parts, ", ");
-}
-
-void printReport(const drive::DrivingReport& report)
-{
-    Table table({"Route", "Seed", "Status", "Length (m)", "Time (s)", "km", "RC (%)", "Penalty", "DS", "Infractions"});
-    for (const drive::RouteResult& r : report.routes)
-        table.addRow({std::to_string(r.index), std::to_string(r.worldSeed), drive::routeStatusName(r.status),
-                      formatFixed(r.routeLengthM, 0), formatFixed(r.timeS, 1), formatFixed(r.distanceKm, 3),
-                      formatFixed(r.routeCompletion, 1), formatFixed(r.infractionPenalty, 3),
-                      formatFixed(r.drivingScore, 1), infractionSummary(r)});
-    std::cout << "\n" << table.toText() << "\n";
-    std::printf("policy %s, %zu route(s), %.3f km driven\n", report.policy.c_str(), report.routes.size(),
-                report.distanceKm);
-    std::printf("  driving score       %6.2f ± %.2f    (route std %.2f)\n", report.drivingScore.mean,
-                report.drivingScore.standardError, report.drivingScore.std);
-    std::printf("  route completion    %6.2f ± %.2f %%  (route std %.2f %%)\n", report.routeCompletion.mean,
-                report.routeCompletion.standardError, report.routeCompletion.std);
-    std::printf("  infraction penalty  %6.3f ± %.3f   (route std %.3f)\n", report.infractionPenalty.mean,
-                report.infractionPenalty.standardError, report.infractionPenalty.std);
-    std::printf("  infractions per km  %6.2f total", report.infractionsPerKm);
-    for (drive::InfractionType type : drive::kInfractionTypes)
-        if (report.counts[static_cast<std::size_t>(type)] > 0)
-            std::printf(", %s %.2f", drive::infractionKey(type), report.perKm[static_cast<std::size_t>(type)]);
-    std::printf("\n  (± is the standard error over routes (1 seed): sample std over the %zu routes / √%zu;\n"
-                "   DS = RC × penalty per route, CARLA leaderboard rules)\n",
-                report.routes.size(), report.routes.size());
-}
 
 std::vector<drive::PolicySource> parsePolicies(const std::string& text)
 {
@@ -90,29 +55,6 @@ drive::PolicyEvalSpec evalSpec(const Args& args)
     return spec;
 }
 
-void printJson(const drive::PolicyEvalSpec& spec, const drive::PolicyEvalResult& result)
-{
-    nlohmann::json out;
-    if (result.reports.size() == 1) {
-        out = drive::reportJson(result.reports.front());
-    } else {
-        out = {{"driving_score", result.drivingScore.mean},
-               {"driving_score_std", result.drivingScore.std},
-               {"driving_score_stderr", result.drivingScoreStandardError},
-               {"route_completion", result.routeCompletion.mean},
-               {"route_completion_std", result.routeCompletion.std},
-               {"infraction_penalty", result.infractionPenalty.mean},
-               {"infraction_penalty_std", result.infractionPenalty.std},
-               {"runs", nlohmann::json::array()}};
-        for (const drive::DrivingReport& r : result.reports)
-            out["runs"].push_back(drive::reportJson(r));
-    }
-    out["options"] = {{"routes", spec.options.routes},
-                      {"seed", spec.options.seed},
-                      {"route_seconds", spec.options.routeSeconds}};
-    std::cout << out.dump(2) << "\n";
-}
-
 int evalDrivingCheck(const Args& args)
 {
     const drive::PolicyEvalSpec spec = evalSpec(args);
@@ -140,20 +82,12 @@ int evalDriving(const Args& args)
         return 130;
     }
     if (args.flag("json")) {
-        printJson(spec, result);
+        std::cout << drive::policyEvalJson(spec, result).dump(2) << "\n";
         return kExitOk;
     }
     for (const drive::DrivingReport& r : result.reports)
-        printReport(r);
-    if (result.reports.size() > 1)
-        std::printf("\nover %zu runs (training seeds), mean ± sample std of each run's score:\n"
-                    "  driving score %.2f ± %.2f (s.e. %.2f over %d routes), route completion %.2f ± %.2f %%, "
-                    "infraction penalty %.3f ± %.3f\n"
-                    "  (s.e.: the mean of the runs' standard errors over the same %d routes)\n",
-                    result.reports.size(), result.drivingScore.mean, result.drivingScore.std,
-                    result.drivingScoreStandardError, spec.options.routes, result.routeCompletion.mean,
-                    result.routeCompletion.std, result.infractionPenalty.mean, result.infractionPenalty.std,
-                    spec.options.routes);
+        std::cout << drive::drivingReportText(r);
+    std::fputs(drive::policyEvalAcrossRunsText(spec, result).c_str(), stdout);
     if (spec.policies.front().runId)
         std::printf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
                     spec.storeLocation.c_str());

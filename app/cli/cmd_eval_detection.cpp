@@ -3,36 +3,15 @@
 #include "app/cli/cli.h"
 #include "app/cli/progress.h"
 
-#include "core/engine/eval/predictions.h"
-#include "core/report/table.h"
+#include "core/engine/eval/predictionreport.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
-#include "core/util/strings.h"
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <cstdio>
 #include <iostream>
 
 namespace pitwall::cli {
 
 namespace {
-
-nlohmann::json classJson(const engine::eval::ClassMetrics& c)
-{
-    nlohmann::json out{{"id", c.classId}, {"name", c.name}, {"gt", c.groundTruths}, {"predictions", c.predictions}};
-    if (c.evaluated) {
-        out["precision"] = c.precision;
-        out["recall"] = c.recall;
-        out["map50"] = c.ap50;
-        out["map50_95"] = c.ap50_95;
-    } else { // no ground truth: undefined, and not part of the means
-        for (const char* key : {"precision", "recall", "map50", "map50_95"})
-            out[key] = nullptr;
-    }
-    return out;
-}
 
 int evalDetection(const Args& args)
 {
@@ -51,44 +30,10 @@ int evalDetection(const Args& args)
     ProgressReporter reporter = line.reporter();
     reporter.onProgress = nullptr; // scoring is quick: no progress line
     const engine::eval::PredictionScore score = engine::eval::scorePredictions(spec, processCancelToken(), reporter);
-    const engine::eval::DetectionMetrics& m = score.metrics;
-    const engine::eval::NmsOptions& nms = spec.nms;
-
-    if (args.flag("json")) {
-        nlohmann::json out{{"precision", m.precision},
-                           {"recall", m.recall},
-                           {"map50", m.map50},
-                           {"map50_95", m.map50_95},
-                           {"ap_method", std::string(engine::eval::apMethodName(m.apMethod))},
-                           {"images", m.images},
-                           {"predictions", m.predictions},
-                           {"predictions_read", score.predictionsRead},
-                           {"ground_truths", m.groundTruths},
-                           {"confidence", m.bestConfidence},
-                           {"dataset", score.datasetRoot},
-                           {"dataset_kind", score.datasetKind},
-                           {"nms", {{"conf", nms.confThreshold}, {"iou", nms.iouThreshold}, {"max_det", nms.maxDetections}}},
-                           {"classes", nlohmann::json::array()}};
-        for (const engine::eval::ClassMetrics& c : m.classes)
-            out["classes"].push_back(classJson(c));
-        std::cout << out.dump(2) << "\n";
-        return kExitOk;
-    }
-    std::printf("AP: %s\n", std::string(engine::eval::apMethodLabel(m.apMethod)).c_str());
-    Table table({"Class", "ID", "GT", "Predictions", "P", "R", "mAP50", "mAP50-95"});
-    table.addRow({"all", "", std::to_string(m.groundTruths), std::to_string(m.predictions), formatFixed(m.precision, 3),
-                  formatFixed(m.recall, 3), formatFixed(m.map50, 3), formatFixed(m.map50_95, 3)});
-    for (const engine::eval::ClassMetrics& c : m.classes) {
-        auto value = [&](double v) { return c.evaluated ? formatFixed(v, 3) : std::string("–"); };
-        table.addRow({c.name, std::to_string(c.classId), std::to_string(c.groundTruths), std::to_string(c.predictions),
-                      value(c.precision), value(c.recall), value(c.ap50), value(c.ap50_95)});
-    }
-    std::cout << table.toText();
-    std::printf("%lld images (%s, %s), %lld predictions after NMS of %lld read; P and R at confidence %.3f\n",
-                static_cast<long long>(m.images), score.datasetKind.c_str(), score.imagesDir.c_str(),
-                static_cast<long long>(m.predictions), static_cast<long long>(score.predictionsRead), m.bestConfidence);
-    if (std::any_of(m.classes.begin(), m.classes.end(), [](const auto& c) { return !c.evaluated; }))
-        std::printf("– : a class with predictions but no ground truth (not part of \"all\", the mean over classes)\n");
+    if (args.flag("json"))
+        std::cout << engine::eval::predictionScoreJson(score, spec.nms).dump(2) << "\n";
+    else
+        std::cout << engine::eval::predictionScoreText(score);
     return kExitOk;
 }
 

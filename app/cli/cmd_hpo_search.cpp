@@ -8,10 +8,10 @@
 #include "core/engine/train/finalcomparison.h"
 #include "core/sched/jobsession.h"
 #include "core/sched/search.h"
+#include "core/sched/searchreport.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
-#include "core/util/strings.h"
 
 #include <cstdio>
 #include <iostream>
@@ -91,73 +91,6 @@ SearchSpec searchSpec(const Args& args)
     return spec;
 }
 
-Json trialJson(const TrialRecord& t)
-{
-    Json params = Json::object();
-    for (const TrialParam& p : t.params)
-        params[p.name] = p.value();
-    Json row{{"number", t.number}, {"state", trialStateName(t.state)}, {"params", params}};
-    row["value"] = t.values.empty() ? Json(nullptr) : Json(t.values.front());
-    if (const auto reason = t.systemAttrs.find(kFailReasonAttr); reason != t.systemAttrs.end())
-        row["fail_reason"] = *reason;
-    row["interrupted"] = isInterrupted(t);
-    row["intermediate_values"] = t.intermediateValues.size();
-    return row;
-}
-
-void printSummary(const SearchSpec& spec, const SearchResult& r)
-{
-    const StudyCounts& c = r.counts;
-    std::printf("\nstudy '%s' in %s: %d complete, %d pruned, %d failed (%d interrupted) in %.1f s on %zu worker(s)\n",
-                r.studyName.c_str(), spec.storeLocation.c_str(), c.complete, c.pruned, c.failed, c.interrupted,
-                r.seconds, r.workers);
-    for (const TrialRecord& t : r.trials)
-        if (t.state == TrialState::Fail && !isInterrupted(t) && t.systemAttrs.contains(kFailReasonAttr))
-            std::printf("  trial %d failed: %s\n", t.number,
-                        split(t.systemAttrs[kFailReasonAttr].get<std::string>(), '\n').front().c_str());
-    if (r.best) {
-        std::printf("best trial %d: %s %s\n", r.best->number, r.settings.objective.c_str(),
-                    formatDouble(r.best->values.front()).c_str());
-        for (const TrialParam& p : r.best->params)
-            std::printf("  %s: %s\n", p.name.c_str(), overrideText(p.value()).c_str());
-    }
-    if (r.searchDone)
-        std::printf("best parameters written to %s\n", r.bestParamsPath.c_str());
-    std::fflush(stdout);
-}
-
-Json searchJson(const SearchSpec& spec, const SearchResult& r, const std::optional<Table>& finalResults,
-                const std::vector<std::string>& finalNotes, bool cancelled)
-{
-    const StudyCounts& c = r.counts;
-    Json out{{"study", r.studyName},
-             {"db", spec.storeLocation},
-             {"target", r.settings.targetTrials},
-             {"workers", r.workers},
-             {"partition", r.settings.partition},
-             {"backend", r.settings.backend},
-             {"seconds", r.seconds},
-             {"cancelled", cancelled},
-             {"error", r.error},
-             {"warnings", r.warnings},
-             {"objective", r.settings.objective},
-             {"counts",
-              {{"complete", c.complete},
-               {"pruned", c.pruned},
-               {"failed", c.failed},
-               {"interrupted", c.interrupted},
-               {"running", c.running},
-               {"epochs", c.epochsDone}}},
-             {"best", r.best ? trialJson(*r.best) : Json(nullptr)},
-             {"best_params", r.searchDone ? Json(r.bestParamsPath) : Json(nullptr)},
-             {"final", finalResults ? finalResults->toJson() : Json(nullptr)},
-             {"final_notes", finalNotes},
-             {"trials", Json::array()}};
-    for (const TrialRecord& t : r.trials)
-        out["trials"].push_back(trialJson(t));
-    return out;
-}
-
 int searchExitStatus(const SearchSpec& spec, const SearchResult& r, bool cancelled)
 {
     if (cancelled) {
@@ -185,18 +118,12 @@ int hpoCheck(const Args& args)
 {
     const SearchCheck check = checkSearch(searchSpec(args));
     if (args.flag("json")) {
-        std::cout << Json{{"ok", true},          {"study", check.studyName},   {"trials", check.targetTrials},
-                          {"partition", check.partition}, {"backend", check.backend}, {"devices", check.devices},
-                          {"warnings", check.warnings}}
-                         .dump(2)
-                  << "\n";
+        std::cout << searchCheckJson(check).dump(2) << "\n";
         return kExitOk;
     }
     for (const std::string& warning : check.warnings)
         std::cerr << "warning: " << warning << "\n";
-    std::printf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n", check.studyName.c_str(),
-                check.targetTrials, check.devices.size(), check.backend.c_str(), check.partition.c_str(),
-                join(check.devices, ", ").c_str());
+    std::fputs(searchCheckText(check).c_str(), stdout);
     return kExitOk;
 }
 
@@ -208,8 +135,10 @@ int hpoCommand(const Args& args)
     installInterruptHandlers(InterruptPolicy::Command);
     CancelToken& cancel = processCancelToken();
     const SearchResult result = runSearch(spec, cancel, line.reporter());
-    if (!json)
-        printSummary(spec, result);
+    if (!json) {
+        std::fputs(searchSummaryText(spec.storeLocation, result).c_str(), stdout);
+        std::fflush(stdout);
+    }
     std::optional<Table> finalResults;
     std::vector<std::string> finalNotes; // e.g. the AP method of the mAP columns
     if (result.searchDone && spec.finalEpochs) {
@@ -235,7 +164,7 @@ int hpoCommand(const Args& args)
     }
     const bool cancelled = cancel.requested();
     if (json)
-        std::cout << searchJson(spec, result, finalResults, finalNotes, cancelled).dump(2) << "\n";
+        std::cout << searchResultJson(spec.storeLocation, result, finalResults, finalNotes, cancelled).dump(2) << "\n";
     return searchExitStatus(spec, result, cancelled);
 }
 

@@ -1,43 +1,19 @@
 // pitwall jobs list|show|stop|resume|log: the jobs recorded in the results store, whichever front end started them.
 #include "app/cli/cli.h"
-#include "core/sched/jobcontrol.h"
 
-#include "core/report/table.h"
-#include "core/store/jobstore.h"
+#include "core/sched/jobcontrol.h"
+#include "core/sched/jobreport.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <thread>
 
 namespace pitwall::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-constexpr auto kPollInterval = std::chrono::milliseconds(200);
-
-// Read-only where the file cannot be written (then vanished jobs are shown as their record says).
-std::unique_ptr<JobStore> openJobs(const Args& args)
-{
-    const std::string db = args.database();
-    if (!fs::exists(db))
-        throw InputError(db + ": no such results database (give --db FILE or set $PITWALL_DB)");
-    std::unique_ptr<JobStore> store;
-    const bool writable = ::access(db.c_str(), W_OK) == 0;
-    store = std::make_unique<JobStore>(db, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
-    store->reapVanished(nowSeconds());
-    return store;
-}
 
 std::int64_t jobIdArgument(const Args& args, const std::string& command)
 {
@@ -49,23 +25,12 @@ std::int64_t jobIdArgument(const Args& args, const std::string& command)
     return *id;
 }
 
-JobRecord requireJob(JobStore& store, std::int64_t id)
-{
-    auto job = store.job(id);
-    if (!job)
-        throw InputError("no job " + std::to_string(id) + " in " + store.path() + " (pitwall jobs list --all shows them)");
-    return *job;
-}
-
 int listJobs(const Args& args)
 {
-    auto store = openJobs(args);
+    auto store = openJobStoreForReading(args.database());
     const auto jobs = store->jobs(args.flag("all"));
     if (args.flag("json")) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const JobRecord& j : jobs)
-            out.push_back(jobToJson(j, nowSeconds()));
-        std::cout << out.dump(2) << "\n";
+        std::cout << jobsJson(jobs, nowSeconds()).dump(2) << "\n";
         return kExitOk;
     }
     if (jobs.empty()) {
@@ -73,53 +38,25 @@ int listJobs(const Args& args)
                   << (args.flag("all") ? "\n" : " (--all lists ended ones too)\n");
         return kExitOk;
     }
-    Table table({"ID", "Kind", "State", "Progress", "Elapsed", "ETA", "Host", "PID", "Message"});
-    for (const JobRecord& j : jobs) {
-        std::string message = isFinal(j.state) && !j.error.empty() ? j.error : j.progressMessage;
-        const auto studies = jobStudies(j);
-        if (message.empty() && !studies.empty())
-            message = "study " + join(studies, ", ");
-        table.addRow({std::to_string(j.id), j.kind, jobStateName(j.state), formatFixed(j.progress * 100, 0) + " %",
-                      formatDuration(jobElapsedSeconds(j, nowSeconds())), j.etaSeconds && !isFinal(j.state) ? formatDuration(*j.etaSeconds) : "–", j.host,
-                      std::to_string(j.pid), message});
-    }
-    std::cout << table.toText();
+    std::cout << jobsTableText(jobs, nowSeconds());
     return kExitOk;
 }
 
 int showJob(const Args& args)
 {
-    auto store = openJobs(args);
+    auto store = openJobStoreForReading(args.database());
     const JobRecord j = requireJob(*store, jobIdArgument(args, "show"));
     if (args.flag("json")) {
         std::cout << jobToJson(j, nowSeconds()).dump(2) << "\n";
         return kExitOk;
     }
-    std::printf("job %lld: %s, %s\n", static_cast<long long>(j.id), j.kind.c_str(), jobStateName(j.state));
-    std::printf("  command   pitwall %s\n", j.spec.contains("argv") ? join(j.spec["argv"].get<std::vector<std::string>>(), " ").c_str() : "?");
-    std::printf("  in        %s\n", j.spec.value("cwd", std::string("?")).c_str());
-    std::printf("  process   %s pid %lld\n", j.host.c_str(), static_cast<long long>(j.pid));
-    std::printf("  created   %s\n", formatTimestamp(j.createTime).c_str());
-    if (j.startTime)
-        std::printf("  started   %s (%s)\n", formatTimestamp(*j.startTime).c_str(), formatDuration(jobElapsedSeconds(j, nowSeconds())).c_str());
-    if (j.endTime)
-        std::printf("  ended     %s, exit %s\n", formatTimestamp(*j.endTime).c_str(),
-                    j.exitCode ? std::to_string(*j.exitCode).c_str() : "–");
-    std::printf("  progress  %.0f %% %s%s\n", j.progress * 100, j.progressMessage.c_str(),
-                j.etaSeconds && !isFinal(j.state) ? (" (ETA " + formatDuration(*j.etaSeconds) + ")").c_str() : "");
-    if (!j.error.empty())
-        std::printf("  error     %s\n", j.error.c_str());
-    if (!j.logFile.empty())
-        std::printf("  log       %s\n", j.logFile.c_str());
-    for (const JobLink& l : j.links)
-        std::printf("  %-9s %s\n", l.kind.c_str(), l.ref.c_str());
+    std::cout << jobDetailsText(j, nowSeconds());
     return kExitOk;
 }
 
-
 int stopCommand(const Args& args)
 {
-    auto store = openJobs(args);
+    auto store = openJobStoreForReading(args.database());
     const std::int64_t id = jobIdArgument(args, "stop");
     const JobRecord j = requireJob(*store, id);
     if (isFinal(j.state)) {
@@ -143,7 +80,7 @@ int stopCommand(const Args& args)
 
 int resumeJob(const Args& args)
 {
-    auto store = openJobs(args);
+    auto store = openJobStoreForReading(args.database());
     const std::int64_t id = jobIdArgument(args, "resume");
     const std::vector<std::string> words = resumeJobDetached(*store, requireJob(*store, id), args.database());
     std::cout << id << "\n";
@@ -153,32 +90,14 @@ int resumeJob(const Args& args)
 
 int jobLog(const Args& args)
 {
-    auto store = openJobs(args);
+    auto store = openJobStoreForReading(args.database());
     const std::int64_t id = jobIdArgument(args, "log");
-    JobRecord j = requireJob(*store, id);
+    const JobRecord j = requireJob(*store, id);
     if (j.logFile.empty()) {
         std::cerr << "job " << id << " ran in the foreground: its output went to the terminal that started it\n";
         return kExitBadInput;
     }
-    std::ifstream in(j.logFile, std::ios::binary);
-    if (!in && !args.flag("follow"))
-        throw InputError(j.logFile + ": cannot read job " + std::to_string(id) + "'s log");
-    std::string chunk(65536, '\0');
-    for (;;) {
-        while (in) {
-            in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-            std::cout.write(chunk.data(), in.gcount());
-        }
-        std::cout.flush();
-        if (!args.flag("follow") || isFinal(j.state))
-            break;
-        std::this_thread::sleep_for(kPollInterval);
-        in.clear();
-        if (!in.is_open())
-            in.open(j.logFile, std::ios::binary);
-        store->reapVanished(nowSeconds());
-        j = requireJob(*store, id);
-    }
+    copyJobLog(*store, id, std::cout, args.flag("follow"));
     return kExitOk;
 }
 

@@ -3,12 +3,12 @@
 #include "app/cli/configargs.h"
 
 #include "core/hpo/study.h"
+#include "core/hpo/studyreport.h"
+#include "core/hpo/tellrequest.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
-#include <cmath>
-#include <cstdio>
 #include <iostream>
 
 namespace pitwall::cli {
@@ -30,19 +30,6 @@ int requireTrialNumber(const Args& args)
     if (!number || *number < 0)
         throw InputError("--trial '" + text + "' is not a trial number (an integer >= 0)");
     return static_cast<int>(*number);
-}
-
-// A number from the command line. Text beyond a double's range (1e999) reads as ±inf, as strtod reads it;
-// that is kept, with a warning on stderr, since an overflow is rarely what was meant (an explicit inf is not).
-double parseValue(const std::string& text, const std::string& what)
-{
-    const auto value = parseDouble(text);
-    if (!value)
-        throw InputError(what + " '" + text + "' is not a number");
-    if (std::isinf(*value) && toLower(text).find("inf") == std::string::npos)
-        std::cerr << "warning: " << what << " '" << text << "' is beyond the range of a double; it is stored as "
-                  << formatDouble(*value) << "\n";
-    return *value;
 }
 
 Study openStudy(Store& store, const Args& args)
@@ -94,44 +81,20 @@ int askTrial(const Args& args)
 int tellTrial(const Args& args)
 {
     const int number = requireTrialNumber(args);
-    std::vector<std::pair<std::int64_t, double>> intermediate;
-    for (const std::string& item : args.values("intermediate")) {
-        const auto eq = item.find('=');
-        const auto step = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(0, eq));
-        if (!step || *step < 0)
-            throw InputError("--intermediate '" + item + "' is not STEP=VALUE with an integer step >= 0");
-        intermediate.emplace_back(*step, parseValue(item.substr(eq + 1), "--intermediate value"));
-    }
-    std::optional<double> value;
-    if (auto text = args.value("value"))
-        value = parseValue(*text, "--value");
-    std::optional<TrialState> state;
-    if (auto text = args.value("state")) {
-        state = parseTrialState(*text);
-        if (!state || *state == TrialState::Running || *state == TrialState::Waiting)
-            throw InputError("--state '" + *text + "' is not complete, pruned or fail");
-    }
-    if (value && state && *state != TrialState::Complete)
-        throw InputError("--value goes with a complete trial; a " + toLower(trialStateName(*state)) +
-                         " trial takes no value (a pruned one gets its last intermediate value)");
-    if (value && !state)
-        state = TrialState::Complete;
-    if (state == TrialState::Complete && !value)
-        throw InputError("--state complete needs --value V");
-    if (!state && intermediate.empty())
-        throw InputError("nothing to tell: give --value V, --state fail|pruned, or --intermediate STEP=VALUE");
-
+    const TellRequest request =
+        parseTellRequest(args.values("intermediate"), args.value("value"), args.value("state"),
+                         [](const std::string& text) { std::cerr << "warning: " << text << "\n"; });
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
-    for (const auto& [step, v] : intermediate)
+    for (const auto& [step, v] : request.intermediate)
         if (!study.report(number, step, v))
             std::cerr << "warning: trial " << number << " already has a value at step " << step
                       << "; the new one is ignored (as Optuna does)\n";
-    if (!state)
+    if (!request.state)
         return kExitOk;
-    const TrialState ended = study.tell(number, *state, value);
-    if (ended != *state)
-        std::cerr << "warning: the value " << formatDouble(*value) << " is not acceptable; trial " << number
+    const TrialState ended = study.tell(number, *request.state, request.value);
+    if (ended != *request.state)
+        std::cerr << "warning: the value " << formatDouble(*request.value) << " is not acceptable; trial " << number
                   << " is FAIL (as Optuna does)\n";
     const TrialRecord trial = study.requireTrial(number);
     std::cout << "trial " << number << ": " << trialStateName(trial.state);
@@ -162,20 +125,10 @@ int bestTrial(const Args& args)
         std::cerr << "study '" << study.record().name << "' has no complete trial yet\n";
         return kExitFailure;
     }
-    nlohmann::json params = nlohmann::json::object();
-    for (const TrialParam& p : best->params)
-        params[p.name] = p.value();
-    if (args.flag("json")) {
-        std::cout
-            << nlohmann::json{{"number", best->number}, {"value", jsonNumber(best->values.front())}, {"params", params}}
-                   .dump()
-            << "\n";
-        return kExitOk;
-    }
-    std::cout << "best trial " << best->number << " of '" << study.record().name << "': value "
-              << formatDouble(best->values.front()) << "\n";
-    for (const TrialParam& p : best->params)
-        std::cout << "  " << p.name << ": " << overrideText(p.value()) << "\n";
+    if (args.flag("json"))
+        std::cout << bestTrialJson(*best).dump() << "\n";
+    else
+        std::cout << bestTrialText(study.record().name, *best);
     return kExitOk;
 }
 
@@ -183,47 +136,12 @@ int listStudies(const Args& args)
 {
     const auto store = openStore(args.database(), OpenMode::ReadOnly);
     const auto studies = store->listStudies();
-    nlohmann::json out = nlohmann::json::array();
-    for (const StudySummary& s : studies) {
-        nlohmann::json row{
-            {"name", s.study.name},
-            {"directions", nlohmann::json::array()},
-            {"trials", s.total()},
-            {"complete", s.complete},
-            {"pruned", s.pruned},
-            {"failed", s.failed},
-            {"running", s.running},
-            {"best_value", jsonNumber(s.bestValue)},
-            {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
-        for (StudyDirection d : s.study.directions)
-            row["directions"].push_back(toLower(studyDirectionName(d)));
-        if (s.study.directions.size() == 1) {
-            const StudyOptions options = studyOptions(s.study);
-            row["sampler"] = samplerKindName(options.sampler.kind);
-            row["pruner"] = prunerKindName(options.pruner.kind);
-        }
-        out.push_back(row);
-    }
-    if (args.flag("json")) {
-        std::cout << nlohmann::json{{"studies", out}}.dump(2) << "\n";
-        return kExitOk;
-    }
-    if (out.empty()) {
+    if (args.flag("json"))
+        std::cout << nlohmann::json{{"studies", studyListJson(studies)}}.dump(2) << "\n";
+    else if (studies.empty())
         std::cout << "no studies in " << store->location() << "\n";
-        return kExitOk;
-    }
-    std::printf("%-28s %-9s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", "direction", "sampler", "pruner", "trials",
-                "complete", "pruned", "failed", "running", "best");
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const nlohmann::json& row = out[i];
-        const std::optional<double>& best = studies[i].bestValue;
-        std::printf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", row["name"].get<std::string>().c_str(),
-                    join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
-                    row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
-                    row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
-                    row["failed"].get<int>(), row["running"].get<int>(),
-                    best ? formatDouble(*best).c_str() : "-");
-    }
+    else
+        std::cout << studyListText(studies);
     return kExitOk;
 }
 

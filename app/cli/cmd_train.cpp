@@ -4,6 +4,7 @@
 #include "app/cli/progress.h"
 
 #include "core/engine/train/experiment.h"
+#include "core/engine/train/experimentreport.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -19,61 +20,6 @@ namespace pitwall::cli {
 
 namespace {
 
-std::string fixed(double value, int decimals)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
-nlohmann::json resultJson(const engine::ExperimentResult& result)
-{
-    nlohmann::json runs = nlohmann::json::array();
-    for (const engine::SeedResult& s : result.seeds) {
-        nlohmann::json run{{"seed", s.seed},
-                           {"trial", s.trialNumber},
-                           {"run_id", s.train.runId},
-                           {"total_seconds", s.train.totalSeconds},
-                           {"cancelled", s.train.cancelled},
-                           {"notices", s.train.notices}};
-        nlohmann::json metrics = nlohmann::json::object();
-        for (const engine::StageResult& st : s.train.stages) {
-            metrics["stage_seconds/" + st.stage] = st.seconds;
-            metrics["compute_fps/" + st.stage] = st.computeFps;
-            metrics["full_fps/" + st.stage] = st.fullFps;
-            metrics["data_wait_ms/" + st.stage] = st.dataWaitMs;
-            metrics["loss/" + st.stage] = st.finalLoss;
-        }
-        for (const auto& [key, value] : s.train.finalMetrics)
-            metrics["val/" + key] = value;
-        run["metrics"] = metrics;
-        runs.push_back(run);
-    }
-    return {{"study", result.study}, {"data_dir", result.dataDir}, {"runs", runs}};
-}
-
-void printText(const engine::ExperimentResult& result, const std::string& storeLocation)
-{
-    std::printf("\nstudy '%s' in %s (data: %s)\n", result.study.c_str(), storeLocation.c_str(),
-                result.dataDir.c_str());
-    std::printf("  %-5s %-6s %-10s %8s %12s %10s %10s\n", "seed", "trial", "stage", "seconds", "compute FPS",
-                "full FPS", "val loss");
-    for (const engine::SeedResult& s : result.seeds) {
-        for (const engine::StageResult& st : s.train.stages) {
-            const auto loss = st.validation.find("loss");
-            std::printf("  %-5lld %-6d %-10s %8.1f %12.1f %10.1f %10s\n", static_cast<long long>(s.seed),
-                        s.trialNumber, st.stage.c_str(), st.seconds, st.computeFps, st.fullFps,
-                        loss == st.validation.end() ? "-" : fixed(loss->second, 4).c_str());
-        }
-        std::string metrics;
-        for (const auto& [key, value] : s.train.finalMetrics)
-            metrics += "  " + key + "=" + fixed(value, 4);
-        std::printf("  final validation:%s\n", metrics.c_str());
-        for (const std::string& note : s.train.notices)
-            std::printf("  note: %s\n", note.c_str());
-    }
-}
-
 int trainCommand(const Args& args)
 {
     const ResolvedConfig config = resolveConfigArgs(args, true);
@@ -87,17 +33,11 @@ int trainCommand(const Args& args)
     options.message = [&](const std::string& text) { line.message(text); };
     options.dataProgress = line.reporter().counter("synthesising frames");
     options.progress = [&](std::int64_t seed, const engine::TrainProgress& p) {
-        const std::string label = "seed " + std::to_string(seed) + " " + p.stage + " epoch " +
-                                  std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs);
-        if (p.epochDone) {
-            std::string val;
-            for (const auto& [key, value] : p.validation)
-                val += " " + key + " " + fixed(value, 4);
-            line.message(label + " done: train loss " + fixed(p.loss, 4) + ", val" + val);
-            return;
-        }
-        line.update(label, static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch),
-                    "loss " + fixed(p.loss, 4) + "  " + fixed(p.computeFps, 1) + " samples/s");
+        const engine::TrainProgressText text = engine::trainProgressText(seed, p);
+        if (p.epochDone)
+            line.message(text.text);
+        else
+            line.update(text.label, static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), text.detail);
     };
     options.cancel = processCancelToken().flag();
     installInterruptHandlers(InterruptPolicy::Command);
@@ -105,9 +45,9 @@ int trainCommand(const Args& args)
     const engine::ExperimentResult result = engine::runExperiment(config, options);
     line.finish();
     if (json) {
-        std::cout << resultJson(result).dump(2) << "\n";
+        std::cout << engine::experimentResultJson(result).dump(2) << "\n";
     } else {
-        printText(result, options.storeLocation);
+        std::fputs(engine::experimentResultText(result, options.storeLocation).c_str(), stdout);
     }
     const bool cancelled = !result.seeds.empty() && result.seeds.back().train.cancelled;
     if (cancelled) {

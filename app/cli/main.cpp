@@ -15,7 +15,7 @@ int main(int argc, char** argv)
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     using namespace pitwall::cli;
-    Cli cli;
+    Cli cli = makePitwallCli();
     addConfigCommands(cli);
     addDbCommands(cli);
     addDeviceCommands(cli);

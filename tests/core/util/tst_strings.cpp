@@ -1,6 +1,7 @@
 // Number text in core is locale-independent and strict: what the config, the store and the search space read
 // must not change with the desktop's locale (QApplication sets LC_NUMERIC from the environment), and text that
 // is not a plain decimal number is refused rather than read as something else.
+#include "core/util/printf.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void sameUnderDecimalCommaLocale();
     void formatRoundTrips();
     void durationsForPeople();
+    void stringPrintfIsPrintf();
 };
 
 void TestStrings::parsesPlainNumbers_data()
@@ -128,6 +130,17 @@ void TestStrings::durationsForPeople()
     QCOMPARE(pitwall::formatDuration(3600 * 2 + 5 * 60 + 59), std::string("2 h 05 min"));
     QCOMPARE(pitwall::formatDuration(-1), std::string());
     QCOMPARE(pitwall::formatDuration(std::nan("")), std::string());
+}
+
+// The text reports of core (devices, jobs, searches) are rendered with stringPrintf and printed as they are: it must
+// give exactly what printf prints, at any length.
+void TestStrings::stringPrintfIsPrintf()
+{
+    QCOMPARE(pitwall::stringPrintf("%-8s|%5.1f|%03d|%zu", "cpu:0.0", 2.5, 7, std::size_t(12)),
+             std::string("cpu:0.0 |  2.5|007|12"));
+    QCOMPARE(pitwall::stringPrintf("%s", ""), std::string());
+    const std::string wide(5000, 'x');
+    QCOMPARE(pitwall::stringPrintf("[%s]", wide.c_str()), "[" + wide + "]");
 }
 
 #include "tst_strings.moc"

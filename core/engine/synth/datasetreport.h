@@ -1,0 +1,27 @@
+#pragma once
+// What `pitwall data synth` and `data info` report about a synthetic dataset, as JSON and as text.
+
+#include "core/engine/synth/dataset.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace pitwall::synth {
+
+// {"dir", "frames", "episodes", "seconds", "frames_per_second", "bytes", "complete"} of a dataset written to `dir`.
+nlohmann::json generationJson(const std::string& dir, const GenerationStats& stats);
+// "wrote N frames in E episodes to DIR: S s, F frames/s, SIZE"
+std::string generationText(const std::string& dir, const GenerationStats& stats);
+
+// A progress callback for writeSynthDataset that hands `line` one "  [ P%] done/total frames, F frames/s" line
+// per tenth of `frames` (and at the end), timed from when it is made.
+SynthProgress decileProgress(int frames, std::function<void(const std::string&)> line);
+
+// The dataset's description; `framesChecked` is how many frames were decoded (0: not checked).
+nlohmann::json datasetInfoJson(const SynthDataset& dataset, int framesChecked);
+// Two lines (frames, seed and version; camera and BEV geometry), and "  all N frames decode" when `checked`.
+std::string datasetInfoText(const SynthDataset& dataset, bool checked, int framesChecked);
+
+} // namespace pitwall::synth

@@ -1,0 +1,71 @@
+#include "core/hpo/studyreport.h"
+
+#include "core/hpo/searchspace.h"
+#include "core/hpo/study.h"
+#include "core/util/printf.h"
+#include "core/util/strings.h"
+
+namespace pitwall {
+
+nlohmann::json studyListJson(const std::vector<StudySummary>& studies)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const StudySummary& s : studies) {
+        nlohmann::json row{
+            {"name", s.study.name},
+            {"directions", nlohmann::json::array()},
+            {"trials", s.total()},
+            {"complete", s.complete},
+            {"pruned", s.pruned},
+            {"failed", s.failed},
+            {"running", s.running},
+            {"best_value", jsonNumber(s.bestValue)},
+            {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
+        for (StudyDirection d : s.study.directions)
+            row["directions"].push_back(toLower(studyDirectionName(d)));
+        if (s.study.directions.size() == 1) {
+            const StudyOptions options = studyOptions(s.study);
+            row["sampler"] = samplerKindName(options.sampler.kind);
+            row["pruner"] = prunerKindName(options.pruner.kind);
+        }
+        out.push_back(row);
+    }
+    return out;
+}
+
+std::string studyListText(const std::vector<StudySummary>& studies)
+{
+    const nlohmann::json rows = studyListJson(studies);
+    std::string text = stringPrintf("%-28s %-9s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", "direction", "sampler",
+                                    "pruner", "trials", "complete", "pruned", "failed", "running", "best");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const nlohmann::json& row = rows[i];
+        const std::optional<double>& best = studies[i].bestValue;
+        text +=
+            stringPrintf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", row["name"].get<std::string>().c_str(),
+                         join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
+                         row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
+                         row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
+                         row["failed"].get<int>(), row["running"].get<int>(), best ? formatDouble(*best).c_str() : "-");
+    }
+    return text;
+}
+
+nlohmann::json bestTrialJson(const TrialRecord& best)
+{
+    nlohmann::json params = nlohmann::json::object();
+    for (const TrialParam& p : best.params)
+        params[p.name] = p.value();
+    return {{"number", best.number}, {"value", jsonNumber(best.values.front())}, {"params", params}};
+}
+
+std::string bestTrialText(const std::string& studyName, const TrialRecord& best)
+{
+    std::string text = "best trial " + std::to_string(best.number) + " of '" + studyName + "': value " +
+                       formatDouble(best.values.front()) + "\n";
+    for (const TrialParam& p : best.params)
+        text += "  " + p.name + ": " + overrideText(p.value()) + "\n";
+    return text;
+}
+
+} // namespace pitwall

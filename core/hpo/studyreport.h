@@ -1,0 +1,24 @@
+#pragma once
+// What `pitwall study list` and `study best` report, as JSON and as text, for the CLI and the window alike.
+
+#include "core/store/records.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+// One object per study: name, directions, trials, complete, pruned, failed, running, best_value, best_trial, and for
+// a single-objective study its sampler and pruner kinds.
+nlohmann::json studyListJson(const std::vector<StudySummary>& studies);
+// The same as a table with a header line, one study a line ("-" where there is no best value, sampler or pruner).
+std::string studyListText(const std::vector<StudySummary>& studies);
+
+// {"number": N, "value": V, "params": {...}} of a complete trial (V as jsonNumber writes it).
+nlohmann::json bestTrialJson(const TrialRecord& best);
+// "best trial N of 'STUDY': value V" and one "  name: value" line per parameter.
+std::string bestTrialText(const std::string& studyName, const TrialRecord& best);
+
+} // namespace pitwall

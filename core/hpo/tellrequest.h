@@ -1,0 +1,36 @@
+#pragma once
+// What a caller of the ask/tell protocol reports about a trial (`pitwall study tell`, the window), read from
+// text and checked against the protocol's rules before anything is written: a value completes a trial, pruned
+// and fail take none, and something must be told.
+
+#include "core/store/records.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pitwall {
+
+struct TellRequest {
+    std::vector<std::pair<std::int64_t, double>> intermediate; // (step >= 0, value) in the order given
+    std::optional<double> value;                               // set only with state Complete
+    std::optional<TrialState> state;                           // Complete, Pruned or Fail; nullopt: only steps
+};
+
+// Called with a warning that does not stop the request ("--value '1e999' is beyond the range of a double ...").
+using TellWarning = std::function<void(const std::string&)>;
+
+// A reported number. Text beyond a double's range (1e999) reads as ±inf, as strtod reads it; that is kept, with a
+// warning, since an overflow is rarely what was meant (an explicit inf is not). InputError
+// "<what> '<text>' is not a number" otherwise.
+double parseReportedValue(const std::string& text, const std::string& what, const TellWarning& warn);
+
+// The request from `study tell`'s options: `intermediate` items "STEP=VALUE", the --value and --state texts.
+// A value without a state completes the trial. InputError (naming the option) when a rule is broken.
+TellRequest parseTellRequest(const std::vector<std::string>& intermediate, const std::optional<std::string>& value,
+                             const std::optional<std::string>& state, const TellWarning& warn);
+
+} // namespace pitwall

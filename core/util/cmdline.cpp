@@ -1,0 +1,321 @@
+#include "core/util/cmdline.h"
+
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+namespace pitwall::cmdline {
+
+namespace {
+const std::vector<std::string> kNoValues;
+
+std::string optionText(const OptionSpec& o)
+{
+    return "--" + o.name + (o.valueName.empty() ? "" : " " + o.valueName);
+}
+} // namespace
+
+std::optional<std::string> Args::value(const std::string& name) const
+{
+    auto it = options.find(name);
+    if (it == options.end() || it->second.empty())
+        return std::nullopt;
+    return it->second.back();
+}
+
+std::string Args::value(const std::string& name, const std::string& fallback) const
+{
+    return value(name).value_or(fallback);
+}
+
+const std::vector<std::string>& Args::values(const std::string& name) const
+{
+    auto it = options.find(name);
+    return it == options.end() ? kNoValues : it->second;
+}
+
+std::string Args::database() const
+{
+    return value("db").value_or(defaultDatabasePath());
+}
+
+std::optional<std::int64_t> Args::integer(const std::string& name, std::int64_t minimum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    const auto parsed = parseInteger(*text);
+    if (!parsed || *parsed < minimum)
+        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
+    return *parsed;
+}
+
+std::int64_t Args::integer(const std::string& name, std::int64_t fallback, std::int64_t minimum) const
+{
+    return integer(name, minimum).value_or(fallback);
+}
+
+std::int64_t Args::integerIn(const std::string& name, std::int64_t fallback, std::int64_t minimum,
+                             std::int64_t maximum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseInteger(*text);
+    if (!parsed || *parsed < minimum || *parsed > maximum)
+        throw InputError("--" + name + " '" + *text + "': give an integer in " + std::to_string(minimum) + ".." +
+                         std::to_string(maximum));
+    return *parsed;
+}
+
+double Args::numberIn(const std::string& name, double fallback, double minimum, double maximum) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseDouble(*text);
+    if (!parsed || !(*parsed >= minimum && *parsed <= maximum))
+        throw InputError("--" + name + " '" + *text + "': give a number in " + formatDouble(minimum) + ".." +
+                         formatDouble(maximum));
+    return *parsed;
+}
+
+double Args::positive(const std::string& name, double fallback, const std::string& what) const
+{
+    const auto text = value(name);
+    if (!text)
+        return fallback;
+    const auto parsed = parseDouble(*text);
+    if (!parsed || !(*parsed > 0))
+        throw InputError("--" + name + " '" + *text + "' is not a positive " + what);
+    return *parsed;
+}
+
+CommandTree::CommandTree(ProgramInfo program, JobHooks jobs) : m_program(std::move(program)), m_jobs(std::move(jobs))
+{
+}
+
+void CommandTree::add(Command command)
+{
+    // A loaded command replaces its listed-only entry.
+    std::erase_if(m_commands, [&](const Command& c) { return c.path == command.path && !c.run; });
+    if (!command.jobKind.empty() && m_jobs.addOptions)
+        m_jobs.addOptions(command);
+    m_commands.push_back(std::move(command));
+}
+
+void CommandTree::addListed(const std::string& path, const std::string& summary)
+{
+    if (std::none_of(m_commands.begin(), m_commands.end(), [&](const Command& c) { return c.path == path; }))
+        m_commands.push_back(Command{path, summary, "", "", {}, nullptr});
+}
+
+void CommandTree::setJobKind(const std::string& path, const std::string& kind)
+{
+    auto it =
+        std::find_if(m_commands.begin(), m_commands.end(), [&](const Command& c) { return c.path == path && c.run; });
+    if (it == m_commands.end())
+        throw std::logic_error("no command '" + path + "' to make a job of");
+    if (it->jobKind.empty() && m_jobs.addOptions)
+        m_jobs.addOptions(*it);
+    it->jobKind = kind;
+}
+
+bool CommandTree::knows(const std::string& word) const
+{
+    return std::any_of(m_commands.begin(), m_commands.end(),
+                       [&](const Command& c) { return split(c.path, ' ')[0] == word; });
+}
+
+void CommandTree::printOverview() const
+{
+    const std::string& name = m_program.name;
+    std::cout << name << " — " << m_program.tagline << "\n\n"
+              << "Usage: " << name << " COMMAND [ARGS...]\n"
+              << "       " << name << " COMMAND --help     (help of one command)\n\n"
+              << "Commands:\n";
+    std::size_t width = 0;
+    for (const Command& c : m_commands)
+        width = std::max(width, c.path.size());
+    for (const Command& c : m_commands)
+        if (!c.hidden)
+            std::printf("  %-*s  %s\n", static_cast<int>(width), c.path.c_str(), c.summary.c_str());
+    std::cout << "\n" << m_program.notes;
+}
+
+void CommandTree::printGroup(const std::string& prefix) const
+{
+    std::cout << "Usage: " << m_program.name << " " << prefix << " SUBCOMMAND [ARGS...]\n\nSubcommands:\n";
+    for (const Command& c : m_commands)
+        if (startsWith(c.path, prefix + " "))
+            std::printf("  %-20s  %s\n", c.path.c_str(), c.summary.c_str());
+}
+
+void CommandTree::printHelp(const Command& c) const
+{
+    std::cout << "Usage: " << m_program.name << " " << c.path << (c.usage.empty() ? "" : " " + c.usage) << "\n\n"
+              << c.summary << "\n";
+    if (!c.description.empty())
+        std::cout << "\n" << c.description << "\n";
+    if (!c.options.empty()) {
+        std::cout << "\nOptions:\n";
+        for (const OptionSpec& o : c.options)
+            std::printf("  %-22s  %s\n", optionText(o).c_str(), o.help.c_str());
+    }
+    std::printf("  %-22s  %s\n", "--help", "show this help");
+}
+
+namespace {
+
+// The command whose path the leading words spell, the longest such; `used` gets its number of words.
+const Command* findCommand(const std::vector<Command>& commands, const std::vector<std::string>& words,
+                           std::size_t& used)
+{
+    const Command* command = nullptr;
+    used = 0;
+    for (const Command& c : commands) {
+        const std::vector<std::string> path = split(c.path, ' ');
+        if (path.size() <= words.size() && std::equal(path.begin(), path.end(), words.begin()) && path.size() > used) {
+            command = &c;
+            used = path.size();
+        }
+    }
+    return command;
+}
+
+bool isHelp(const std::string& word)
+{
+    return word == "--help" || word == "-h";
+}
+
+} // namespace
+
+std::optional<int> CommandTree::takeOption(const Command& command, const std::vector<std::string>& words,
+                                           std::size_t& i, Args& args) const
+{
+    const std::string where = m_program.name + " " + command.path;
+    std::string name = words[i].substr(2);
+    std::optional<std::string> inlineValue;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+        inlineValue = name.substr(eq + 1);
+        name = name.substr(0, eq);
+    }
+    auto spec = std::find_if(command.options.begin(), command.options.end(),
+                             [&](const OptionSpec& o) { return o.name == name; });
+    if (spec == command.options.end()) {
+        std::vector<std::string> known;
+        for (const OptionSpec& o : command.options)
+            known.push_back(o.name);
+        const auto near = nearestNames(name, known, 1);
+        std::cerr << where << ": unknown option '--" << name << "'"
+                  << (near.empty() ? "" : "; did you mean '--" + near[0] + "'?") << "\n"
+                  << "Usage: " << where << " " << command.usage << "\n";
+        return kExitBadInput;
+    }
+    std::string value;
+    if (!spec->valueName.empty()) {
+        if (inlineValue) {
+            value = *inlineValue;
+        } else if (i + 1 < words.size()) {
+            value = words[++i];
+        } else {
+            std::cerr << where << ": option '--" << name << "' needs a value (" << spec->valueName << ")\n";
+            return kExitBadInput;
+        }
+    } else if (inlineValue) {
+        std::cerr << where << ": option '--" << name << "' takes no value\n";
+        return kExitBadInput;
+    }
+    if (args.options.count(name) && !spec->repeatable) {
+        std::cerr << where << ": option '--" << name << "' given twice\n";
+        return kExitBadInput;
+    }
+    args.options[name].push_back(value);
+    return std::nullopt;
+}
+
+int CommandTree::runCommand(const Command& command, const Args& args, const std::vector<std::string>& words) const
+{
+    if (!command.run) {
+        std::cerr << m_program.name << " " << command.path << ": " << m_program.notLoaded << "\n";
+        return kExitFailure;
+    }
+    try {
+        if (command.check && args.flag("check"))
+            return command.check(args);
+        if (!command.jobKind.empty() && m_jobs.run)
+            return m_jobs.run(command, args, words);
+        return command.run(args);
+    } catch (const InputError& e) {
+        for (const Diagnostic& d : e.diagnostics())
+            std::cerr << "error: " << d.toString() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << m_program.name << " " << command.path << " failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+int CommandTree::unknownCommand(const std::vector<std::string>& words) const
+{
+    const bool isGroup = std::any_of(m_commands.begin(), m_commands.end(),
+                                     [&](const Command& c) { return startsWith(c.path, words[0] + " "); });
+    if (isGroup) {
+        if (words.size() > 1 && !isHelp(words[1]))
+            std::cerr << m_program.name << ": unknown subcommand '" << words[0] << " " << words[1] << "'\n\n";
+        printGroup(words[0]);
+        return words.size() > 1 && isHelp(words[1]) ? kExitOk : kExitBadInput;
+    }
+    std::vector<std::string> names;
+    for (const Command& c : m_commands)
+        names.push_back(split(c.path, ' ')[0]);
+    const auto near = nearestNames(words[0], names, 1);
+    std::cerr << m_program.name << ": unknown command '" << words[0] << "'"
+              << (near.empty() ? "" : "; did you mean '" + near[0] + "'?") << "\nRun '" << m_program.name
+              << " --help' for the list.\n";
+    return kExitBadInput;
+}
+
+int CommandTree::run(int argc, char** argv) const
+{
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty() || isHelp(words[0]) || words[0] == "help") {
+        printOverview();
+        return words.empty() ? kExitBadInput : kExitOk;
+    }
+    if (words[0] == "--version") {
+        std::cout << m_program.name << " " << m_program.version << "\n";
+        return kExitOk;
+    }
+    std::size_t used = 0;
+    const Command* command = findCommand(m_commands, words, used);
+    if (!command)
+        return unknownCommand(words);
+    // The words after the command path: options and positionals.
+    Args args;
+    for (std::size_t i = used; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        if (isHelp(word)) {
+            printHelp(*command);
+            return kExitOk;
+        }
+        if (word == "--") {
+            args.positionals.insert(args.positionals.end(), words.begin() + static_cast<long>(i) + 1, words.end());
+            break;
+        }
+        if (!startsWith(word, "--") || word.size() == 2) {
+            args.positionals.push_back(word);
+            continue;
+        }
+        if (const auto status = takeOption(*command, words, i, args))
+            return *status;
+    }
+    return runCommand(*command, args, words);
+}
+
+} // namespace pitwall::cmdline

@@ -1,0 +1,199 @@
+// The subcommand machinery under `pitwall` (core/util/cmdline.h): which command the words name, how options and
+// positionals parse, the exit status of bad usage and of failing commands, and the job hooks. If this fails, a
+// command gets other arguments than were typed, or a usage error reads as success (or the reverse).
+#include "core/util/cmdline.h"
+#include "core/util/error.h"
+
+#include <QtTest>
+
+#include <stdexcept>
+
+using namespace pitwall;
+using namespace pitwall::cmdline;
+
+namespace {
+
+// argv for CommandTree::run: "prog" then `words`.
+int runWords(const CommandTree& tree, std::vector<std::string> words)
+{
+    words.insert(words.begin(), "prog");
+    std::vector<char*> argv;
+    for (std::string& w : words)
+        argv.push_back(w.data());
+    return tree.run(static_cast<int>(argv.size()), argv.data());
+}
+
+} // namespace
+
+class TestCmdline : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void parsesOptionsAndPositionals();
+    void badUsageIsExitTwo_data();
+    void badUsageIsExitTwo();
+    void longestPathWins();
+    void errorsBecomeExitStatus();
+    void listedCommandIsReplacedWhenLoaded();
+    void jobHooksWrapJobCommands();
+    void numberOptionsNameTheOption();
+};
+
+void TestCmdline::parsesOptionsAndPositionals()
+{
+    Args seen;
+    CommandTree tree({"prog", "1.0", "a test program", "", "not loaded"});
+    tree.add({"grp run",
+              "runs",
+              "[--db FILE]",
+              "",
+              {{"db", "FILE", ""}, {"flag", "", ""}, {"tag", "T", "", true}},
+              [&](const Args& a) {
+                  seen = a;
+                  return kExitOk;
+              }});
+    QCOMPARE(runWords(tree, {"grp", "run", "a.yaml", "--db=x.db", "--tag", "one", "--flag", "--tag", "two", "--",
+                             "--not-an-option"}),
+             kExitOk);
+    QCOMPARE(seen.value("db").value_or(""), std::string("x.db"));
+    QVERIFY(seen.flag("flag"));
+    QCOMPARE(seen.values("tag"), (std::vector<std::string>{"one", "two"}));
+    QCOMPARE(seen.positionals, (std::vector<std::string>{"a.yaml", "--not-an-option"}));
+    QCOMPARE(seen.database(), std::string("x.db"));
+    QVERIFY(!seen.value("missing"));
+    QCOMPARE(seen.value("missing", "fallback"), std::string("fallback"));
+    QVERIFY(seen.values("missing").empty());
+}
+
+void TestCmdline::badUsageIsExitTwo_data()
+{
+    QTest::addColumn<QStringList>("words");
+    QTest::addColumn<int>("status");
+    QTest::newRow("unknown option") << QStringList{"grp", "run", "--colour"} << kExitBadInput;
+    QTest::newRow("missing value") << QStringList{"grp", "run", "--db"} << kExitBadInput;
+    QTest::newRow("flag with value") << QStringList{"grp", "run", "--flag=yes"} << kExitBadInput;
+    QTest::newRow("given twice") << QStringList{"grp", "run", "--db", "a", "--db", "b"} << kExitBadInput;
+    QTest::newRow("unknown command") << QStringList{"nothing"} << kExitBadInput;
+    QTest::newRow("unknown subcommand") << QStringList{"grp", "walk"} << kExitBadInput;
+    QTest::newRow("group help") << QStringList{"grp", "--help"} << kExitOk;
+    QTest::newRow("command help") << QStringList{"grp", "run", "--help"} << kExitOk;
+    QTest::newRow("overview") << QStringList{"--help"} << kExitOk;
+    QTest::newRow("no command") << QStringList{} << kExitBadInput;
+    QTest::newRow("version") << QStringList{"--version"} << kExitOk;
+}
+
+void TestCmdline::badUsageIsExitTwo()
+{
+    QFETCH(QStringList, words);
+    QFETCH(int, status);
+    bool ran = false;
+    CommandTree tree({"prog", "1.0", "a test program", "", "not loaded"});
+    tree.add({"grp run", "runs", "", "", {{"db", "FILE", ""}, {"flag", "", ""}}, [&](const Args&) {
+                  ran = true;
+                  return kExitOk;
+              }});
+    std::vector<std::string> argv;
+    for (const QString& w : words)
+        argv.push_back(w.toStdString());
+    QCOMPARE(runWords(tree, argv), status);
+    QVERIFY2(!ran, "the command ran although its words did not parse");
+}
+
+void TestCmdline::longestPathWins()
+{
+    std::string which;
+    CommandTree tree;
+    tree.add({"db", "", "", "", {}, [&](const Args&) {
+                  which = "db";
+                  return kExitOk;
+              }});
+    tree.add({"db info", "", "", "", {}, [&](const Args&) {
+                  which = "db info";
+                  return kExitOk;
+              }});
+    QCOMPARE(runWords(tree, {"db", "info"}), kExitOk);
+    QCOMPARE(which, std::string("db info"));
+    QCOMPARE(runWords(tree, {"db", "other"}), kExitOk); // "other" is a positional of "db"
+    QCOMPARE(which, std::string("db"));
+    QVERIFY(tree.knows("db"));
+    QVERIFY(!tree.knows("info"));
+}
+
+void TestCmdline::errorsBecomeExitStatus()
+{
+    CommandTree tree;
+    tree.add({"bad", "", "", "", {}, [](const Args&) -> int { throw InputError("bad input"); }});
+    tree.add({"broken", "", "", "", {}, [](const Args&) -> int { throw std::runtime_error("it broke"); }});
+    tree.add({"partial", "", "", "", {}, [](const Args&) { return 130; }});
+    QCOMPARE(runWords(tree, {"bad"}), kExitBadInput);
+    QCOMPARE(runWords(tree, {"broken"}), kExitFailure);
+    QCOMPARE(runWords(tree, {"partial"}), 130);
+}
+
+void TestCmdline::listedCommandIsReplacedWhenLoaded()
+{
+    CommandTree tree;
+    tree.addListed("train", "train a model");
+    QVERIFY(tree.knows("train"));
+    QCOMPARE(runWords(tree, {"train"}), kExitFailure); // listed, its code not loaded
+    tree.add({"train", "train a model", "", "", {}, [](const Args&) { return kExitOk; }});
+    QCOMPARE(tree.commands().size(), std::size_t(1));
+    QCOMPARE(runWords(tree, {"train"}), kExitOk);
+    tree.addListed("train", "again"); // a loaded command is not listed over
+    QCOMPARE(tree.commands().size(), std::size_t(1));
+}
+
+void TestCmdline::jobHooksWrapJobCommands()
+{
+    int optionCalls = 0;
+    std::string ranAs;
+    bool ranPlain = false;
+    JobHooks hooks{[&](Command& c) {
+                       ++optionCalls;
+                       c.options.push_back({"detach", "", ""});
+                   },
+                   [&](const Command& c, const Args& a, const std::vector<std::string>& words) {
+                       ranAs = c.jobKind + ":" + words.front();
+                       return c.run(a);
+                   }};
+    CommandTree tree({}, hooks);
+    tree.add({"work", "", "", "", {}, [&](const Args&) {
+                  ranPlain = true;
+                  return kExitOk;
+              }});
+    QVERIFY_EXCEPTION_THROWN(tree.setJobKind("missing", "x"), std::logic_error);
+    tree.setJobKind("work", "long-work");
+    tree.setJobKind("work", "long-work"); // options are added once
+    QCOMPARE(optionCalls, 1);
+    QCOMPARE(runWords(tree, {"work", "--detach"}), kExitOk);
+    QCOMPARE(ranAs, std::string("long-work:work"));
+    QVERIFY(ranPlain);
+}
+
+void TestCmdline::numberOptionsNameTheOption()
+{
+    Args args;
+    args.options["n"] = {"12"};
+    args.options["bad"] = {"x"};
+    args.options["low"] = {"-3"};
+    args.options["rate"] = {"0.5"};
+    QCOMPARE(args.integer("n", 0).value_or(-1), std::int64_t(12));
+    QVERIFY(!args.integer("absent", 0));
+    QCOMPARE(args.integer("absent", 7, 0), std::int64_t(7));
+    QCOMPARE(args.integerIn("n", 0, 1, 20), std::int64_t(12));
+    QCOMPARE(args.numberIn("rate", 1.0, 0.0, 1.0), 0.5);
+    QCOMPARE(args.positive("rate", 2.0), 0.5);
+    QCOMPARE(args.positive("absent", 2.0), 2.0);
+    try {
+        args.integer("low", 0);
+        QFAIL("a negative count was taken");
+    } catch (const InputError& e) {
+        QCOMPARE(std::string(e.what()), std::string("--low '-3' is not an integer >= 0"));
+    }
+    QVERIFY_EXCEPTION_THROWN(args.integer("bad", 0), InputError);
+    QVERIFY_EXCEPTION_THROWN(args.integerIn("n", 0, 1, 10), InputError);
+    QVERIFY_EXCEPTION_THROWN(args.numberIn("rate", 0, 0.6, 1), InputError);
+    QVERIFY_EXCEPTION_THROWN(args.positive("low", 1), InputError);
+}
+
+QTEST_GUILESS_MAIN(TestCmdline)
+#include "tst_cmdline.moc"
