@@ -88,15 +88,27 @@ TrialRecord Study::requireTrial(int trialNumber)
 
 AskedTrial Study::ask(const SearchSpace& space)
 {
-    AskedTrial asked = ask(space.requests());
+    return *askIf(space, nullptr);
+}
+
+std::optional<AskedTrial> Study::askIf(const SearchSpace& space, const AdmitTrials& admit)
+{
+    std::optional<AskedTrial> asked = askRequests(space.requests(), admit);
+    if (!asked)
+        return asked;
     for (const SpaceParam& p : space.params())
         if (!p.searched())
-            asked.fixed[p.name] = p.fixedValue;
-    asked.overrides = space.overrides(asked.params);
+            asked->fixed[p.name] = p.fixedValue;
+    asked->overrides = space.overrides(asked->params);
     return asked;
 }
 
 AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
+{
+    return *askRequests(requests, nullptr);
+}
+
+std::optional<AskedTrial> Study::askRequests(const std::vector<ParamRequest>& requests, const AdmitTrials& admit)
 {
     // Sample for the number the next trial will get, then create the trial with its parameters in one
     // transaction; when another process took that number meanwhile, nothing was written: sample again.
@@ -104,6 +116,8 @@ AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         std::vector<TrialRecord> trials = m_store->trials(m_record.id);
         const int number = static_cast<int>(trials.size()); // Optuna's numbering: trials created before
+        if (admit && !admit(trials))
+            return std::nullopt;
         if (m_options.pruner.kind == PrunerKind::Hyperband) {
             // TPE learns from the new trial's bracket only (Optuna's _BracketStudy); the bracket layout may
             // have been fixed by another process since this study was opened.

@@ -16,6 +16,7 @@
 #include "core/hpo/searchspace.h"
 #include "core/store/store.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ public:
     AskedTrial ask(const SearchSpace& space);
     // Same, for parameters given directly (tests, benchmarks).
     AskedTrial ask(const std::vector<ParamRequest>& requests);
+    // Asks only while `admit` accepts the study's trials as they are when the new trial is numbered: no trial
+    // is created otherwise (nullopt). Since a trial is created only under the number it was sampled for, a
+    // trial started by another process meanwhile makes the ask look again, so workers that share a target
+    // never start more trials than it allows.
+    using AdmitTrials = std::function<bool(const std::vector<TrialRecord>&)>;
+    std::optional<AskedTrial> askIf(const SearchSpace& space, const AdmitTrials& admit);
 
     // Reports an intermediate value at `step` (>= 0). Like Optuna, a step reported before is ignored:
     // returns false then. InputError when the trial is not RUNNING.
@@ -70,6 +77,7 @@ public:
     TrialRecord requireTrial(int trialNumber);
 
 private:
+    std::optional<AskedTrial> askRequests(const std::vector<ParamRequest>& requests, const AdmitTrials& admit);
     Study(Store& store, StudyRecord record, StudyOptions options);
     StudyDirection direction() const { return m_options.direction; }
 

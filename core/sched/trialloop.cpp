@@ -13,20 +13,6 @@
 
 namespace pitwall {
 
-namespace {
-
-// Counted trials numbered below `number`: the ones that were there first.
-int countedBefore(const std::vector<TrialRecord>& trials, int number)
-{
-    int n = 0;
-    for (const TrialRecord& t : trials)
-        if (t.number < number && !(t.state == TrialState::Fail && isInterrupted(t)))
-            ++n;
-    return n;
-}
-
-} // namespace
-
 WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& runner)
 {
     if (!options.space)
@@ -61,7 +47,17 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
             break;
         }
 
-        const AskedTrial asked = study.ask(*options.space);
+        // The target is checked again where the trial is numbered, so two workers that both saw one trial
+        // missing start one between them.
+        const auto underTarget = [&](const std::vector<TrialRecord>& trials) {
+            return target <= 0 || countTrials(trials, study.options().direction).counted() < target;
+        };
+        const std::optional<AskedTrial> maybeAsked = study.askIf(*options.space, underTarget);
+        if (!maybeAsked) {
+            result.stopReason = "the study has its " + std::to_string(target) + " trials";
+            break;
+        }
+        const AskedTrial& asked = *maybeAsked;
         const TrialRecord& trial = asked.trial;
         const Json worker{{"id", options.workerId},
                           {"pid", static_cast<std::int64_t>(::getpid())},
@@ -70,13 +66,6 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
                           {"log", options.workerLog}};
         store->setTrialSystemAttr(trial.id, kWorkerAttr, worker);
         heartbeat.beat(trial.id);
-        if (target > 0 && countedBefore(store->trials(studyId), trial.number) >= target) {
-            failTrial(*store, trial, "not run: the study already had its " + std::to_string(target) + " trials",
-                      FailKind::Interrupted);
-            heartbeat.stop();
-            result.stopReason = "the study has its " + std::to_string(target) + " trials";
-            break;
-        }
 
         const std::filesystem::path dir = std::filesystem::path(options.logDir.empty() ? "." : options.logDir) /
                                           ("trial_" + std::to_string(trial.number));

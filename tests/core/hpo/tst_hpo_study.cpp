@@ -46,6 +46,7 @@ private Q_SLOTS:
     void optunaStudyDefaultsToTpe();
     void exhaustedGridLeavesNoTrial();
     void failedAskLeavesNoTrial();
+    void askIfLooksAgainWhenAnotherProcessStartedATrial();
     void cliAskTellBest();
     void cliRejectsBadInput();
 
@@ -210,6 +211,38 @@ void TestStudy::failedAskLeavesNoTrial()
     const AskedTrial asked = study.ask(requests);
     QCOMPARE(asked.trial.number, 0);
     QCOMPARE(study.requireTrial(0).params.size(), std::size_t(2));
+}
+
+// Two workers share a target of 2 trials. While the second one samples for trial 1, the first starts trial 1:
+// the second's trial is not created under a taken number, it looks again, sees the target reached, and starts
+// nothing, so the study holds exactly 2 trials (no surplus trial to fail as "not run").
+void TestStudy::askIfLooksAgainWhenAnotherProcessStartedATrial()
+{
+    const std::string file = db("race.db");
+    const auto storeA = openStore(file);
+    const auto storeB = openStore(file);
+    Study a = Study::create(*storeA, "race", StudyOptions{});
+    Study b = Study::load(*storeB, "race");
+    const Schema schema = schemaWithAutoSpeed();
+    const SearchSpace space = SearchSpace::load(kSpace.toStdString(), schema, {"autospeed"});
+    QCOMPARE(a.ask(space).trial.number, 0);
+    std::vector<std::size_t> seen;
+    int othersNumber = -1;
+    const auto admit = [&](const std::vector<TrialRecord>& trials) -> bool {
+        seen.push_back(trials.size());
+        if (seen.size() == 1)
+            othersNumber = a.ask(space).trial.number; // the other worker, between b's look and b's write
+        return trials.size() < 2;
+    };
+    QVERIFY(!b.askIf(space, admit).has_value());
+    QCOMPARE(othersNumber, 1);
+    QCOMPARE(seen, (std::vector<std::size_t>{1, 2}));
+    QCOMPARE(storetest::scalar(file, "SELECT COUNT(*) FROM trials"), std::string("2"));
+    const auto under = [](const std::vector<TrialRecord>& trials) { return trials.size() < 3; };
+    const std::optional<AskedTrial> third = b.askIf(space, under);
+    QVERIFY(third.has_value());
+    QCOMPARE(third->trial.number, 2);
+    QCOMPARE(third->fixed["batch_size"].get<int>(), 32); // askIf fills in the space's fixed values as ask does
 }
 
 void TestStudy::cliAskTellBest()
