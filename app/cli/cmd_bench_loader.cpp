@@ -111,85 +111,92 @@ int benchLoaderCheck(const Args& args)
     return kExitOk;
 }
 
+void printLoaderBenchJson(const engine::data::LoaderBenchResult& r, const engine::data::LoaderOptions& l)
+{
+    nlohmann::json problems = nlohmann::json::array();
+    for (const auto& p : r.problems)
+        problems.push_back({{"file", p.file}, {"reason", p.reason}});
+    nlohmann::json scales = nlohmann::json::object();
+    for (const auto& [eighths, samples] : r.decodedEighths)
+        scales[std::to_string(eighths)] = samples;
+    nlohmann::json out{{"mode", r.mode},
+                       {"dataset_kind", r.datasetKind},
+                       {"images", r.images},
+                       {"batch", l.batchSize},
+                       {"width", l.sample.outputWidth},
+                       {"height", l.sample.outputHeight},
+                       {"augment", l.sample.augment.enabled},
+                       {"preprocessed", l.usePreprocessed},
+                       {"workers", r.workers},
+                       {"cores", r.cores},
+                       {"batches", r.batches},
+                       {"warmup", r.warmup},
+                       {"ms_per_batch", r.msPerBatch},
+                       {"cpu_percent", r.cpuPercent},
+                       {"decode_ms_per_image", r.decodeMsPerImage},
+                       {"decode_ms_before", r.decodeMsBefore},
+                       {"decode_ms_after", r.decodeMsAfter},
+                       {"floor_ms_per_batch", r.floorMsPerBatch},
+                       {"floor_ratio", r.floorRatio},
+                       {"decoded_scale", engine::data::describeDecodedScales(r.decodedEighths)},
+                       {"decoded_eighths", scales},
+                       {"scaled_decode_ms_per_image", r.scaledDecodeMsPerImage},
+                       {"scaled_decode_cpu_ms_per_image", r.scaledDecodeCpuMsPerImage},
+                       {"scaled_floor_ms_per_batch", r.scaledFloorMsPerBatch},
+                       {"scaled_floor_ratio", r.scaledFloorRatio},
+                       {"cpu_floor_ratio", r.cpuFloorRatio},
+                       {"setup_seconds", r.setupSeconds},
+                       {"warmup_seconds", r.warmupSeconds},
+                       {"cache_rebuilt", r.cache.rebuilt},
+                       {"cache_why", r.cache.why},
+                       {"cache_seconds", r.cache.seconds},
+                       {"pinned", r.pinned},
+                       {"invalid_samples", r.invalidSamples},
+                       {"sample_slots", r.sampleSlots},
+                       {"failed_images", r.problems.size()},
+                       {"problems", problems},
+                       {"load_before", r.loadBefore},
+                       {"load_after", r.loadAfter}};
+    std::cout << out.dump(2) << "\n";
+}
+
+void printLoaderBenchText(const engine::data::LoaderBenchResult& r, const engine::data::LoaderOptions& l)
+{
+    std::printf("%s loader, %s dataset of %lld images, batch %d at %dx%d%s%s, %d workers on %d cores\n",
+                r.mode.c_str(), r.datasetKind.c_str(), static_cast<long long>(r.images), l.batchSize,
+                l.sample.outputWidth, l.sample.outputHeight, l.sample.augment.enabled ? ", augmented" : "",
+                l.usePreprocessed ? ", pre-processed cache" : "", r.workers, r.cores);
+    if (l.usePreprocessed)
+        std::printf("  cache: %s (%.2f s)\n", r.cache.rebuilt ? ("built: " + r.cache.why).c_str() : "reused",
+                    r.cache.seconds);
+    std::printf("  %.2f ms/batch, CPU %.0f %% (100 = one core) over %d batches after %d warm-up\n", r.msPerBatch,
+                r.cpuPercent, r.batches, r.warmup);
+    std::printf("  decode-bound floor: %.2f ms/image full-scale x %d / %d = %.2f ms/batch; ratio %.2f\n",
+                r.decodeMsPerImage, l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.floorMsPerBatch,
+                r.floorRatio);
+    std::printf("  decoded at %s: floor %.2f ms/image x %d / %d = %.2f ms/batch; ratio %.2f; at equal CPU %.2f\n",
+                engine::data::describeDecodedScales(r.decodedEighths).c_str(), r.scaledDecodeMsPerImage,
+                l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.scaledFloorMsPerBatch,
+                r.scaledFloorRatio, r.cpuFloorRatio);
+    std::printf("  load average %.2f before, %.2f after\n", r.loadBefore, r.loadAfter);
+    if (!r.problems.empty() || r.invalidSamples > 0) {
+        std::printf("  %zu of %lld images could not be read or decoded; %lld of %lld sample slot(s) left empty:\n",
+                    r.problems.size(), static_cast<long long>(r.images), static_cast<long long>(r.invalidSamples),
+                    static_cast<long long>(r.sampleSlots));
+        for (std::size_t i = 0; i < r.problems.size() && i < 20; ++i)
+            std::printf("    %s: %s\n", r.problems[i].file.c_str(), r.problems[i].reason.c_str());
+    }
+}
+
 int benchLoader(const Args& args)
 {
     const engine::data::LoaderBenchOptions options = optionsFrom(args);
-    const bool json = args.flag("json");
     const engine::data::LoaderBenchResult r =
         engine::data::runLoaderBench(options, [&](const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); });
-    const auto& l = options.loader;
-    if (json) {
-        nlohmann::json problems = nlohmann::json::array();
-        for (const auto& p : r.problems)
-            problems.push_back({{"file", p.file}, {"reason", p.reason}});
-        nlohmann::json scales = nlohmann::json::object();
-        for (const auto& [eighths, samples] : r.decodedEighths)
-            scales[std::to_string(eighths)] = samples;
-        nlohmann::json out{{"mode", r.mode},
-                           {"dataset_kind", r.datasetKind},
-                           {"images", r.images},
-                           {"batch", l.batchSize},
-                           {"width", l.sample.outputWidth},
-                           {"height", l.sample.outputHeight},
-                           {"augment", l.sample.augment.enabled},
-                           {"preprocessed", l.usePreprocessed},
-                           {"workers", r.workers},
-                           {"cores", r.cores},
-                           {"batches", r.batches},
-                           {"warmup", r.warmup},
-                           {"ms_per_batch", r.msPerBatch},
-                           {"cpu_percent", r.cpuPercent},
-                           {"decode_ms_per_image", r.decodeMsPerImage},
-                           {"decode_ms_before", r.decodeMsBefore},
-                           {"decode_ms_after", r.decodeMsAfter},
-                           {"floor_ms_per_batch", r.floorMsPerBatch},
-                           {"floor_ratio", r.floorRatio},
-                           {"decoded_scale", engine::data::describeDecodedScales(r.decodedEighths)},
-                           {"decoded_eighths", scales},
-                           {"scaled_decode_ms_per_image", r.scaledDecodeMsPerImage},
-                           {"scaled_decode_cpu_ms_per_image", r.scaledDecodeCpuMsPerImage},
-                           {"scaled_floor_ms_per_batch", r.scaledFloorMsPerBatch},
-                           {"scaled_floor_ratio", r.scaledFloorRatio},
-                           {"cpu_floor_ratio", r.cpuFloorRatio},
-                           {"setup_seconds", r.setupSeconds},
-                           {"warmup_seconds", r.warmupSeconds},
-                           {"cache_rebuilt", r.cache.rebuilt},
-                           {"cache_why", r.cache.why},
-                           {"cache_seconds", r.cache.seconds},
-                           {"pinned", r.pinned},
-                           {"invalid_samples", r.invalidSamples},
-                           {"sample_slots", r.sampleSlots},
-                           {"failed_images", r.problems.size()},
-                           {"problems", problems},
-                           {"load_before", r.loadBefore},
-                           {"load_after", r.loadAfter}};
-        std::cout << out.dump(2) << "\n";
-    } else {
-        std::printf("%s loader, %s dataset of %lld images, batch %d at %dx%d%s%s, %d workers on %d cores\n",
-                    r.mode.c_str(), r.datasetKind.c_str(), static_cast<long long>(r.images), l.batchSize,
-                    l.sample.outputWidth, l.sample.outputHeight, l.sample.augment.enabled ? ", augmented" : "",
-                    l.usePreprocessed ? ", pre-processed cache" : "", r.workers, r.cores);
-        if (l.usePreprocessed)
-            std::printf("  cache: %s (%.2f s)\n", r.cache.rebuilt ? ("built: " + r.cache.why).c_str() : "reused",
-                        r.cache.seconds);
-        std::printf("  %.2f ms/batch, CPU %.0f %% (100 = one core) over %d batches after %d warm-up\n", r.msPerBatch,
-                    r.cpuPercent, r.batches, r.warmup);
-        std::printf("  decode-bound floor: %.2f ms/image full-scale x %d / %d = %.2f ms/batch; ratio %.2f\n",
-                    r.decodeMsPerImage, l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.floorMsPerBatch,
-                    r.floorRatio);
-        std::printf("  decoded at %s: floor %.2f ms/image x %d / %d = %.2f ms/batch; ratio %.2f; at equal CPU %.2f\n",
-                    engine::data::describeDecodedScales(r.decodedEighths).c_str(), r.scaledDecodeMsPerImage,
-                    l.batchSize, std::max(1, std::min(r.workers, r.cores)), r.scaledFloorMsPerBatch,
-                    r.scaledFloorRatio, r.cpuFloorRatio);
-        std::printf("  load average %.2f before, %.2f after\n", r.loadBefore, r.loadAfter);
-        if (!r.problems.empty() || r.invalidSamples > 0) {
-            std::printf("  %zu of %lld images could not be read or decoded; %lld of %lld sample slot(s) left empty:\n",
-                        r.problems.size(), static_cast<long long>(r.images), static_cast<long long>(r.invalidSamples),
-                        static_cast<long long>(r.sampleSlots));
-            for (std::size_t i = 0; i < r.problems.size() && i < 20; ++i)
-                std::printf("    %s: %s\n", r.problems[i].file.c_str(), r.problems[i].reason.c_str());
-        }
-    }
+    if (args.flag("json"))
+        printLoaderBenchJson(r, options.loader);
+    else
+        printLoaderBenchText(r, options.loader);
     return kExitOk;
 }
 
