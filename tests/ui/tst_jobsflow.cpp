@@ -22,7 +22,9 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QColor>
 #include <QDir>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -187,6 +189,7 @@ private Q_SLOTS:
     void compareTheseMakesAVariantTable();
     void drivingPicksARunFromTheDatabase();
     void aDrivingRunTheCliRefusesShowsAtItsField();
+    void aLoaderBenchmarkRunsFromTheWindow();
 
 private:
     // A window on a new database in its own folder, shown, with the smoke config loaded and 1 epoch per stage.
@@ -646,4 +649,45 @@ void TestJobsFlow::aDrivingRunTheCliRefusesShowsAtItsField()
 }
 
 QTEST_MAIN(TestJobsFlow)
+// A data-loader benchmark of an image folder, started with Start and followed in the Jobs panel to `finished`;
+// its log (Open log) holds the benchmark's report on the folder's images. If this fails, the window offers a
+// benchmark it cannot run to the end.
+void TestJobsFlow::aLoaderBenchmarkRunsFromTheWindow()
+{
+    ui::MainWindow window;
+    openWindow(window, "loader.db");
+    const QString images = m_dir.filePath("jpegs");
+    QVERIFY(QDir().mkpath(images));
+    for (int i = 0; i < 8; ++i) { // one batch of the form's default size
+        QImage picture(96, 64, QImage::Format_RGB32);
+        picture.fill(QColor(20 * i, 90, 200 - 20 * i));
+        QVERIFY(picture.save(images + QString("/frame%1.jpg").arg(i), "JPEG"));
+    }
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Data-loader benchmark");
+    typeInto(child<QWidget>(run, "loaderImages"), images);
+    typeInto(child<QWidget>(run, "loaderBatches"), "4");
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
+    const qint64 id = started.first().at(0).toLongLong();
+    QTreeWidget* jobs = window.jobsPanel()->table();
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(jobs, id), QString("finished"), kJobTimeoutMs);
+    QCOMPARE(jobRow(jobs, id)->text(1), QString("bench-loader"));
+    const auto record = JobStore(window.database().toStdString(), OpenMode::ReadOnly).job(id);
+    QVERIFY(record);
+    QCOMPARE(record->exitCode.value_or(-1), 0);
+
+    clickRow(jobs, id);
+    click(child<QPushButton>(window.jobsPanel(), "jobLog"));
+    auto* log = window.jobsPanel()->findChild<ui::JobLogDialog*>("jobLogDialog");
+    QVERIFY(log);
+    const QString text = log->text()->toPlainText();
+    QVERIFY2(text.contains("dataset of 8 images") && text.contains("ms/batch") && text.contains("over 4 batches"),
+             qPrintable(text.right(2000)));
+    log->close();
+}
+
 #include "tst_jobsflow.moc"
