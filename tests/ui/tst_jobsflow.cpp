@@ -22,6 +22,7 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QCheckBox>
 #include <QColor>
 #include <QDir>
 #include <QImage>
@@ -190,6 +191,7 @@ private Q_SLOTS:
     void drivingPicksARunFromTheDatabase();
     void aDrivingRunTheCliRefusesShowsAtItsField();
     void aLoaderBenchmarkRunsFromTheWindow();
+    void aPartitionBenchmarkRunsFromTheWindow();
 
 private:
     // A window on a new database in its own folder, shown, with the smoke config loaded and 1 epoch per stage.
@@ -688,6 +690,44 @@ void TestJobsFlow::aLoaderBenchmarkRunsFromTheWindow()
     QVERIFY2(text.contains("dataset of 8 images") && text.contains("ms/batch") && text.contains("over 4 batches"),
              qPrintable(text.right(2000)));
     log->close();
+}
+
+// A partition benchmark of the smoke config on SPX (the other modes unticked), batch 8, one epoch: started with
+// Start, it finishes in the Jobs panel, and Show results opens the Benchmarks view. If this fails, the window
+// offers a benchmark it cannot run to the end.
+void TestJobsFlow::aPartitionBenchmarkRunsFromTheWindow()
+{
+    ui::MainWindow window;
+    openWindow(window, "partitions.db");
+    ui::ConfigureView* configure = window.configureView();
+    ui::RunOptions* run = configure->runOptions();
+    clickTab(configure->panels(), run);
+    choose(run->kindBox(), "Partition benchmark");
+    for (QCheckBox* box : child<QWidget>(run, "partitionModes")->findChildren<QCheckBox*>())
+        if ((box->text() == "SPX") != box->isChecked()) {
+            box->setFocus();
+            QTest::keyClick(box, Qt::Key_Space); // a check box's own key; a click at its centre may miss the label
+            QCOMPARE(box->isChecked(), box->text() == "SPX");
+        }
+    typeInto(child<QWidget>(run, "partitionBatchSizes"), "8");
+    typeInto(child<QWidget>(run, "partitionEpochs"), "1");
+    QSignalSpy started(configure, &ui::ConfigureView::launched);
+    click(child<QPushButton>(configure, "launchButton"));
+    QVERIFY2(started.wait(60000), qPrintable(configure->launchOutput()->toPlainText()));
+    const qint64 id = started.first().at(0).toLongLong();
+    QTreeWidget* jobs = window.jobsPanel()->table();
+    QTRY_COMPARE_WITH_TIMEOUT(jobState(jobs, id), QString("finished"), kJobTimeoutMs);
+    QCOMPARE(jobRow(jobs, id)->text(1), QString("bench-partitions"));
+    const auto record = JobStore(window.database().toStdString(), OpenMode::ReadOnly).job(id);
+    QVERIFY(record);
+    QCOMPARE(record->exitCode.value_or(-1), 0);
+    const Json argv = record->spec.value("argv", Json::array());
+    QVERIFY2(argv.dump().find("\"--modes\",\"SPX\",\"--batch-sizes\",\"8\"") != std::string::npos, argv.dump().c_str());
+
+    window.showView(ui::View::Configure);
+    clickRow(jobs, id);
+    click(child<QPushButton>(window.jobsPanel(), "jobShowResults"));
+    QCOMPARE(window.currentView(), ui::View::Benchmarks);
 }
 
 #include "tst_jobsflow.moc"
