@@ -12,7 +12,7 @@ PACKAGES=(
   # core
   libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   # engine
-  libtorch-dev libgloo-dev libturbojpeg0-dev libpng-dev
+  libtorch-dev libgloo-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
   # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)
   libopenblas0-openmp
   # window

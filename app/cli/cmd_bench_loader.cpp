@@ -75,6 +75,10 @@ engine::data::LoaderBenchOptions optionsFrom(const Args& args)
         l.sample.scaleChoice = ScaleChoice::FullOnly;
     else
         throw InputError("--dct-scale " + scale + ": give fast, any, any-up or full");
+    const std::string decode = args.value("decode", "region");
+    if (decode != "region" && decode != "whole")
+        throw InputError("--decode " + decode + ": give region or whole");
+    l.sample.regionDecode = decode == "region";
     return o;
 }
 
@@ -127,6 +131,7 @@ void printLoaderBenchJson(const engine::data::LoaderBenchResult& r, const engine
                        {"height", l.sample.outputHeight},
                        {"augment", l.sample.augment.enabled},
                        {"preprocessed", l.usePreprocessed},
+                       {"decode", l.sample.regionDecode ? "region" : "whole"},
                        {"workers", r.workers},
                        {"cores", r.cores},
                        {"batches", r.batches},
@@ -162,10 +167,14 @@ void printLoaderBenchJson(const engine::data::LoaderBenchResult& r, const engine
 
 void printLoaderBenchText(const engine::data::LoaderBenchResult& r, const engine::data::LoaderOptions& l)
 {
-    std::printf("%s loader, %s dataset of %lld images, batch %d at %dx%d%s%s, %d workers on %d cores\n",
+    std::printf("%s loader, %s dataset of %lld images, batch %d at %dx%d%s%s%s, %d workers on %d cores\n",
                 r.mode.c_str(), r.datasetKind.c_str(), static_cast<long long>(r.images), l.batchSize,
                 l.sample.outputWidth, l.sample.outputHeight, l.sample.augment.enabled ? ", augmented" : "",
-                l.usePreprocessed ? ", pre-processed cache" : "", r.workers, r.cores);
+                l.usePreprocessed ? ", pre-processed cache" : "",
+                l.sample.regionDecode || l.usePreprocessed || l.mode != engine::data::LoaderMode::Pitwall
+                    ? ""
+                    : ", whole-image decode",
+                r.workers, r.cores);
     if (l.usePreprocessed)
         std::printf("  cache: %s (%.2f s)\n", r.cache.rebuilt ? ("built: " + r.cache.why).c_str() : "reused",
                     r.cache.seconds);
@@ -235,6 +244,9 @@ void addLoaderBenchCommands(Cli& cli)
          {"dct-scale", "CHOICE",
           "DCT scales the decoder may use: fast (1/8, 1/4, 1/2, 1; default), any (M/8, M <= 8), any-up (M/8, M <= 16), "
           "full"},
+         {"decode", "HOW",
+          "region (default: only the pixels the crop reads, rendered band by band as they are decoded) or whole "
+          "(decode the whole image, then render; the same output bytes)"},
          {"seed", "S", "shuffle and augmentation seed (default 0)"},
          jsonOption()},
         benchLoader};

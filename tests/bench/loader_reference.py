@@ -7,9 +7,11 @@ data-loading-only comparison (no training): ms/batch and CPU % after warm-up.
 
 Run it with Debian's python3 (python3-torch / python3-torchvision, 1.13 era), not a pyenv python.
 
-Side by side: --compare build/bin/pitwall [--reps N] runs, in turn and N times, `pitwall bench loader` (pitwall
-mode), this DataLoader, and `pitwall bench loader --mode reference` with the same settings, each in its own
-process, and prints medians and ratios (PyTorch / Pitwall; Pitwall / decode-bound floor). Test images: 1600x900
+Side by side: --compare build/bin/pitwall [--reps N] [--dataloader-workers 0,1,2,4] runs, in turn and N times,
+`pitwall bench loader` (pitwall mode, and again with --decode whole), this DataLoader (once per workers setting),
+and `pitwall bench loader --mode reference` with the same settings, each in its own process, and prints medians
+and ratios: ms/batch, CPU %, CPU time per batch (the comparison at equal CPU) against Pitwall's, and ms/batch
+against the decode-bound floor at the scale Pitwall decoded at. Test images: 1600x900
 renders of the synthetic world, `build/bin/pitwall data synth --width 1600 --height 900 --frames 64 --out DIR`
 (they are DIR/rgb/*.jpg).
 
@@ -149,36 +151,54 @@ def compare(args):
               str(args.height), "--batches", str(args.batches), "--warmup", str(args.warmup)]
     if args.no_augment:
         common.append("--no-augment")
-    rows = {"pitwall": [], "pytorch": [], "pitwall-reference": []}
+    dataloader_workers = [int(w) for w in args.dataloader_workers.split(",")] if args.dataloader_workers else \
+        [args.workers]
+    rows = {"pitwall": [], "pitwall, whole-image decode": []}
+    rows.update({f"PyTorch DataLoader, {w} workers": [] for w in dataloader_workers})
+    rows["pitwall-reference"] = []
     print(f"# data loading only: batch {args.batch} at {args.width}x{args.height}, {args.batches} batches after "
-          f"{args.warmup} warm-up, {args.workers} workers/threads, {args.reps} repetition(s) interleaved; "
+          f"{args.warmup} warm-up, {args.workers} threads (Pitwall), {args.reps} repetition(s) interleaved; "
           f"load average {os.getloadavg()[0]:.2f} at start", flush=True)
     for rep in range(args.reps):
         for name in rows:
-            if name == "pytorch":
-                cmd = [sys.executable, os.path.abspath(__file__), *common, "--workers", str(args.workers),
+            if name.startswith("PyTorch"):
+                w = int(name.split(", ")[1].split()[0])
+                cmd = [sys.executable, os.path.abspath(__file__), *common, "--workers", str(w),
                        "--decoder", args.decoder, "--json"]
             else:
                 cmd = [args.compare, "bench", "loader", *common, "--threads", str(args.workers), "--json"]
                 if name == "pitwall-reference":
                     cmd += ["--mode", "reference"]
+                if "whole-image" in name:
+                    cmd += ["--decode", "whole"]
             r = run_json(cmd)
             rows[name].append(r)
-            print(f"  rep {rep + 1} {name:18s} {r['ms_per_batch']:8.2f} ms/batch  CPU {r['cpu_percent']:4.0f} %  "
+            print(f"  rep {rep + 1} {name:32s} {r['ms_per_batch']:8.2f} ms/batch  CPU {r['cpu_percent']:4.0f} %  "
                   f"load {r['load_before']:.2f}", flush=True)
     med = {n: (statistics.median(r["ms_per_batch"] for r in v), statistics.median(r["cpu_percent"] for r in v))
            for n, v in rows.items()}
-    floor = statistics.median(r["floor_ms_per_batch"] for r in rows["pitwall"])
-    decode = statistics.median(r["decode_ms_per_image"] for r in rows["pitwall"])
-    print("\n| loader | ms/batch | CPU % | ms/batch vs Pitwall | vs decode floor |")
-    print("|---|---|---|---|---|")
+    ref = rows["pitwall"]
+    floor = statistics.median(r["floor_ms_per_batch"] for r in ref)
+    scaled_floor = statistics.median(r["scaled_floor_ms_per_batch"] for r in ref)
+    decode = statistics.median(r["decode_ms_per_image"] for r in ref)
+    # CPU time per batch (ms of CPU, all cores): the comparison at equal CPU.
+    cpu_ms = {n: ms * cpu / 100 for n, (ms, cpu) in med.items()}
+    print("\n| loader | ms/batch | CPU % | CPU ms/batch | ms/batch vs Pitwall | CPU ms vs Pitwall "
+          "| vs decode floor at the scale decoded |")
+    print("|---|---|---|---|---|---|---|")
     for name, (ms, cpu) in med.items():
-        print(f"| {name} | {ms:.1f} | {cpu:.0f} | {ms / med['pitwall'][0]:.2f}x | {ms / floor:.2f}x |")
-    print(f"\ndecode-bound floor: {decode:.2f} ms/image (libjpeg-turbo, full scale, one thread) x {args.batch} / "
-          f"{min(args.workers, len(os.sched_getaffinity(0)))} = {floor:.2f} ms/batch")
-    print(f"PyTorch / Pitwall: {med['pytorch'][0] / med['pitwall'][0]:.2f}x the ms/batch at "
-          f"{med['pytorch'][1] / max(med['pitwall'][1], 1e-9):.2f}x the CPU; load average {os.getloadavg()[0]:.2f} "
-          f"at the end")
+        print(f"| {name} | {ms:.1f} | {cpu:.0f} | {cpu_ms[name]:.1f} | {ms / med['pitwall'][0]:.2f}x "
+              f"| {cpu_ms[name] / cpu_ms['pitwall']:.2f}x | {ms / scaled_floor:.2f}x |")
+    scales = ", ".join(sorted({r["decoded_scale"] for r in ref}))
+    print(f"\ndecode-bound floor: {decode:.2f} ms/image (libjpeg-turbo, whole image at full scale, one thread) x "
+          f"{args.batch} / {min(args.workers, len(os.sched_getaffinity(0)))} = {floor:.2f} ms/batch; at the scale "
+          f"decoded ({scales}) {scaled_floor:.2f} ms/batch; Pitwall's ratio at equal CPU (its CPU time per batch "
+          f"over the decode CPU time of its images) {statistics.median(r['cpu_floor_ratio'] for r in ref):.2f}")
+    best = min((n for n in med if n.startswith("PyTorch")), key=lambda n: med[n][0])
+    best_cpu = min((n for n in med if n.startswith("PyTorch")), key=lambda n: cpu_ms[n])
+    print(f"best DataLoader setting by ms/batch: {best}, {med[best][0] / med['pitwall'][0]:.2f}x Pitwall's ms/batch "
+          f"at {med[best][1] / max(med['pitwall'][1], 1e-9):.2f}x the CPU; by CPU time per batch: {best_cpu}, "
+          f"{cpu_ms[best_cpu] / cpu_ms['pitwall']:.2f}x Pitwall's; load average {os.getloadavg()[0]:.2f} at the end")
 
 
 def main():
@@ -195,6 +215,9 @@ def main():
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--compare", metavar="PITWALL", help="run pitwall bench loader side by side (see above)")
     parser.add_argument("--reps", type=int, default=1, help="repetitions of the side-by-side runs")
+    parser.add_argument("--dataloader-workers", metavar="LIST",
+                        help="with --compare: the DataLoader's num_workers settings to run, e.g. 0,1,2,4 "
+                             "(default: --workers)")
     args = parser.parse_args()
     if args.compare:
         return compare(args)

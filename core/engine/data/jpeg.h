@@ -9,8 +9,11 @@
 // (2 shared cores, synthetic 1600x900 4:4:4 frames, two rounds): 1/8 4.4-5.1, 1/4 5.3, 3/8 5.9-6.5, 1/2 5.7,
 // 5/8 6.6-8.7, 3/4 7.2-9.4, 7/8 9.4-13.6, 1/1 4.8-7.5, 3/2 16-23, 2/1 29-51 ms: the same ordering.
 
+#include "core/engine/data/augment.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +69,20 @@ public:
     // between calls. A libjpeg warning (e.g. a truncated file) counts as a failure.
     bool decode(const std::uint8_t* bytes, std::size_t size, DctScale scale, std::vector<std::uint8_t>& rgb,
                 int& width, int& height, std::string& error);
+
+    // Decodes only the pixels inside `region` (decoded pixels at `scale`, half-open [x0, x1) x [y0, y1)) into
+    // `rgb`, laid out as the whole decoded image (`width` x `height` at `scale`, as readHeader and scaledSize give
+    // them; rows `stride` bytes apart); pixels outside the region keep what they held. Through libjpeg's scanline
+    // API: the columns outside are cropped (no inverse DCT, upsampling or colour conversion for them), the rows
+    // above are skipped (entropy decoding only) and decoding stops after the last row needed, so the rows below
+    // are never decoded. The region's pixels are the same bytes decode() gives (a margin around it absorbs the
+    // upsampling at crop edges). `rowsReady(n)` is called as rows come in: rows [0, n) needed from the region
+    // are final, so the caller can consume them while they are still in cache (the last call has n = y1).
+    // Damage inside the decoded rows fails as in decode(); when decoding stops early, a file whose scan does not
+    // reach its end-of-image marker (a truncated file) fails too, damage past the region goes unnoticed.
+    bool decodeRegion(const std::uint8_t* bytes, std::size_t size, DctScale scale, const PixelRect& region,
+                      std::uint8_t* rgb, int width, int height, std::ptrdiff_t stride,
+                      const std::function<void(int rowsReady)>& rowsReady, std::string& error);
 
 private:
     void reset(); // after a failure

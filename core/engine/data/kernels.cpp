@@ -80,69 +80,135 @@ Columns prepareColumns(const ImageView& src, const Window& window, bool flip, in
     return c;
 }
 
-// Produces each output row as planar floats and hands it to `sink(v, r, g, b)`.
-template <class Sink>
-void resampleRows(const ImageView& src, const Window& window, bool flip, int outWidth, int outHeight,
-                  KernelScratch& s, Sink&& sink)
-{
-    const internal::RowKernels& kernels = internal::rowKernels();
-    const Columns c = prepareColumns(src, window, flip, outWidth, s);
-    s.row.resize(static_cast<std::size_t>(c.sourceCount + 2) * 3); // + the right neighbour + load slack
-    s.red.resize(outWidth);
-    s.green.resize(outWidth);
-    s.blue.resize(outWidth);
-    float* rowEnd = s.row.data() + static_cast<std::size_t>(c.sourceCount) * 3;
-    std::fill(rowEnd, rowEnd + 6, 0.0f); // right neighbour of the last column (read with weight 0) and slack
-    int cachedY0 = -1, cachedY1 = -1;
-    float cachedFy = -1;
-    for (int v = 0; v < outHeight; ++v) {
+} // namespace
+
+// One sample's resampling state: the column table (shared by every row), the blended-row cache and the next
+// output row. Rows are produced in order, each as planar floats in the scratch's red, green and blue.
+struct RowResampler {
+    RowResampler(const ImageView& src, const Window& window, bool flip, int outWidth, int outHeight, KernelScratch& s)
+        : src(src), window(window), outWidth(outWidth), outHeight(outHeight), s(s),
+          columns(prepareColumns(src, window, flip, outWidth, s))
+    {
+        s.row.resize(static_cast<std::size_t>(columns.sourceCount + 2) * 3); // + the right neighbour + load slack
+        s.red.resize(outWidth);
+        s.green.resize(outWidth);
+        s.blue.resize(outWidth);
+        float* rowEnd = s.row.data() + static_cast<std::size_t>(columns.sourceCount) * 3;
+        std::fill(rowEnd, rowEnd + 6, 0.0f); // right neighbour of the last column (read with weight 0) and slack
+    }
+
+    bool blackRow(int v, int& y0, int& y1, float& fy) const
+    {
+        return columns.table.first >= columns.table.last || !sourceRow(src, window, v, outHeight, y0, y1, fy);
+    }
+
+    // The source rows and columns the rows read; empty when every row is black.
+    PixelRect footprint() const
+    {
+        PixelRect r{columns.sourceMin, src.height, columns.sourceMin + columns.sourceCount, 0};
+        for (int v = 0; v < outHeight; ++v) {
+            int y0 = 0, y1 = 0;
+            float fy = 0;
+            if (blackRow(v, y0, y1, fy))
+                continue;
+            r.y0 = std::min(r.y0, y0);
+            r.y1 = std::max(r.y1, y1 + 1);
+        }
+        return r.empty() ? PixelRect{} : r;
+    }
+
+    // The last source row output row v reads (-1 when the row is black).
+    int lastSourceRow(int v) const
+    {
         int y0 = 0, y1 = 0;
         float fy = 0;
-        if (c.table.first >= c.table.last || !sourceRow(src, window, v, outHeight, y0, y1, fy)) {
+        return blackRow(v, y0, y1, fy) ? -1 : y1;
+    }
+
+    // Produces output row v (rows in increasing order) into s.red / s.green / s.blue.
+    void produce(int v)
+    {
+        int y0 = 0, y1 = 0;
+        float fy = 0;
+        if (blackRow(v, y0, y1, fy)) {
             std::fill(s.red.begin(), s.red.end(), 0.0f);
             std::fill(s.green.begin(), s.green.end(), 0.0f);
             std::fill(s.blue.begin(), s.blue.end(), 0.0f);
-        } else {
-            if (y0 != cachedY0 || y1 != cachedY1 || fy != cachedFy) {
-                const std::uint8_t* base = src.pixels + static_cast<std::ptrdiff_t>(c.sourceMin) * 3;
-                kernels.blend(base + y0 * src.stride, base + y1 * src.stride, fy, c.sourceCount * 3, s.row.data());
-                cachedY0 = y0;
-                cachedY1 = y1;
-                cachedFy = fy;
-            }
-            kernels.gather(s.row.data(), c.table, outWidth, s.red.data(), s.green.data(), s.blue.data());
+            return;
         }
-        sink(v, s.red.data(), s.green.data(), s.blue.data());
+        const internal::RowKernels& kernels = internal::rowKernels();
+        if (y0 != cachedY0 || y1 != cachedY1 || fy != cachedFy) {
+            const std::uint8_t* base = src.pixels + static_cast<std::ptrdiff_t>(columns.sourceMin) * 3;
+            kernels.blend(base + y0 * src.stride, base + y1 * src.stride, fy, columns.sourceCount * 3, s.row.data());
+            cachedY0 = y0;
+            cachedY1 = y1;
+            cachedFy = fy;
+        }
+        kernels.gather(s.row.data(), columns.table, outWidth, s.red.data(), s.green.data(), s.blue.data());
+    }
+
+    const ImageView src;
+    const Window window;
+    const int outWidth, outHeight;
+    KernelScratch& s;
+    const Columns columns;
+    int cachedY0 = -1, cachedY1 = -1;
+    float cachedFy = -1;
+};
+
+WindowRenderer::WindowRenderer(const ImageView& source, const Window& window, bool flip, const ColorJitter& color,
+                               const Normalization& normalization, float* dst, int outWidth, int outHeight,
+                               KernelScratch& scratch)
+    : m_rows(std::make_unique<RowResampler>(source, window, flip, outWidth, outHeight, scratch)),
+      m_color(std::make_unique<internal::ColorConstants>(colorConstants(color, normalization))), m_dst(dst)
+{
+}
+
+WindowRenderer::~WindowRenderer() = default;
+
+PixelRect WindowRenderer::footprint() const
+{
+    return m_rows->footprint();
+}
+
+void WindowRenderer::renderReady(int sourceRows)
+{
+    const internal::RowKernels& kernels = internal::rowKernels();
+    RowResampler& rows = *m_rows;
+    const std::size_t plane = static_cast<std::size_t>(rows.outWidth) * rows.outHeight;
+    for (; m_next < rows.outHeight && rows.lastSourceRow(m_next) < sourceRows; ++m_next) {
+        rows.produce(m_next);
+        float* out = m_dst + static_cast<std::size_t>(m_next) * rows.outWidth;
+        kernels.color(rows.s.red.data(), rows.s.green.data(), rows.s.blue.data(), rows.outWidth, *m_color, out,
+                      out + plane, out + 2 * plane);
     }
 }
 
-} // namespace
+void WindowRenderer::finish()
+{
+    renderReady(m_rows->src.height);
+}
 
 void renderWindow(const ImageView& source, const Window& window, bool flip, const ColorJitter& color,
                   const Normalization& normalization, float* dst, int outWidth, int outHeight, KernelScratch& scratch)
 {
-    const internal::RowKernels& kernels = internal::rowKernels();
-    const ColorConstants k = colorConstants(color, normalization);
-    const std::size_t plane = static_cast<std::size_t>(outWidth) * outHeight;
-    resampleRows(source, window, flip, outWidth, outHeight, scratch,
-                 [&](int v, const float* r, const float* g, const float* b) {
-                     float* out = dst + static_cast<std::size_t>(v) * outWidth;
-                     kernels.color(r, g, b, outWidth, k, out, out + plane, out + 2 * plane);
-                 });
+    WindowRenderer(source, window, flip, color, normalization, dst, outWidth, outHeight, scratch).finish();
 }
 
 void resizeImage(const ImageView& source, std::uint8_t* dst, int outWidth, int outHeight, KernelScratch& scratch)
 {
     const Window whole{0, 0, static_cast<double>(source.width), static_cast<double>(source.height)};
-    resampleRows(source, whole, false, outWidth, outHeight, scratch,
-                 [&](int v, const float* r, const float* g, const float* b) {
-                     std::uint8_t* out = dst + static_cast<std::size_t>(v) * outWidth * 3;
-                     for (int u = 0; u < outWidth; ++u) {
-                         out[3 * u] = static_cast<std::uint8_t>(std::lround(std::clamp(r[u], 0.0f, 255.0f)));
-                         out[3 * u + 1] = static_cast<std::uint8_t>(std::lround(std::clamp(g[u], 0.0f, 255.0f)));
-                         out[3 * u + 2] = static_cast<std::uint8_t>(std::lround(std::clamp(b[u], 0.0f, 255.0f)));
-                     }
-                 });
+    RowResampler rows(source, whole, false, outWidth, outHeight, scratch);
+    for (int v = 0; v < outHeight; ++v) {
+        rows.produce(v);
+        const float *r = scratch.red.data(), *g = scratch.green.data(), *b = scratch.blue.data();
+        std::uint8_t* out = dst + static_cast<std::size_t>(v) * outWidth * 3;
+        for (int u = 0; u < outWidth; ++u) {
+            out[3 * u] = static_cast<std::uint8_t>(std::lround(std::clamp(r[u], 0.0f, 255.0f)));
+            out[3 * u + 1] = static_cast<std::uint8_t>(std::lround(std::clamp(g[u], 0.0f, 255.0f)));
+            out[3 * u + 2] = static_cast<std::uint8_t>(std::lround(std::clamp(b[u], 0.0f, 255.0f)));
+        }
+    }
 }
 
 void jitterPixel(float r, float g, float b, const ColorJitter& color, float out[3])

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace pitwall::engine::data {
@@ -34,6 +35,35 @@ struct KernelScratch {
 // scale does the large reductions); it does not low-pass.
 void renderWindow(const ImageView& source, const Window& window, bool flip, const ColorJitter& color,
                   const Normalization& normalization, float* dst, int outWidth, int outHeight, KernelScratch& scratch);
+
+namespace internal {
+struct ColorConstants;
+}
+struct RowResampler;
+
+// renderWindow in steps, for a source that arrives row by row (a JPEG decoded in bands): footprint() says which
+// source pixels the output reads; renderReady(n) renders the output rows that read only source rows below n
+// (rows in order, each once); finish() renders the rest. The output is the same as renderWindow's. `source`
+// must point at the whole image's buffer from the start; only the footprint has to hold its pixels, and only the
+// rows below n when renderReady(n) is called.
+class WindowRenderer {
+public:
+    WindowRenderer(const ImageView& source, const Window& window, bool flip, const ColorJitter& color,
+                   const Normalization& normalization, float* dst, int outWidth, int outHeight, KernelScratch& scratch);
+    ~WindowRenderer();
+    WindowRenderer(const WindowRenderer&) = delete;
+    WindowRenderer& operator=(const WindowRenderer&) = delete;
+
+    PixelRect footprint() const; // in source pixels; empty when the window misses the image
+    void renderReady(int sourceRows);
+    void finish();
+
+private:
+    std::unique_ptr<RowResampler> m_rows;
+    std::unique_ptr<internal::ColorConstants> m_color;
+    float* m_dst;
+    int m_next = 0; // the next output row
+};
 
 // Resizes the whole image to outWidth x outHeight RGB bytes (packed rows), bilinear, rounded. Used to fill the
 // pre-processed cache.

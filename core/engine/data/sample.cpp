@@ -30,6 +30,7 @@ SampleResult SampleRenderer::render(const SampleRecord& record, const SampleKey&
 {
     SampleResult result;
     const int outW = m_options.outputWidth, outH = m_options.outputHeight;
+    const std::size_t slot = sizeof(float) * 3 * static_cast<std::size_t>(outW) * outH;
     ImageView view;
     int sourceWidth = 0, sourceHeight = 0;
     double toViewX = 1, toViewY = 1; // source pixels -> view pixels
@@ -51,30 +52,48 @@ SampleResult SampleRenderer::render(const SampleRecord& record, const SampleKey&
             sourceHeight = header.height;
         }
     }
-    if (sourceWidth > 0) {
-        result.augment = drawAugment(key, m_options.augment, sourceWidth, sourceHeight, outW, outH);
-        if (!m_cache) {
-            // Decoded pixels needed at full scale: the output's size over the fraction of the image it shows.
-            const Window& w = result.augment.window;
-            result.scale = chooseDctScale(sourceWidth, sourceHeight, outW * sourceWidth / w.width,
-                                          outH * sourceHeight / w.height, m_options.scaleChoice);
-            int dw = 0, dh = 0;
-            if (m_decoder.decode(m_bytes.data(), m_bytes.size(), result.scale, m_pixels, dw, dh, result.error)) {
-                view = {m_pixels.data(), dw, dh, static_cast<std::ptrdiff_t>(dw) * 3};
-                toViewX = toViewY = static_cast<double>(result.scale.num) / result.scale.denom;
-            } else {
-                sourceWidth = 0;
-            }
-        }
-    }
-    if (sourceWidth <= 0 || !view.pixels) {
-        std::memset(dst, 0, sizeof(float) * 3 * static_cast<std::size_t>(outW) * outH);
+    if (sourceWidth <= 0) {
+        std::memset(dst, 0, slot);
         return result;
     }
+    result.augment = drawAugment(key, m_options.augment, sourceWidth, sourceHeight, outW, outH);
     const Window& w = result.augment.window;
+    bool decoded = true;
+    if (!m_cache) {
+        // Decoded pixels needed at full scale: the output's size over the fraction of the image it shows.
+        result.scale = chooseDctScale(sourceWidth, sourceHeight, outW * sourceWidth / w.width,
+                                      outH * sourceHeight / w.height, m_options.scaleChoice);
+        toViewX = toViewY = static_cast<double>(result.scale.num) / result.scale.denom;
+        if (m_options.regionDecode) {
+            const int dw = scaledSize(sourceWidth, result.scale), dh = scaledSize(sourceHeight, result.scale);
+            const std::size_t bytes = static_cast<std::size_t>(dw) * dh * 3;
+            if (m_pixels.size() < bytes)
+                m_pixels.resize(bytes);
+            view = {m_pixels.data(), dw, dh, static_cast<std::ptrdiff_t>(dw) * 3};
+        } else {
+            int dw = 0, dh = 0;
+            decoded = m_decoder.decode(m_bytes.data(), m_bytes.size(), result.scale, m_pixels, dw, dh, result.error);
+            view = {m_pixels.data(), dw, dh, static_cast<std::ptrdiff_t>(dw) * 3};
+        }
+    }
     const Window inView{w.x * toViewX, w.y * toViewY, w.width * toViewX, w.height * toViewY};
-    renderWindow(view, inView, result.augment.flip, result.augment.color, m_options.normalization, dst, outW, outH,
-                 m_scratch);
+    if (decoded) {
+        WindowRenderer renderer(view, inView, result.augment.flip, result.augment.color, m_options.normalization,
+                                dst, outW, outH, m_scratch);
+        if (!m_cache && m_options.regionDecode) {
+            // Decode only the pixels the window reads, and render each band of output rows as soon as its source
+            // rows are in (while they are still in cache).
+            decoded = m_decoder.decodeRegion(m_bytes.data(), m_bytes.size(), result.scale, renderer.footprint(),
+                                             m_pixels.data(), view.width, view.height, view.stride,
+                                             [&](int rows) { renderer.renderReady(rows); }, result.error);
+        }
+        if (decoded)
+            renderer.finish();
+    }
+    if (!decoded) {
+        std::memset(dst, 0, slot);
+        return result;
+    }
     result.boxes = transformBoxes(boxesInPixels(record, sourceWidth, sourceHeight), result.augment, outW, outH);
     result.ok = true;
     return result;

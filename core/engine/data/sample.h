@@ -22,6 +22,9 @@ struct SampleOptions {
     AugmentOptions augment;
     Normalization normalization;
     ScaleChoice scaleChoice = ScaleChoice::FastEighths;
+    // Decode only the pixels the window reads, in bands consumed by the kernel as they arrive
+    // (JpegDecoder::decodeRegion); false: decode the whole image, then render (the output bytes are the same).
+    bool regionDecode = true;
 };
 
 struct SampleResult {

@@ -57,6 +57,11 @@ private Q_SLOTS:
     void kernelIsExactBilinear();
     void decodedAndResizedCloseToReference();
     void scaledPathCloseToFullScale();
+    void regionDecodeMatchesWholeDecode_data();
+    void regionDecodeMatchesWholeDecode();
+    void regionDecodeOfDamagedFileFails();
+    void footprintHoldsEveryPixelRead();
+    void regionPathRendersTheSameBytes();
 };
 
 void TestDataJpeg::dctScaleChoice_data()
@@ -318,6 +323,188 @@ void TestDataJpeg::scaledPathCloseToFullScale()
     // The zoom range 0.86..1.25 needs 881..1280 columns: 5/8, 6/8 and 7/8 (not powers of two) all occur.
     QVERIFY2(eighths.count(6) == 1 && *eighths.rbegin() < 8,
              qPrintable(QString("scales used: %1 .. %2").arg(*eighths.begin()).arg(*eighths.rbegin())));
+}
+
+void TestDataJpeg::regionDecodeMatchesWholeDecode_data()
+{
+    QTest::addColumn<bool>("subsample420");
+    QTest::addColumn<int>("num");
+    QTest::addColumn<int>("denom");
+    for (const bool sub : {false, true})
+        for (const auto& [num, denom] : std::vector<std::pair<int, int>>{{1, 1}, {1, 2}, {3, 4}, {1, 8}}) {
+            const QString name = QString("%1 %2/%3").arg(sub ? "4:2:0" : "4:4:4").arg(num).arg(denom);
+            QTest::newRow(qPrintable(name)) << sub << num << denom;
+        }
+}
+
+void TestDataJpeg::regionDecodeMatchesWholeDecode()
+{
+    // Inside the region the bytes are the whole decode's, at every scale and chroma layout; outside it the buffer
+    // keeps what it held (a poison value here), and the rows come in order, ending at the region's last row.
+    QFETCH(bool, subsample420);
+    QFETCH(int, num);
+    QFETCH(int, denom);
+    const int width = 611, height = 357; // not multiples of an MCU
+    const auto rgb = datatest::testImage(width, height, 3);
+    const auto jpeg = encodeJpeg(rgb.data(), width, height, 90, subsample420);
+    const DctScale scale{num, denom};
+    JpegDecoder decoder;
+    std::vector<std::uint8_t> whole;
+    int w = 0, h = 0;
+    std::string error;
+    QVERIFY2(decoder.decode(jpeg.data(), jpeg.size(), scale, whole, w, h, error), error.c_str());
+    QCOMPARE(w, scaledSize(width, scale));
+    const std::vector<PixelRect> regions{{0, 0, w, h},         {w / 3, h / 4, w / 3 + w / 4, h / 2},
+                                         {0, h / 2, w, h},     {w - 3, 0, w, 5},
+                                         {w / 2, h - 1, w / 2 + 1, h}, {5, 7, w - 9, h - 11}};
+    for (const PixelRect& r : regions) {
+        std::vector<std::uint8_t> part(static_cast<std::size_t>(w) * h * 3, 0xA5);
+        std::vector<int> reports;
+        QVERIFY2(decoder.decodeRegion(jpeg.data(), jpeg.size(), scale, r, part.data(), w, h, w * 3,
+                                      [&](int rows) { reports.push_back(rows); }, error),
+                 error.c_str());
+        QVERIFY(!reports.empty());
+        QCOMPARE(reports.back(), r.y1);
+        QVERIFY(std::is_sorted(reports.begin(), reports.end()));
+        int differences = 0;
+        for (int y = r.y0; y < r.y1; ++y)
+            for (int x = r.x0; x < r.x1; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    const std::size_t i = (static_cast<std::size_t>(y) * w + x) * 3 + c;
+                    differences += part[i] != whole[i];
+                }
+        QVERIFY2(differences == 0, qPrintable(QString("region %1,%2..%3,%4: %5 bytes differ")
+                                                  .arg(r.x0).arg(r.y0).arg(r.x1).arg(r.y1).arg(differences)));
+        if (r.y1 + 16 < h) // rows well below the region are not decoded
+            QCOMPARE(part[(static_cast<std::size_t>(h - 1) * w + r.x0) * 3], std::uint8_t(0xA5));
+    }
+}
+
+void TestDataJpeg::regionDecodeOfDamagedFileFails()
+{
+    const int width = 256, height = 256;
+    const auto rgb = datatest::testImage(width, height, 4);
+    const auto jpeg = encodeJpeg(rgb.data(), width, height, 90);
+    const std::vector<std::uint8_t> truncated(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() * 3 / 4));
+    JpegDecoder decoder;
+    std::vector<std::uint8_t> pixels(static_cast<std::size_t>(width) * height * 3);
+    std::string error;
+    // The rows asked for lie before the cut: the missing end-of-image marker gives the truncation away.
+    QVERIFY(!decoder.decodeRegion(truncated.data(), truncated.size(), {1, 1}, {0, 0, width, 32}, pixels.data(), width,
+                                  height, width * 3, {}, error));
+    QVERIFY2(error.find("damaged JPEG") != std::string::npos && error.find("truncated") != std::string::npos,
+             error.c_str());
+    // The rows asked for reach past the cut: libjpeg's own warning.
+    error.clear();
+    QVERIFY(!decoder.decodeRegion(truncated.data(), truncated.size(), {1, 1}, {0, 0, width, height}, pixels.data(),
+                                  width, height, width * 3, {}, error));
+    QVERIFY2(error.find("damaged JPEG") != std::string::npos, error.c_str());
+    const std::vector<std::uint8_t> garbage(500, 0x5a);
+    error.clear();
+    QVERIFY(!decoder.decodeRegion(garbage.data(), garbage.size(), {1, 1}, {0, 0, 8, 8}, pixels.data(), width, height,
+                                  width * 3, {}, error));
+    QVERIFY2(error.find("JPEG") != std::string::npos, error.c_str());
+    // A header that says another size than the caller's buffer is refused, not written past.
+    error.clear();
+    QVERIFY(!decoder.decodeRegion(jpeg.data(), jpeg.size(), {1, 1}, {0, 0, 8, 8}, pixels.data(), width / 2, height,
+                                  width * 3 / 2, {}, error));
+    QVERIFY2(error.find("size") != std::string::npos, error.c_str());
+    QVERIFY(decoder.decodeRegion(jpeg.data(), jpeg.size(), {1, 1}, {0, 0, 8, 8}, pixels.data(), width, height,
+                                 width * 3, {}, error));
+}
+
+void TestDataJpeg::footprintHoldsEveryPixelRead()
+{
+    // Pixels outside the footprint may hold anything: the output does not change when they are overwritten.
+    const int width = 400, height = 300, outW = 160, outH = 60;
+    auto rgb = datatest::testImage(width, height, 5);
+    const ImageView view{rgb.data(), width, height, width * 3};
+    const Normalization norm;
+    const ColorJitter color{0.1f, 1.2f, 0.9f};
+    KernelScratch scratch;
+    const std::vector<std::pair<Window, bool>> cases{{{50.5, 70.25, 250, 93.75}, false},
+                                                     {{-40, 100, 480, 180}, true},   // wider than the image
+                                                     {{300, 250, 200, 100}, false}, // past the bottom right
+                                                     {{500, 0, 50, 20}, false}};    // misses the image
+    for (const auto& [window, flip] : cases) {
+        std::vector<float> expected(3 * outW * outH), got(3 * outW * outH);
+        renderWindow(view, window, flip, color, norm, expected.data(), outW, outH, scratch);
+        PixelRect fp;
+        {
+            WindowRenderer probe(view, window, flip, color, norm, got.data(), outW, outH, scratch);
+            fp = probe.footprint();
+        }
+        if (window.x >= width)
+            QVERIFY(fp.empty());
+        else
+            QVERIFY(fp.x0 >= 0 && fp.y0 >= 0 && fp.x1 <= width && fp.y1 <= height && !fp.empty());
+        auto poisoned = rgb;
+        for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x)
+                if (x < fp.x0 || x >= fp.x1 || y < fp.y0 || y >= fp.y1)
+                    for (int c = 0; c < 3; ++c)
+                        poisoned[(static_cast<std::size_t>(y) * width + x) * 3 + c] = 255;
+        // In bands, as a decoder hands rows over: rows below the band are poison until their band "arrives".
+        auto arriving = poisoned;
+        std::fill(arriving.begin() + static_cast<std::ptrdiff_t>(fp.y0) * width * 3, arriving.end(), 255);
+        const ImageView arrivingView{arriving.data(), width, height, width * 3};
+        WindowRenderer renderer(arrivingView, window, flip, color, norm, got.data(), outW, outH, scratch);
+        for (int band = fp.y0; band < fp.y1; band += 7) {
+            const int end = std::min(fp.y1, band + 7);
+            std::copy(poisoned.begin() + static_cast<std::ptrdiff_t>(band) * width * 3,
+                      poisoned.begin() + static_cast<std::ptrdiff_t>(end) * width * 3,
+                      arriving.begin() + static_cast<std::ptrdiff_t>(band) * width * 3);
+            renderer.renderReady(end);
+        }
+        renderer.finish();
+        QVERIFY(expected == got);
+        if (window.x == 50.5) { // tight: the window's pixels and their right/lower neighbours, no more
+            QCOMPARE(fp.x0, 50);
+            QCOMPARE(fp.x1, 301); // 50 + 249.2 = 299.2, and its neighbour 300
+            QCOMPARE(fp.y0, 70);
+            QCOMPARE(fp.y1, 164); // 69.75 + 59.5 * 1.5625 = 162.7, and its neighbour 163
+        }
+    }
+}
+
+void TestDataJpeg::regionPathRendersTheSameBytes()
+{
+    // The sample path with the region decode gives the same floats, boxes and geometry as decoding the whole image
+    // first, over many augmentations (zoom in and out, flip, crops at every edge), both chroma layouts and scales.
+    QTemporaryDir dir;
+    const std::vector<std::pair<std::string, bool>> files{{dir.filePath("a.jpg").toStdString(), false},
+                                                          {dir.filePath("b.jpg").toStdString(), true}};
+    for (const auto& [path, sub] : files) {
+        const auto rgb = datatest::testImage(800, 450, sub ? 7 : 8);
+        datatest::writeBytes(path, encodeJpeg(rgb.data(), 800, 450, 88, sub));
+    }
+    for (const ScaleChoice choice : {ScaleChoice::FastEighths, ScaleChoice::AnyEighth}) {
+        SampleOptions o;
+        o.outputWidth = 320;
+        o.outputHeight = 120;
+        o.scaleChoice = choice;
+        o.augment.scaleMin = 0.6;
+        o.augment.scaleMax = 2.5;
+        SampleOptions whole = o;
+        whole.regionDecode = false;
+        SampleRenderer regionRenderer(o), wholeRenderer(whole);
+        const std::size_t floats = 3 * 320 * 120;
+        std::vector<float> a(floats), b(floats);
+        std::set<int> eighths;
+        for (std::int64_t i = 0; i < 24; ++i) {
+            const auto& [path, sub] = files[static_cast<std::size_t>(i % 2)];
+            const SampleRecord record{path, {{0, 100, 100, 300, 200}}, BoxUnits::Pixels};
+            const SampleKey key{11, 0, i, 0};
+            const SampleResult x = wholeRenderer.render(record, key, a.data());
+            const SampleResult y = regionRenderer.render(record, key, b.data());
+            QVERIFY2(x.ok && y.ok, (x.error + y.error).c_str());
+            QCOMPARE(y.scale, x.scale);
+            eighths.insert(scaleEighths(y.scale));
+            QCOMPARE(y.boxes.size(), x.boxes.size());
+            QVERIFY2(a == b, qPrintable(QString("sample %1 (%2) differs").arg(i).arg(sub ? "4:2:0" : "4:4:4")));
+        }
+        QVERIFY(eighths.size() >= 2); // more than one scale exercised
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDataJpeg)
