@@ -99,27 +99,6 @@ bool JpegDecoder::readHeader(const std::uint8_t* bytes, std::size_t size, JpegHe
     return true;
 }
 
-bool JpegDecoder::decode(const std::uint8_t* bytes, std::size_t size, DctScale scale, std::vector<std::uint8_t>& rgb,
-                         int& width, int& height, std::string& error)
-{
-    JpegHeader header;
-    if (!readHeader(bytes, size, header, error))
-        return false;
-    width = scaledSize(header.width, scale);
-    height = scaledSize(header.height, scale);
-    const std::size_t needed = static_cast<std::size_t>(width) * height * 3;
-    if (rgb.size() < needed)
-        rgb.resize(needed);
-    if (tjDecompress2(m_handle, bytes, static_cast<unsigned long>(size), rgb.data(), width, width * 3, height, TJPF_RGB,
-                      0) != 0) {
-        const bool warning = tjGetErrorCode(m_handle) == TJERR_WARNING;
-        error = std::string(warning ? "damaged JPEG: " : "cannot decode JPEG: ") + tjGetErrorStr2(m_handle);
-        reset();
-        return false;
-    }
-    return true;
-}
-
 namespace {
 
 // libjpeg's error manager, extended: errors jump back (libjpeg's default exits the process) and the first
@@ -218,7 +197,8 @@ RegionStatus decodeRegionScanlines(const std::uint8_t* bytes, std::size_t size, 
         // Stopped early. A single-scan file holds its end-of-image marker after the rest of the scan (0xFF is
         // always followed by 0x00 or a restart marker inside entropy-coded data); a multi-scan file was read
         // whole in jpeg_start_decompress, where a truncation is a warning.
-        if (!jpeg_has_multiple_scans(&cinfo)) {
+        // When the rows read reached the end of the scan, libjpeg has already taken the marker from the input.
+        if (!jpeg_has_multiple_scans(&cinfo) && cinfo.unread_marker != 0xD9) {
             const std::uint8_t* from = cinfo.src->next_input_byte;
             const std::size_t left = cinfo.src->bytes_in_buffer;
             static const std::uint8_t kEoi[2] = {0xFF, 0xD9};
@@ -271,7 +251,26 @@ bool JpegDecoder::decodeRegion(const std::uint8_t* bytes, std::size_t size, DctS
     return false;
 }
 
-std::vector<std::uint8_t> encodeJpeg(const std::uint8_t* rgb, int width, int height, int quality, bool subsample420)
+bool JpegDecoder::decode(const std::uint8_t* bytes, std::size_t size, DctScale scale, std::vector<std::uint8_t>& rgb,
+                         int& width, int& height, std::string& error)
+{
+    // The pixels through libjpeg with a fresh decompressor per image (decodeRegion over the whole image), not
+    // through the TurboJPEG handle: a handle keeps the previous image's Huffman tables, so a file that relies on
+    // the standard ones (no DHT marker, as Motion-JPEG frames) decoded as damaged after a progressive file.
+    JpegHeader header;
+    if (!readHeader(bytes, size, header, error))
+        return false;
+    width = scaledSize(header.width, scale);
+    height = scaledSize(header.height, scale);
+    const std::size_t needed = static_cast<std::size_t>(width) * height * 3;
+    if (rgb.size() < needed)
+        rgb.resize(needed);
+    return decodeRegion(bytes, size, scale, {0, 0, width, height}, rgb.data(), width, height,
+                        static_cast<std::ptrdiff_t>(width) * 3, {}, error);
+}
+
+std::vector<std::uint8_t> encodeJpeg(const std::uint8_t* rgb, int width, int height, int quality, bool subsample420,
+                                     bool progressive)
 {
     tjhandle handle = tjInitCompress();
     if (!handle)
@@ -279,7 +278,7 @@ std::vector<std::uint8_t> encodeJpeg(const std::uint8_t* rgb, int width, int hei
     unsigned char* out = nullptr;
     unsigned long outSize = 0;
     const int rc = tjCompress2(handle, rgb, width, width * 3, height, TJPF_RGB, &out, &outSize,
-                               subsample420 ? TJSAMP_420 : TJSAMP_444, quality, 0);
+                               subsample420 ? TJSAMP_420 : TJSAMP_444, quality, progressive ? TJFLAG_PROGRESSIVE : 0);
     std::vector<std::uint8_t> bytes;
     if (rc == 0)
         bytes.assign(out, out + outSize);

@@ -54,10 +54,11 @@ struct JpegHeader {
     int subsampling = 0; // TJSAMP_*
 };
 
-// One TurboJPEG handle: the only TurboJPEG decompressor of the engine (the data pipeline, the prediction scorer
-// and the synthetic world's reader all use it). Not thread-safe: one per thread. Never throws on bad bytes:
-// returns false and says why, and a failure leaves the decoder usable for the next file (the handle is
-// re-created). Images beyond kMaxJpegSide / kMaxJpegPixels fail in readHeader, before decode allocates.
+// The engine's one JPEG decoder (the data pipeline, the prediction scorer and the synthetic world's reader all use
+// it): headers through a TurboJPEG handle, pixels through libjpeg with a fresh decompressor per image (a reused
+// one keeps the previous image's tables). Not thread-safe: one per thread. Never throws on bad bytes: returns
+// false and says why, and a failure leaves the decoder usable for the next file (the handle is re-created).
+// Images beyond kMaxJpegSide / kMaxJpegPixels fail in readHeader, before decode allocates.
 class JpegDecoder {
 public:
     JpegDecoder();
@@ -91,9 +92,10 @@ private:
     void* m_handle = nullptr;
 };
 
-// RGB to JPEG (quality 1..100); chroma 4:2:0 when `subsample420`, else 4:4:4. For fixtures and tools.
+// RGB to JPEG (quality 1..100); chroma 4:2:0 when `subsample420`, else 4:4:4; progressive (several scans, each
+// with its own Huffman tables) when `progressive`. For fixtures and tools.
 std::vector<std::uint8_t> encodeJpeg(const std::uint8_t* rgb, int width, int height, int quality,
-                                     bool subsample420 = false);
+                                     bool subsample420 = false, bool progressive = false);
 
 // Reads a whole file into `bytes` (capacity reused). False with `error` set when it cannot be read.
 bool readWholeFile(const std::string& path, std::vector<std::uint8_t>& bytes, std::string& error);

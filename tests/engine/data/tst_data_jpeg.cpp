@@ -62,6 +62,7 @@ private Q_SLOTS:
     void regionDecodeOfDamagedFileFails();
     void footprintHoldsEveryPixelRead();
     void regionPathRendersTheSameBytes();
+    void fileWithoutHuffmanTablesAfterAProgressiveOne();
 };
 
 void TestDataJpeg::dctScaleChoice_data()
@@ -505,6 +506,62 @@ void TestDataJpeg::regionPathRendersTheSameBytes()
         }
         QVERIFY(eighths.size() >= 2); // more than one scale exercised
     }
+}
+
+namespace {
+
+// `jpeg` without its DHT segments: a baseline file that relies on the standard Huffman tables, as Motion-JPEG
+// frames do (TurboJPEG's encoder writes the standard tables, so the file stays valid).
+std::vector<std::uint8_t> withoutHuffmanTables(const std::vector<std::uint8_t>& jpeg)
+{
+    std::vector<std::uint8_t> out(jpeg.begin(), jpeg.begin() + 2);
+    std::size_t i = 2;
+    while (i + 4 <= jpeg.size() && jpeg[i] == 0xFF) {
+        const int marker = jpeg[i + 1];
+        const std::size_t length = (static_cast<std::size_t>(jpeg[i + 2]) << 8) | jpeg[i + 3];
+        if (marker == 0xDA) { // start of scan: the rest is entropy-coded data
+            out.insert(out.end(), jpeg.begin() + static_cast<std::ptrdiff_t>(i), jpeg.end());
+            return out;
+        }
+        if (marker != 0xC4)
+            out.insert(out.end(), jpeg.begin() + static_cast<std::ptrdiff_t>(i),
+                       jpeg.begin() + static_cast<std::ptrdiff_t>(i + 2 + length));
+        i += 2 + length;
+    }
+    qFatal("no start of scan");
+    return out;
+}
+
+} // namespace
+
+void TestDataJpeg::fileWithoutHuffmanTablesAfterAProgressiveOne()
+{
+    // A decoder reused across files decodes each as a fresh one would: a file without DHT markers (standard
+    // tables) right after a progressive file (tables of its own) used to come out as "damaged JPEG: Corrupt JPEG
+    // data: ... extraneous bytes", the previous file's tables still in the decoder.
+    const auto a = datatest::testImage(64, 48, 1), b = datatest::testImage(64, 48, 2);
+    const auto progressive = encodeJpeg(a.data(), 64, 48, 90, false, true);
+    const auto tableless = withoutHuffmanTables(encodeJpeg(b.data(), 64, 48, 90));
+    std::vector<std::uint8_t> fresh, reused;
+    int w = 0, h = 0;
+    std::string error;
+    {
+        JpegDecoder first;
+        QVERIFY2(first.decode(tableless.data(), tableless.size(), {1, 1}, fresh, w, h, error), error.c_str());
+    }
+    JpegDecoder decoder;
+    QVERIFY2(decoder.decode(progressive.data(), progressive.size(), {1, 1}, reused, w, h, error), error.c_str());
+    QVERIFY2(decoder.decode(tableless.data(), tableless.size(), {1, 1}, reused, w, h, error), error.c_str());
+    QVERIFY(reused == fresh);
+    // Close to the pixels encoded (the file is the image, not noise).
+    double sum = 0;
+    for (std::size_t i = 0; i < b.size(); ++i)
+        sum += std::abs(static_cast<int>(reused[i]) - static_cast<int>(b[i]));
+    QVERIFY(sum / static_cast<double>(b.size()) < 3.0);
+    std::vector<std::uint8_t> part(fresh.size(), 0);
+    QVERIFY2(decoder.decodeRegion(progressive.data(), progressive.size(), {1, 1}, {8, 8, 40, 30}, part.data(), 64, 48,
+                                  64 * 3, {}, error),
+             error.c_str()); // a multi-scan file in part
 }
 
 QTEST_GUILESS_MAIN(TestDataJpeg)
