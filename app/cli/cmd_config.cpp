@@ -1,8 +1,8 @@
 // pitwall config show | validate | schema
 #include "app/cli/cli.h"
-#include "app/cli/configargs.h"
 
 #include "core/config/config.h"
+#include "core/config/configargs.h"
 #include "core/config/schemareport.h"
 #include "core/util/error.h"
 

@@ -1,8 +1,6 @@
 // pitwall data synth | pitwall data info
 #include "app/cli/cli.h"
-#include "app/cli/configargs.h"
 
-#include "core/config/config.h"
 #include "core/engine/synth/datasetreport.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
@@ -17,45 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Command-line options that are shorthands for data.synthetic.* keys.
-struct OptionKey {
-    const char* option;
-    const char* key;
-    const char* valueName;
-    const char* help;
-};
-
-const OptionKey kSynthKeys[] = {
-    {"frames", "frames", "N", "frames to write (data.synthetic.frames, default 1000)"},
-    {"seed", "seed", "S", "seed; the same seed gives the same bytes (default 0)"},
-    {"episode-frames", "episode_frames", "N", "frames per episode, each a new road and traffic (default 50)"},
-    {"width", "image_width", "W", "camera image width in pixels (default 256)"},
-    {"height", "image_height", "H", "camera image height in pixels (default 96)"},
-    {"fov", "camera_fov_deg", "DEG", "camera horizontal field of view (default 90)"},
-    {"bev-width", "bev_width", "W", "BEV grid cells along x, forward (default 96)"},
-    {"bev-height", "bev_height", "H", "BEV grid cells along y, lateral (default 80)"},
-    {"pixels-per-meter", "pixels_per_meter", "P", "BEV resolution (default 2)"},
-    {"threads", "threads", "N", "episodes generated in parallel, 0 = one per core (default 1)"},
-};
-
-// Positionals are config files and `dotted.key=value` overrides (as for `pitwall config`).
-synth::SynthOptions optionsFromArgs(const Args& args)
-{
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    for (const OptionKey& o : kSynthKeys)
-        if (auto value = args.value(o.option))
-            overrides.push_back(std::string("data.synthetic.") + o.key + "=" + *value);
-    const Schema schema = schemaWithWarnings();
-    return synth::synthOptionsFromConfig(resolveConfig(schema, files, overrides));
-}
-
 int synthesize(const Args& args)
 {
     const auto out = args.value("out");
     if (!out)
         throw InputError("give the dataset folder with --out DIR");
-    const synth::SynthOptions options = optionsFromArgs(args);
+    const synth::SynthOptions options = synth::synthOptionsFromArgs(args);
     synth::validateSynthOptions(options);
     std::error_code ec;
     if (fs::exists(*out, ec)) {
@@ -99,8 +64,8 @@ int showInfo(const Args& args)
 void addDataCommands(Cli& cli)
 {
     std::vector<OptionSpec> synthOptions{{"out", "DIR", "dataset folder to write (created if missing)"}};
-    for (const OptionKey& o : kSynthKeys)
-        synthOptions.push_back({o.option, o.valueName, o.help});
+    for (const OptionSpec& o : synth::synthKeyOptions())
+        synthOptions.push_back(o);
     synthOptions.push_back({"force", "", "write into a folder that is not empty"});
     synthOptions.push_back(jsonOption());
     cli.add({"data synth", "generate a synthetic driving dataset (camera, LiDAR BEV, labels)",

@@ -7,8 +7,6 @@
 #include "core/util/error.h"
 #include "core/util/paths.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
 
@@ -16,17 +14,27 @@ namespace pitwall::cli {
 
 namespace {
 
+// --NAME as a partition mode, nullopt when absent.
+std::optional<PartitionMode> modeOption(const Args& args, const std::string& name)
+{
+    const auto text = args.value(name);
+    if (!text)
+        return std::nullopt;
+    const auto mode = parsePartitionMode(*text);
+    if (!mode)
+        throw InputError("--" + name + " '" + *text + "' is not one of SPX, DPX, QPX, CPX");
+    return mode;
+}
+
 // --set-partition MODE [--apply]: say (or run) the amd-smi command that changes the AMD compute partition.
 int setPartition(const Args& args, PartitionMode mode)
 {
     PartitionChange change = planAmdComputePartition(mode);
     if (!args.flag("apply")) {
-        if (args.flag("json")) {
-            std::cout << nlohmann::json{{"command", commandText(change.command)}, {"applied", false}}.dump(2) << "\n";
-            return kExitOk;
-        }
-        std::cout << "would run: " << commandText(change.command) << "\n"
-                  << "Add --apply to run it (it needs root, and every GPU workload must stop first).\n";
+        if (args.flag("json"))
+            std::cout << partitionPlanJson(change).dump(2) << "\n";
+        else
+            std::cout << partitionPlanText(change);
         return kExitOk;
     }
     if (!findOnPath("amd-smi"))
@@ -34,17 +42,9 @@ int setPartition(const Args& args, PartitionMode mode)
             "--set-partition needs amd-smi, which is not on PATH (only AMD GPUs are partitioned this way)");
     change = applyAmdComputePartition(mode);
     if (args.flag("json"))
-        std::cout << nlohmann::json{{"command", commandText(change.command)},
-                                    {"applied", change.applied},
-                                    {"ok", change.ok},
-                                    {"gpus_set", change.gpusSet},
-                                    {"error", change.error},
-                                    {"output", change.output}}
-                         .dump(2)
-                  << "\n";
-    else if (change.ok)
-        std::cout << "ran: " << commandText(change.command) << "\n"
-                  << partitionModeName(mode) << " set on " << change.gpusSet.size() << " GPU(s)\n";
+        std::cout << partitionChangeJson(change).dump(2) << "\n";
+    else
+        std::cout << partitionChangeText(change, mode);
     if (!change.ok) {
         std::cerr << "error: `" << commandText(change.command) << "` failed: " << change.error << "\n";
         return kExitFailure;
@@ -54,19 +54,9 @@ int setPartition(const Args& args, PartitionMode mode)
 
 int showDevices(const Args& args)
 {
-    PartitionMode mode = PartitionMode::SPX;
-    if (auto text = args.value("mode")) {
-        auto parsed = parsePartitionMode(*text);
-        if (!parsed)
-            throw InputError("--mode '" + *text + "' is not one of SPX, DPX, QPX, CPX");
-        mode = *parsed;
-    }
-    if (auto text = args.value("set-partition")) {
-        const auto parsed = parsePartitionMode(*text);
-        if (!parsed)
-            throw InputError("--set-partition '" + *text + "' is not one of SPX, DPX, QPX, CPX");
-        return setPartition(args, *parsed);
-    }
+    const PartitionMode mode = modeOption(args, "mode").value_or(PartitionMode::SPX);
+    if (const auto partition = modeOption(args, "set-partition"))
+        return setPartition(args, *partition);
     if (args.flag("apply"))
         throw InputError("--apply goes with --set-partition MODE");
     const std::string only = args.value("backend", "");

@@ -2,13 +2,8 @@
 #include "app/cli/cli.h"
 #include "app/cli/progress.h"
 
-#include "core/engine/drive/policyeval.h"
 #include "core/engine/drive/policyreport.h"
 #include "core/util/cancel.h"
-#include "core/util/error.h"
-#include "core/util/strings.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -17,63 +12,20 @@ namespace pitwall::cli {
 
 namespace {
 
-// Default routes: a smoke-trained policy's DS varies by about 10–15 points from route to route, so 20 routes give a
-// standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
-constexpr int kDefaultRoutes = 20;
-
-std::vector<drive::PolicySource> parsePolicies(const std::string& text)
-{
-    if (text == "expert" || text == "idle")
-        return {{text, std::nullopt}};
-    std::vector<drive::PolicySource> out;
-    for (const std::string& part : split(text, ',')) {
-        const auto id = parseInteger(trim(part));
-        if (!id || *id <= 0)
-            throw InputError("--policy '" + text +
-                             "': give expert, idle, a run id or a comma-separated list of run ids (one per training "
-                             "seed; see 'pitwall db export --run')");
-        out.push_back({trim(part), *id});
-    }
-    return out;
-}
-
-drive::PolicyEvalSpec evalSpec(const Args& args)
-{
-    const auto policyText = args.value("policy");
-    if (!policyText)
-        throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
-    drive::PolicyEvalSpec spec;
-    spec.options.routes = static_cast<int>(args.integerIn("routes", kDefaultRoutes, 1, 10000));
-    spec.options.seed = static_cast<std::uint64_t>(args.integerIn("seed", 0, 0, 1LL << 62));
-    spec.options.routeSeconds = args.numberIn("route-seconds", 30, 2, 3600);
-    spec.model.planIntervalS = 1.0 / args.numberIn("plan-hz", 10, 1, 20);
-    spec.model.threads = static_cast<int>(args.integerIn("threads", 1, 0, 1024));
-    drive::validateEvalOptions(spec.options);
-    spec.policies = parsePolicies(*policyText);
-    spec.replayDir = args.value("replay", "");
-    spec.storeLocation = args.database();
-    return spec;
-}
-
 int evalDrivingCheck(const Args& args)
 {
-    const drive::PolicyEvalSpec spec = evalSpec(args);
+    const drive::PolicyEvalSpec spec = drive::policyEvalSpec(args);
     const std::vector<std::string> policies = drive::checkPolicies(spec);
-    if (args.flag("json")) {
-        std::cout << nlohmann::json{{"ok", true}, {"policies", policies}, {"routes", spec.options.routes}}.dump(2)
-                  << "\n";
-        return kExitOk;
-    }
-    for (const std::string& line : policies)
-        std::printf("ok: %s\n", line.c_str());
-    std::printf("ok: would drive %d route(s) per policy (seed %llu)\n", spec.options.routes,
-                static_cast<unsigned long long>(spec.options.seed));
+    if (args.flag("json"))
+        std::cout << drive::policyCheckJson(spec, policies).dump(2) << "\n";
+    else
+        std::fputs(drive::policyCheckText(spec, policies).c_str(), stdout);
     return kExitOk;
 }
 
 int evalDriving(const Args& args)
 {
-    const drive::PolicyEvalSpec spec = evalSpec(args);
+    const drive::PolicyEvalSpec spec = drive::policyEvalSpec(args);
     installInterruptHandlers(InterruptPolicy::Command);
     ProgressLine line;
     const drive::PolicyEvalResult result = drive::evaluatePolicies(spec, processCancelToken(), line.reporter());
@@ -81,16 +33,10 @@ int evalDriving(const Args& args)
         std::fprintf(stderr, "cancelled: the unfinished evaluation is not recorded\n");
         return 130;
     }
-    if (args.flag("json")) {
+    if (args.flag("json"))
         std::cout << drive::policyEvalJson(spec, result).dump(2) << "\n";
-        return kExitOk;
-    }
-    for (const drive::DrivingReport& r : result.reports)
-        std::cout << drive::drivingReportText(r);
-    std::fputs(drive::policyEvalAcrossRunsText(spec, result).c_str(), stdout);
-    if (spec.policies.front().runId)
-        std::printf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
-                    spec.storeLocation.c_str());
+    else
+        std::fputs(drive::policyEvalText(spec, result).c_str(), stdout);
     return kExitOk;
 }
 
@@ -121,7 +67,7 @@ void addEvalCommands(Cli& cli)
              {dbOption(),
               jsonOption(),
               {"policy", "RUN_ID[,RUN_ID...]|expert|idle", "what drives"},
-              {"routes", "N", "routes to drive (default " + std::to_string(kDefaultRoutes) + ")"},
+              {"routes", "N", "routes to drive (default " + std::to_string(drive::kDefaultEvalRoutes) + ")"},
               {"seed", "S", "evaluation seed: the same seed gives the same routes and results (default 0)"},
               {"route-seconds", "T", "nominal route duration in simulated seconds (default 30)"},
               {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},

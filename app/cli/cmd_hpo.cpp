@@ -1,14 +1,14 @@
 // pitwall hpo | pitwall worker: a hyperparameter search over logical devices, one worker process each.
 #include "app/cli/cli.h"
-#include "app/cli/configargs.h"
 
+#include "core/config/configargs.h"
 #include "core/engine/train/trialrunner.h"
+#include "core/sched/searchargs.h"
 #include "core/sched/searchsetup.h"
 #include "core/sched/trialloop.h"
 #include "core/sched/trialstate.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
-#include "core/util/paths.h"
 #include "core/util/timefmt.h"
 
 #include <sys/prctl.h>
@@ -44,22 +44,7 @@ int workerCommand(const Args& args)
         if (auto stored = readHpoSettings(store->requireStudy(studyName)))
             settings = *stored;
     }
-    HpoSettings given;
-    absoluteConfigArgs(args, given.configs, given.overrides);
-    if (!given.configs.empty() || args.value("command")) {
-        settings.configs = given.configs;
-        settings.overrides = given.overrides;
-        settings.command = args.value("command", "");
-    }
-    if (auto space = args.value("space"))
-        settings.spacePath = absolutePath(*space);
-    if (auto epochs = args.integer("epochs", 0))
-        settings.epochs = *epochs;
-    settings.objective = args.value("objective", settings.objective);
-    settings.model = args.value("model", settings.model);
-    settings.logDir = args.value("log-dir", settings.logDir);
-    if (settings.targetTrials < 1)
-        settings.targetTrials = 1; // the loop reads the live target from the study; this only passes the checks
+    settings = workerSettingsFromArgs(args, settings);
     const SearchSetup setup = prepareSearch(settings, schemaWithWarnings());
 
     LogicalDevice device;

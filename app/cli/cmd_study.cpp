@@ -1,8 +1,9 @@
 // pitwall study create | ask | tell | should-prune | best | list
 #include "app/cli/cli.h"
-#include "app/cli/configargs.h"
 
+#include "core/config/configargs.h"
 #include "core/hpo/study.h"
+#include "core/hpo/studyargs.h"
 #include "core/hpo/studyreport.h"
 #include "core/hpo/tellrequest.h"
 #include "core/store/store.h"
@@ -50,9 +51,7 @@ int createStudy(const Args& args)
 
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     const Study study = Study::create(*store, requireValue(args, "study", "a name for the new study"), options);
-    std::cout << "created study '" << study.record().name << "' (" << toLower(studyDirectionName(options.direction))
-              << ", sampler " << options.sampler.toJson().dump() << ", pruner " << options.pruner.toJson().dump()
-              << ") in " << store->location() << "\n";
+    std::cout << studyCreatedText(study.record().name, options, store->location());
     return kExitOk;
 }
 
@@ -70,11 +69,7 @@ int askTrial(const Args& args)
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
     const AskedTrial asked = study.ask(space);
-    const nlohmann::json out{{"number", asked.trial.number},
-                             {"params", asked.params},
-                             {"fixed", asked.fixed},
-                             {"overrides", asked.overrides}};
-    std::cout << out.dump() << "\n";
+    std::cout << askedTrialJson(asked).dump() << "\n";
     return kExitOk;
 }
 
@@ -96,11 +91,7 @@ int tellTrial(const Args& args)
     if (ended != *request.state)
         std::cerr << "warning: the value " << formatDouble(*request.value) << " is not acceptable; trial " << number
                   << " is FAIL (as Optuna does)\n";
-    const TrialRecord trial = study.requireTrial(number);
-    std::cout << "trial " << number << ": " << trialStateName(trial.state);
-    if (!trial.values.empty())
-        std::cout << " (value " << formatDouble(trial.values.front()) << ")";
-    std::cout << "\n";
+    std::cout << toldTrialText(study.requireTrial(number));
     return kExitOk;
 }
 

@@ -1,8 +1,8 @@
 // pitwall train CONFIG... [overrides]
 #include "app/cli/cli.h"
-#include "app/cli/configargs.h"
 #include "app/cli/progress.h"
 
+#include "core/config/configargs.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/experimentreport.h"
 #include "core/util/cancel.h"

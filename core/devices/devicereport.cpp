@@ -132,4 +132,33 @@ DevicesReport describeDevices(PartitionMode mode, const std::string& onlyBackend
     return report;
 }
 
+nlohmann::json partitionPlanJson(const PartitionChange& plan)
+{
+    return nlohmann::json{{"command", commandText(plan.command)}, {"applied", false}};
+}
+
+std::string partitionPlanText(const PartitionChange& plan)
+{
+    return "would run: " + commandText(plan.command) + "\n" +
+           "Add --apply to run it (it needs root, and every GPU workload must stop first).\n";
+}
+
+nlohmann::json partitionChangeJson(const PartitionChange& change)
+{
+    return nlohmann::json{{"command", commandText(change.command)},
+                          {"applied", change.applied},
+                          {"ok", change.ok},
+                          {"gpus_set", change.gpusSet},
+                          {"error", change.error},
+                          {"output", change.output}};
+}
+
+std::string partitionChangeText(const PartitionChange& change, PartitionMode mode)
+{
+    if (!change.ok)
+        return "";
+    return "ran: " + commandText(change.command) + "\n" + std::string(partitionModeName(mode)) + " set on " +
+           std::to_string(change.gpusSet.size()) + " GPU(s)\n";
+}
+
 } // namespace pitwall

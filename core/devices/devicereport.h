@@ -3,6 +3,7 @@
 // one mode, as JSON and as text. Front ends print these as they are.
 
 #include "core/devices/devices.h"
+#include "core/devices/gpubackends.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,5 +34,14 @@ BackendReport describeBackend(const DeviceBackend& backend, PartitionMode mode);
 // The CPU backend and the GPU backends on this machine (discoverGpuBackends: runs the vendor tools), only the one
 // named `onlyBackend` when that is not empty.
 DevicesReport describeDevices(PartitionMode mode, const std::string& onlyBackend);
+
+// `devices --set-partition MODE` without --apply: {"command", "applied": false}, and as text the command it would
+// run and how to run it.
+nlohmann::json partitionPlanJson(const PartitionChange& plan);
+std::string partitionPlanText(const PartitionChange& plan);
+// With --apply: {"command", "applied", "ok", "gpus_set", "error", "output"}; as text, for a change that worked,
+// "ran: COMMAND" and "MODE set on N GPU(s)" (empty for one that failed: its error goes to stderr).
+nlohmann::json partitionChangeJson(const PartitionChange& change);
+std::string partitionChangeText(const PartitionChange& change, PartitionMode mode);
 
 } // namespace pitwall

@@ -68,4 +68,25 @@ std::string bestTrialText(const std::string& studyName, const TrialRecord& best)
     return text;
 }
 
+std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location)
+{
+    return "created study '" + studyName + "' (" + toLower(std::string(studyDirectionName(options.direction))) +
+           ", sampler " + options.sampler.toJson().dump() + ", pruner " + options.pruner.toJson().dump() + ") in " +
+           location + "\n";
+}
+
+nlohmann::json askedTrialJson(const AskedTrial& asked)
+{
+    return nlohmann::json{
+        {"number", asked.trial.number}, {"params", asked.params}, {"fixed", asked.fixed}, {"overrides", asked.overrides}};
+}
+
+std::string toldTrialText(const TrialRecord& trial)
+{
+    std::string text = "trial " + std::to_string(trial.number) + ": " + std::string(trialStateName(trial.state));
+    if (!trial.values.empty())
+        text += " (value " + formatDouble(trial.values.front()) + ")";
+    return text + "\n";
+}
+
 } // namespace pitwall

@@ -74,6 +74,17 @@ std::string searchSummaryText(const std::string& storeLocation, const SearchResu
     return text;
 }
 
+std::string finalComparisonText(int epochs, const std::string& studyName, const Table& table,
+                                const std::vector<std::string>& notes)
+{
+    std::string text =
+        stringPrintf("\nheld-out validation after %d epoch(s) (studies '%s/final-default', '%s/final-optimised'):\n%s",
+                     epochs, studyName.c_str(), studyName.c_str(), table.toText().c_str());
+    for (const std::string& note : notes)
+        text += stringPrintf("note: %s\n", note.c_str());
+    return text;
+}
+
 Json searchCheckJson(const SearchCheck& check)
 {
     return Json{{"ok", true},

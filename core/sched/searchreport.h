@@ -26,6 +26,11 @@ Json searchResultJson(const std::string& storeLocation, const SearchResult& resu
 // the best parameters were written.
 std::string searchSummaryText(const std::string& storeLocation, const SearchResult& result);
 
+// The final comparison after the search: "held-out validation after N epoch(s) (studies 'S/final-default',
+// 'S/final-optimised'):", the table as text, then "note: ..." per note.
+std::string finalComparisonText(int epochs, const std::string& studyName, const Table& table,
+                                const std::vector<std::string>& notes);
+
 // {"ok": true, "study", "trials", "partition", "backend", "devices", "warnings"}
 Json searchCheckJson(const SearchCheck& check);
 // "ok: study 'S' would run N trial(s) on W BACKEND worker(s) (PARTITION: devices)"; warnings are not part of it.

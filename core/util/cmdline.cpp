@@ -20,6 +20,14 @@ std::string optionText(const OptionSpec& o)
 }
 } // namespace
 
+std::optional<std::int64_t> integerWithin(const std::string& text, std::int64_t minimum, std::int64_t maximum)
+{
+    const auto parsed = parseInteger(text);
+    if (!parsed || *parsed < minimum || *parsed > maximum)
+        return std::nullopt;
+    return *parsed;
+}
+
 std::optional<std::string> Args::value(const std::string& name) const
 {
     auto it = options.find(name);
@@ -66,8 +74,8 @@ std::int64_t Args::integerIn(const std::string& name, std::int64_t fallback, std
     const auto text = value(name);
     if (!text)
         return fallback;
-    const auto parsed = parseInteger(*text);
-    if (!parsed || *parsed < minimum || *parsed > maximum)
+    const auto parsed = integerWithin(*text, minimum, maximum);
+    if (!parsed)
         throw InputError("--" + name + " '" + *text + "': give an integer in " + std::to_string(minimum) + ".." +
                          std::to_string(maximum));
     return *parsed;

@@ -26,6 +26,10 @@ struct OptionSpec {
     bool repeatable = false;
 };
 
+// `text` as an integer within [minimum, maximum]; nullopt when it is not one (Args::integerIn's check, for commands
+// that word the error their own way).
+std::optional<std::int64_t> integerWithin(const std::string& text, std::int64_t minimum, std::int64_t maximum);
+
 // A command's parsed words.
 struct Args {
     std::map<std::string, std::vector<std::string>> options; // name -> values ("" for flags)

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void drivingReport();
     void predictionScore();
     void synthGeneration();
+    void synthOptionsFromTheCommandLine();
     void engineInfo();
 };
 
@@ -158,6 +159,25 @@ void TestEngineReports::engineInfo()
     QCOMPARE(engineInfoText(info), std::string("engine: LibTorch 1.13.1, 2 GPU(s) visible\n"
                                                "threads: 4 intra-op, 1 inter-op\nOpenMP\n"));
     QCOMPARE(engineInfoJson(info)["gpu_count"].get<int>(), 2);
+}
+
+// `data synth`'s shorthand options: if this fails, --frames or --width no longer reach data.synthetic.*, or an
+// option given on the command line loses against an override before it.
+void TestEngineReports::synthOptionsFromTheCommandLine()
+{
+    const std::vector<cmdline::OptionSpec> shorthands = synth::synthKeyOptions();
+    QCOMPARE(shorthands.size(), std::size_t(10));
+    QCOMPARE(shorthands.front().name, std::string("frames"));
+    QCOMPARE(shorthands.front().valueName, std::string("N"));
+    cmdline::Args args;
+    args.positionals = {"data.synthetic.frames=5", "data.synthetic.episode_frames=4"};
+    args.options = {{"frames", {"12"}}, {"seed", {"3"}}, {"width", {"128"}}};
+    const synth::SynthOptions options = synth::synthOptionsFromArgs(args);
+    QCOMPARE(options.frames, 12); // the option comes after the positional override
+    QCOMPARE(options.episodeFrames, 4);
+    QCOMPARE(options.seed, std::uint64_t(3));
+    QCOMPARE(options.sensors.camera.width, 128);
+    QCOMPARE(options.sensors.camera.height, 96); // the default
 }
 
 QTEST_GUILESS_MAIN(TestEngineReports)

@@ -1,12 +1,29 @@
 #include "core/engine/drive/policyreport.h"
 
 #include "core/report/table.h"
+#include "core/util/error.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
 namespace pitwall::drive {
 
 namespace {
+
+std::vector<PolicySource> parsePolicies(const std::string& text)
+{
+    if (text == "expert" || text == "idle")
+        return {{text, std::nullopt}};
+    std::vector<PolicySource> out;
+    for (const std::string& part : split(text, ',')) {
+        const auto id = parseInteger(trim(part));
+        if (!id || *id <= 0)
+            throw InputError("--policy '" + text +
+                             "': give expert, idle, a run id or a comma-separated list of run ids (one per training "
+                             "seed; see 'pitwall db export --run')");
+        out.push_back({trim(part), *id});
+    }
+    return out;
+}
 
 std::string infractionSummary(const RouteResult& route)
 {
@@ -80,6 +97,50 @@ std::string policyEvalAcrossRunsText(const PolicyEvalSpec& spec, const PolicyEva
                         result.drivingScoreStandardError, spec.options.routes, result.routeCompletion.mean,
                         result.routeCompletion.std, result.infractionPenalty.mean, result.infractionPenalty.std,
                         spec.options.routes);
+}
+
+PolicyEvalSpec policyEvalSpec(const cmdline::Args& args)
+{
+    const auto policyText = args.value("policy");
+    if (!policyText)
+        throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
+    PolicyEvalSpec spec;
+    spec.options.routes = static_cast<int>(args.integerIn("routes", kDefaultEvalRoutes, 1, 10000));
+    spec.options.seed = static_cast<std::uint64_t>(args.integerIn("seed", 0, 0, 1LL << 62));
+    spec.options.routeSeconds = args.numberIn("route-seconds", 30, 2, 3600);
+    spec.model.planIntervalS = 1.0 / args.numberIn("plan-hz", 10, 1, 20);
+    spec.model.threads = static_cast<int>(args.integerIn("threads", 1, 0, 1024));
+    validateEvalOptions(spec.options);
+    spec.policies = parsePolicies(*policyText);
+    spec.replayDir = args.value("replay", "");
+    spec.storeLocation = args.database();
+    return spec;
+}
+
+nlohmann::json policyCheckJson(const PolicyEvalSpec& spec, const std::vector<std::string>& policies)
+{
+    return nlohmann::json{{"ok", true}, {"policies", policies}, {"routes", spec.options.routes}};
+}
+
+std::string policyCheckText(const PolicyEvalSpec& spec, const std::vector<std::string>& policies)
+{
+    std::string text;
+    for (const std::string& line : policies)
+        text += "ok: " + line + "\n";
+    return text + stringPrintf("ok: would drive %d route(s) per policy (seed %llu)\n", spec.options.routes,
+                               static_cast<unsigned long long>(spec.options.seed));
+}
+
+std::string policyEvalText(const PolicyEvalSpec& spec, const PolicyEvalResult& result)
+{
+    std::string text;
+    for (const DrivingReport& r : result.reports)
+        text += drivingReportText(r);
+    text += policyEvalAcrossRunsText(spec, result);
+    if (spec.policies.front().runId)
+        text += stringPrintf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
+                             spec.storeLocation.c_str());
+    return text;
 }
 
 } // namespace pitwall::drive

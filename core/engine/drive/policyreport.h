@@ -3,12 +3,26 @@
 // scores, and for several runs (training seeds) the mean ± sample std across them.
 
 #include "core/engine/drive/policyeval.h"
+#include "core/util/cmdline.h"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace pitwall::drive {
+
+// Default routes: a smoke-trained policy's DS varies by about 10–15 points from route to route, so 20 routes give a
+// standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
+inline constexpr int kDefaultEvalRoutes = 20;
+
+// --policy RUN_ID[,RUN_ID...]|expert|idle, --routes, --seed, --route-seconds, --plan-hz, --threads (checked by
+// validateEvalOptions), --replay and --db. InputError naming the option for a bad or missing value.
+PolicyEvalSpec policyEvalSpec(const cmdline::Args& args);
+
+// --check: {"ok", "policies" (checkPolicies' lines), "routes"}
+nlohmann::json policyCheckJson(const PolicyEvalSpec& spec, const std::vector<std::string>& policies);
+// --check: "ok: LINE" per policy, then "ok: would drive N route(s) per policy (seed S)".
+std::string policyCheckText(const PolicyEvalSpec& spec, const std::vector<std::string>& policies);
 
 // A blank line, the table of routes (status, length, time, km, RC, penalty, DS, infractions), a blank line, and
 // the policy's scores with their standard errors and the infractions per km.
@@ -20,5 +34,8 @@ nlohmann::json policyEvalJson(const PolicyEvalSpec& spec, const PolicyEvalResult
 
 // For several runs: the blank line and the lines of the mean ± sample std across them; empty for one run.
 std::string policyEvalAcrossRunsText(const PolicyEvalSpec& spec, const PolicyEvalResult& result);
+
+// Every policy's drivingReportText, policyEvalAcrossRunsText, and for run policies where they were recorded.
+std::string policyEvalText(const PolicyEvalSpec& spec, const PolicyEvalResult& result);
 
 } // namespace pitwall::drive

@@ -1,5 +1,6 @@
 #include "core/engine/synth/datasetreport.h"
 
+#include "core/config/configargs.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
@@ -10,12 +11,52 @@ namespace pitwall::synth {
 
 namespace {
 
+// Command-line options that are shorthands for data.synthetic.* keys.
+struct OptionKey {
+    const char* option;
+    const char* key;
+    const char* valueName;
+    const char* help;
+};
+
+const OptionKey kSynthKeys[] = {
+    {"frames", "frames", "N", "frames to write (data.synthetic.frames, default 1000)"},
+    {"seed", "seed", "S", "seed; the same seed gives the same bytes (default 0)"},
+    {"episode-frames", "episode_frames", "N", "frames per episode, each a new road and traffic (default 50)"},
+    {"width", "image_width", "W", "camera image width in pixels (default 256)"},
+    {"height", "image_height", "H", "camera image height in pixels (default 96)"},
+    {"fov", "camera_fov_deg", "DEG", "camera horizontal field of view (default 90)"},
+    {"bev-width", "bev_width", "W", "BEV grid cells along x, forward (default 96)"},
+    {"bev-height", "bev_height", "H", "BEV grid cells along y, lateral (default 80)"},
+    {"pixels-per-meter", "pixels_per_meter", "P", "BEV resolution (default 2)"},
+    {"threads", "threads", "N", "episodes generated in parallel, 0 = one per core (default 1)"},
+};
+
 double framesPerSecond(const GenerationStats& stats)
 {
     return stats.seconds > 0 ? stats.frames / stats.seconds : 0.0;
 }
 
 } // namespace
+
+std::vector<cmdline::OptionSpec> synthKeyOptions()
+{
+    std::vector<cmdline::OptionSpec> options;
+    for (const OptionKey& o : kSynthKeys)
+        options.push_back({o.option, o.valueName, o.help});
+    return options;
+}
+
+SynthOptions synthOptionsFromArgs(const cmdline::Args& args)
+{
+    std::vector<std::string> files, overrides;
+    splitConfigArgs(args, files, overrides);
+    for (const OptionKey& o : kSynthKeys)
+        if (auto value = args.value(o.option))
+            overrides.push_back(std::string("data.synthetic.") + o.key + "=" + *value);
+    const Schema schema = schemaWithWarnings();
+    return synthOptionsFromConfig(resolveConfig(schema, files, overrides));
+}
 
 nlohmann::json generationJson(const std::string& dir, const GenerationStats& stats)
 {

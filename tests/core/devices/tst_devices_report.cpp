@@ -13,6 +13,7 @@ private Q_SLOTS:
     void cpuModeWithLogicalDevices();
     void cpuModeWithoutEnoughCores();
     void reportJsonHasEveryBackend();
+    void partitionChangePlannedAndApplied();
 };
 
 namespace {
@@ -59,6 +60,30 @@ void TestDevicesReport::reportJsonHasEveryBackend()
     QCOMPARE(json["backends"].size(), std::size_t(1));
     QVERIFY(json["problems"].is_array());
     QVERIFY(describeDevices(PartitionMode::SPX, "no-such-backend").backends.empty());
+}
+
+// `devices --set-partition`: if this fails, the plan no longer shows the command it would run, or an applied change
+// reports success it did not have.
+void TestDevicesReport::partitionChangePlannedAndApplied()
+{
+    PartitionChange change;
+    change.command = {"sudo", "amd-smi", "set", "--compute-partition", "CPX"};
+    QCOMPARE(partitionPlanText(change),
+             std::string("would run: sudo amd-smi set --compute-partition CPX\n"
+                         "Add --apply to run it (it needs root, and every GPU workload must stop first).\n"));
+    QCOMPARE(partitionPlanJson(change), nlohmann::json({{"command", "sudo amd-smi set --compute-partition CPX"},
+                                                        {"applied", false}}));
+    QCOMPARE(partitionChangeText(change, PartitionMode::CPX), std::string()); // failed: the error goes to stderr
+    change.applied = true;
+    change.ok = true;
+    change.gpusSet = {0, 1};
+    QCOMPARE(partitionChangeText(change, PartitionMode::CPX),
+             std::string("ran: sudo amd-smi set --compute-partition CPX\nCPX set on 2 GPU(s)\n"));
+    const nlohmann::json json = partitionChangeJson(change);
+    QVERIFY(json["applied"].get<bool>());
+    QVERIFY(json["ok"].get<bool>());
+    QCOMPARE(json["gpus_set"], nlohmann::json({0, 1}));
+    QCOMPARE(json.size(), std::size_t(6));
 }
 
 QTEST_GUILESS_MAIN(TestDevicesReport)

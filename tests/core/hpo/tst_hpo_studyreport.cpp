@@ -5,6 +5,7 @@
 #include "core/hpo/studyreport.h"
 #include "core/hpo/tellrequest.h"
 #include "core/util/error.h"
+#include "core/util/strings.h"
 
 #include <QtTest>
 
@@ -21,6 +22,7 @@ private Q_SLOTS:
     void overflowWarns();
     void studyListAsTextAndJson();
     void bestTrialAsTextAndJson();
+    void createAskAndTellLines();
 };
 
 namespace {
@@ -148,6 +150,38 @@ void TestHpoStudyReport::bestTrialAsTextAndJson()
     QCOMPARE(json["params"]["lr"].get<double>(), 0.001);
     best.values = {-HUGE_VAL};
     QCOMPARE(bestTrialJson(best)["value"].get<std::string>(), std::string("-inf")); // JSON has no infinity
+}
+
+// What `study create`, `study ask` and `study tell` print: if this fails, the line scripts read after creating,
+// asking or telling changed (the settings shown, the JSON fields of an asked trial, the state of a told one).
+void TestHpoStudyReport::createAskAndTellLines()
+{
+    StudyOptions options;
+    options.direction = StudyDirection::Maximize;
+    const std::string created = studyCreatedText("speed", options, "/r.db");
+    QCOMPARE(created, "created study 'speed' (maximize, sampler " + options.sampler.toJson().dump() + ", pruner " +
+                          options.pruner.toJson().dump() + ") in /r.db\n");
+    QVERIFY2(created.find("\"name\":\"tpe\"") != std::string::npos, created.c_str());
+
+    AskedTrial asked;
+    asked.trial.number = 3;
+    asked.params = {{"lr", 0.01}};
+    asked.fixed = {{"epochs", 2}};
+    asked.overrides = {"training.lr=0.01"};
+    const nlohmann::json json = askedTrialJson(asked);
+    QCOMPARE(json["number"].get<int>(), 3);
+    QCOMPARE(json["params"]["lr"].get<double>(), 0.01);
+    QCOMPARE(json["fixed"]["epochs"].get<int>(), 2);
+    QCOMPARE(json["overrides"][0].get<std::string>(), std::string("training.lr=0.01"));
+    QCOMPARE(json.size(), std::size_t(4));
+
+    TrialRecord trial;
+    trial.number = 3;
+    trial.state = TrialState::Pruned;
+    QCOMPARE(toldTrialText(trial), std::string("trial 3: PRUNED\n"));
+    trial.state = TrialState::Complete;
+    trial.values = {0.25};
+    QCOMPARE(toldTrialText(trial), "trial 3: COMPLETE (value " + formatDouble(0.25) + ")\n");
 }
 
 QTEST_GUILESS_MAIN(TestHpoStudyReport)

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void missingDatabaseIsBadInput();
     void searchSummaryAndJson();
     void searchCheck();
+    void finalComparison();
 
 private:
     QTemporaryDir m_dir;
@@ -151,6 +152,21 @@ void TestSchedReports::searchCheck()
     QVERIFY(json["ok"].get<bool>());
     QCOMPARE(json["devices"].size(), std::size_t(2));
     QCOMPARE(json["warnings"][0].get<std::string>(), std::string("a warning"));
+}
+
+// What `pitwall hpo --final-epochs N` prints after the search: if this fails, the held-out table's heading (the two
+// final studies' names) or its notes changed.
+void TestSchedReports::finalComparison()
+{
+    Table table({"Config", "mAP50"});
+    table.addRow({"default", "0.5000"});
+    const std::string text = finalComparisonText(3, "speed", table, {"AP: AutoSpeed's", "second note"});
+    QVERIFY2(text.find("\nheld-out validation after 3 epoch(s) (studies 'speed/final-default', "
+                       "'speed/final-optimised'):\n" + table.toText()) == 0,
+             text.c_str());
+    const std::string notes = "note: AP: AutoSpeed's\nnote: second note\n";
+    QVERIFY2(text.size() > notes.size() && text.substr(text.size() - notes.size()) == notes, text.c_str());
+    QCOMPARE(finalComparisonText(1, "s", table, {}).find("note:"), std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestSchedReports)

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void listedCommandIsReplacedWhenLoaded();
     void jobHooksWrapJobCommands();
     void numberOptionsNameTheOption();
+    void integerWithinChecksBothBounds();
 };
 
 void TestCmdline::parsesOptionsAndPositionals()
@@ -193,6 +194,26 @@ void TestCmdline::numberOptionsNameTheOption()
     QVERIFY_EXCEPTION_THROWN(args.integerIn("n", 0, 1, 10), InputError);
     QVERIFY_EXCEPTION_THROWN(args.numberIn("rate", 0, 0.6, 1), InputError);
     QVERIFY_EXCEPTION_THROWN(args.positive("low", 1), InputError);
+}
+
+// The range check that integerIn and the commands with their own wording (bench loader) share: if this fails, a
+// value outside the range is taken, or the bounds themselves are refused.
+void TestCmdline::integerWithinChecksBothBounds()
+{
+    QCOMPARE(integerWithin("0", 0, 256).value_or(-1), std::int64_t(0));
+    QCOMPARE(integerWithin("256", 0, 256).value_or(-1), std::int64_t(256));
+    QVERIFY(!integerWithin("257", 0, 256));
+    QVERIFY(!integerWithin("-1", 0, 256));
+    QVERIFY(!integerWithin("12x", 0, 256));
+    QVERIFY(!integerWithin("", 0, 256));
+    Args args;
+    args.options["threads"] = {"100000"};
+    try {
+        args.integerIn("threads", 0, 0, 256);
+        QFAIL("a value above the range was taken");
+    } catch (const InputError& e) {
+        QCOMPARE(std::string(e.what()), std::string("--threads '100000': give an integer in 0..256"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCmdline)

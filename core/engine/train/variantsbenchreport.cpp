@@ -1,0 +1,120 @@
+#include "core/engine/train/variantsbenchreport.h"
+
+#include "core/config/configargs.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+namespace pitwall::engine {
+
+namespace {
+
+// The variants file with --seeds and --only applied.
+VariantsFile variantsFromArgs(const cmdline::Args& args, const std::string& path)
+{
+    VariantsFile variants = readVariantsFile(path);
+    if (auto seeds = args.value("seeds"))
+        variants.seeds = parseSeeds(*seeds);
+    if (auto only = args.value("only")) {
+        std::vector<VariantSpec> kept;
+        for (const std::string& name : split(*only, ','))
+            for (const VariantSpec& v : variants.variants)
+                if (v.name == trim(name))
+                    kept.push_back(v);
+        if (kept.empty())
+            throw InputError("--only '" + *only + "' names no variant of " + path);
+        variants.variants = kept;
+    }
+    return variants;
+}
+
+} // namespace
+
+std::vector<std::int64_t> parseSeeds(const std::string& text)
+{
+    std::vector<std::int64_t> seeds;
+    if (auto count = parseInteger(text); count && text.find(',') == std::string::npos) {
+        if (*count < 1)
+            throw InputError("--seeds " + text + ": give a count >= 1 or a list such as 0,1,2");
+        for (long long s = 0; s < *count; ++s)
+            seeds.push_back(s);
+        return seeds;
+    }
+    for (const std::string& part : split(text, ',')) {
+        const auto seed = parseInteger(part);
+        if (!seed || *seed < 0)
+            throw InputError("--seeds '" + text + "': '" + part + "' is not a seed");
+        seeds.push_back(*seed);
+    }
+    return seeds;
+}
+
+VariantsBenchSpec variantsBenchSpec(const cmdline::Args& args)
+{
+    std::vector<std::string> files, overrides;
+    splitConfigArgs(args, files, overrides);
+    if (files.size() != 1)
+        throw InputError("give one variants file (e.g. configs/transfuser/speed.yaml), then any dotted.key=value overrides");
+    VariantsBenchSpec spec;
+    spec.file = variantsFromArgs(args, files[0]);
+    spec.configs = resolveVariants(schemaWithWarnings(), spec.file, overrides);
+    spec.storeLocation = args.database();
+    return spec;
+}
+
+nlohmann::json variantsCheckJson(const VariantsBenchSpec& spec, const std::vector<VariantCheck>& checks)
+{
+    std::size_t runs = 0;
+    nlohmann::json variants = nlohmann::json::array();
+    for (const VariantCheck& c : checks) {
+        runs += c.seeds.size();
+        variants.push_back({{"name", c.name}, {"study", c.study}, {"seeds", c.seeds}});
+    }
+    return nlohmann::json{
+        {"ok", true}, {"name", spec.file.name}, {"variants", variants}, {"runs", runs}, {"driving", spec.file.driving.enabled}};
+}
+
+std::string variantsCheckText(const VariantsBenchSpec& spec, const std::vector<VariantCheck>& checks)
+{
+    std::string text;
+    std::size_t runs = 0;
+    for (const VariantCheck& c : checks) {
+        runs += c.seeds.size();
+        text += "ok: variant '" + c.name + "': study '" + c.study + "', " + std::to_string(c.seeds.size()) +
+                " seed(s)\n";
+    }
+    return text + "ok: would train " + std::to_string(checks.size()) + " variant(s), " + std::to_string(runs) +
+           " run(s)" + (spec.file.driving.enabled ? " and drive each in closed loop" : "") + ", into " +
+           spec.storeLocation + "\n";
+}
+
+nlohmann::json variantsResultJson(const VariantsFile& variants, const std::vector<VariantResult>& results)
+{
+    nlohmann::json out{{"name", variants.name}, {"seeds", variants.seeds}, {"variants", nlohmann::json::array()}};
+    for (const VariantResult& r : results)
+        out["variants"].push_back({{"name", r.name},
+                                   {"study", r.study},
+                                   {"pretrain_seconds", r.pretrainSeconds.mean},
+                                   {"posttrain_seconds", r.posttrainSeconds.mean},
+                                   {"total_seconds", r.totalSeconds.mean},
+                                   {"compute_fps", r.computeFps.mean},
+                                   {"full_fps", r.fullFps.mean},
+                                   {"quality_metric", variants.qualityMetric},
+                                   {"quality_mean", r.quality.mean},
+                                   {"quality_std", r.quality.std},
+                                   {"seeds", r.quality.count}});
+    if (variants.driving.enabled)
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            out["variants"][i]["driving_score_mean"] = results[i].drivingScore.mean;
+            out["variants"][i]["driving_score_std"] = results[i].drivingScore.std;
+            out["variants"][i]["driving_score_stderr"] = results[i].drivingScoreStandardError;
+        }
+    return out;
+}
+
+std::string variantsResultText(const VariantsBenchSpec& spec, const VariantsBenchResult& result, bool markdown)
+{
+    return "\n" + (markdown ? result.table.toMarkdown() : result.table.toText()) + "\n" + variantsLegend(spec.file) +
+           " Studies: '" + spec.file.name + "/<variant>' in " + spec.storeLocation + "\n";
+}
+
+} // namespace pitwall::engine

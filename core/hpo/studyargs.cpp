@@ -1,0 +1,40 @@
+#include "core/hpo/studyargs.h"
+
+#include "core/util/error.h"
+
+namespace pitwall {
+
+StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
+{
+    StudyOptions options;
+    const std::string samplerName = args.value("sampler", "tpe");
+    const auto sampler = parseSamplerKind(samplerName);
+    if (!sampler)
+        throw InputError("--sampler '" + samplerName + "' is not one of random, grid, tpe");
+    options.sampler.kind = *sampler;
+    if (auto seed = args.integer("seed", 0))
+        options.sampler.seed = static_cast<std::uint64_t>(*seed);
+    options.sampler.tpe.startupTrials =
+        static_cast<int>(args.integer("startup-trials", options.sampler.tpe.startupTrials, 0));
+    options.sampler.tpe.multivariate = args.flag("multivariate");
+    options.sampler.tpe.constantLiar = args.flag("constant-liar");
+
+    const std::string prunerName = args.value("pruner", "median");
+    const auto pruner = parsePrunerKind(prunerName);
+    if (!pruner)
+        throw InputError("--pruner '" + prunerName + "' is not one of none, median, sha, hyperband");
+    options.pruner = PrunerSettings::defaults(*pruner);
+    options.pruner.warmupSteps = args.integer("warmup-steps", options.pruner.warmupSteps, 0);
+    options.pruner.startupTrials =
+        static_cast<int>(args.integer("pruner-startup-trials", options.pruner.startupTrials, 0));
+    if (args.value("min-resource"))
+        options.pruner.minResource = args.integer("min-resource", 1, 1);
+    if (args.value("max-resource"))
+        options.pruner.maxResource = args.integer("max-resource", 1, 1);
+    options.pruner.reductionFactor =
+        static_cast<int>(args.integer("reduction-factor", options.pruner.reductionFactor, 2));
+    options.pruner = PrunerSettings::fromJson(options.pruner.toJson()); // range checks
+    return options;
+}
+
+} // namespace pitwall

@@ -1,0 +1,14 @@
+#pragma once
+// A new study's sampler and pruner from the options that `pitwall study create` and `pitwall hpo` share.
+
+#include "core/hpo/study.h"
+#include "core/util/cmdline.h"
+
+namespace pitwall {
+
+// --sampler, --seed, --startup-trials, --multivariate, --constant-liar, --pruner, --warmup-steps,
+// --pruner-startup-trials, --min-resource, --max-resource, --reduction-factor; absent ones keep their defaults
+// (TPE, median). The direction is left to the command. InputError naming the option for a bad value.
+StudyOptions studyOptionsFromArgs(const cmdline::Args& args);
+
+} // namespace pitwall

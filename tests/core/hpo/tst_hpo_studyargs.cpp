@@ -1,0 +1,80 @@
+// A new study's sampler and pruner from the options of `pitwall study create` and `pitwall hpo`
+// (core/hpo/studyargs.h). If this fails, a study is created with other settings than were typed, Optuna's
+// defaults changed, or a bad value is accepted instead of named.
+#include "core/hpo/studyargs.h"
+#include "core/util/error.h"
+
+#include <QtTest>
+
+using namespace pitwall;
+
+class TestHpoStudyArgs : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void defaultsAreOptunas();
+    void optionsReachTheSettings();
+    void badValuesNameTheOption_data();
+    void badValuesNameTheOption();
+};
+
+void TestHpoStudyArgs::defaultsAreOptunas()
+{
+    const StudyOptions options = studyOptionsFromArgs({});
+    QVERIFY(options.sampler.kind == SamplerKind::Tpe);
+    QVERIFY(!options.sampler.seed);
+    QCOMPARE(options.sampler.tpe.startupTrials, 10);
+    QVERIFY(!options.sampler.tpe.multivariate);
+    QVERIFY(options.pruner.kind == PrunerKind::Median);
+    QCOMPARE(options.pruner.startupTrials, 5);
+    QCOMPARE(options.pruner.warmupSteps, std::int64_t(0));
+}
+
+void TestHpoStudyArgs::optionsReachTheSettings()
+{
+    cmdline::Args args;
+    args.options = {{"sampler", {"random"}}, {"seed", {"42"}},           {"multivariate", {""}},
+                    {"pruner", {"sha"}},     {"min-resource", {"3"}},    {"reduction-factor", {"2"}},
+                    {"startup-trials", {"4"}}, {"constant-liar", {""}}};
+    const StudyOptions options = studyOptionsFromArgs(args);
+    QVERIFY(options.sampler.kind == SamplerKind::Random);
+    QCOMPARE(options.sampler.seed.value_or(0), std::uint64_t(42));
+    QCOMPARE(options.sampler.tpe.startupTrials, 4);
+    QVERIFY(options.sampler.tpe.multivariate);
+    QVERIFY(options.sampler.tpe.constantLiar);
+    QVERIFY(options.pruner.kind == PrunerKind::SuccessiveHalving);
+    QCOMPARE(options.pruner.minResource.value_or(0), std::int64_t(3));
+    QCOMPARE(options.pruner.reductionFactor, 2);
+    cmdline::Args hyperband;
+    hyperband.options = {{"pruner", {"hyperband"}}};
+    QCOMPARE(studyOptionsFromArgs(hyperband).pruner.reductionFactor, 3); // Optuna's hyperband default
+}
+
+void TestHpoStudyArgs::badValuesNameTheOption_data()
+{
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("sampler") << "sampler" << "cmaes" << "--sampler 'cmaes' is not one of random, grid, tpe";
+    QTest::newRow("pruner") << "pruner" << "patient" << "--pruner 'patient' is not one of none, median, sha, hyperband";
+    QTest::newRow("negative seed") << "seed" << "-1" << "--seed '-1' is not an integer >= 0";
+    QTest::newRow("reduction factor") << "reduction-factor" << "1" << "--reduction-factor '1' is not an integer >= 2";
+    QTest::newRow("min resource") << "min-resource" << "0" << "--min-resource '0' is not an integer >= 1";
+}
+
+void TestHpoStudyArgs::badValuesNameTheOption()
+{
+    QFETCH(QString, option);
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    cmdline::Args args;
+    args.options[option.toStdString()] = {value.toStdString()};
+    try {
+        studyOptionsFromArgs(args);
+        QFAIL("a bad value was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.what()), message);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestHpoStudyArgs)
+#include "tst_hpo_studyargs.moc"
