@@ -261,6 +261,36 @@ ScoreStats scoreStats(const std::vector<double>& values)
     return s;
 }
 
+std::vector<double> routeDrivingScores(const std::vector<DrivingReport>& reports)
+{
+    if (reports.empty())
+        return {};
+    const std::size_t routes = reports.front().routes.size();
+    std::vector<double> mean(routes, 0.0);
+    for (const DrivingReport& r : reports) {
+        if (r.routes.size() != routes)
+            return {};
+        for (std::size_t i = 0; i < routes; ++i) {
+            if (r.routes[i].worldSeed != reports.front().routes[i].worldSeed)
+                return {};
+            mean[i] += r.routes[i].drivingScore;
+        }
+    }
+    for (double& m : mean)
+        m /= static_cast<double>(reports.size());
+    return mean;
+}
+
+ScoreStats pairedDifference(const std::vector<double>& a, const std::vector<double>& b)
+{
+    if (a.size() != b.size() || a.empty())
+        return {};
+    std::vector<double> d(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        d[i] = a[i] - b[i];
+    return scoreStats(d);
+}
+
 double meanDrivingScoreStandardError(const std::vector<DrivingReport>& reports)
 {
     if (reports.empty())

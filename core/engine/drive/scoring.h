@@ -175,6 +175,17 @@ DrivingReport summarise(const std::string& policy, std::vector<RouteResult> rout
 // not shrink with more seeds (pooling would divide it by √runs). 0 for no reports.
 double meanDrivingScoreStandardError(const std::vector<DrivingReport>& reports);
 
+// Per route, the mean driving score over several runs driven on the same routes (training seeds of one variant):
+// the variant's score on each route, for paired comparisons. Empty when the runs did not drive the same routes
+// (route counts or world seeds differ) or there are no runs.
+std::vector<double> routeDrivingScores(const std::vector<DrivingReport>& reports);
+
+// The paired difference a - b of two variants scored on the same routes (routeDrivingScores of each): mean, sample
+// std and standard error of the per-route differences. What the routes have in common (a hard route is hard for
+// both) cancels, so this error is smaller than either score's own. Empty stats (all 0) for lists of other sizes
+// or of no routes.
+ScoreStats pairedDifference(const std::vector<double>& a, const std::vector<double>& b);
+
 // {"policy", "driving_score", "driving_score_std", "driving_score_stderr", "route_completion",
 //  "route_completion_std", "route_completion_stderr", "infraction_penalty", "infraction_penalty_std",
 //  "infraction_penalty_stderr", "km_driven", "infractions_per_km": {"total", <key>...},

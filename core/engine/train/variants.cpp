@@ -1,5 +1,7 @@
 #include "core/engine/train/variants.h"
 
+#include "core/engine/drive/scoring.h"
+
 #include "core/util/error.h"
 #include "core/util/paths.h"
 
@@ -248,6 +250,34 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
         table.addRow(row);
     }
     return table;
+}
+
+std::string variantsPairedDifferences(const VariantsFile& file, const std::vector<VariantResult>& results)
+{
+    if (!file.driving.enabled || results.size() < 2 || results.front().routeDrivingScores.empty())
+        return {};
+    const VariantResult& first = results.front();
+    std::string text = "Driving Score, paired differences to " + first.name + " over the same " +
+                       std::to_string(first.routeDrivingScores.size()) +
+                       " routes (± the standard error of the per-route differences):";
+    for (std::size_t i = 1; i < results.size(); ++i) {
+        if (results[i].routeDrivingScores.size() != first.routeDrivingScores.size())
+            return {};
+        const drive::ScoreStats d = drive::pairedDifference(results[i].routeDrivingScores, first.routeDrivingScores);
+        text += (i == 1 ? " " : ", ") + results[i].name + " " + (d.mean >= 0 ? "+" : "") + formatFixed(d.mean, 1) +
+                " ± " + formatFixed(d.standardError, 1);
+    }
+    return text + "\n";
+}
+
+void addPairedDifference(nlohmann::json& out, const std::vector<VariantResult>& results, std::size_t i)
+{
+    if (i == 0 || i >= results.size() || results[0].routeDrivingScores.empty() ||
+        results[i].routeDrivingScores.size() != results[0].routeDrivingScores.size())
+        return;
+    const drive::ScoreStats d = drive::pairedDifference(results[i].routeDrivingScores, results[0].routeDrivingScores);
+    out["driving_score_diff"] = d.mean;
+    out["driving_score_diff_stderr"] = d.standardError;
 }
 
 std::string variantsLegend(const VariantsFile& file)

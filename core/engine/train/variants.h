@@ -70,6 +70,9 @@ struct VariantResult {
     // error (drive::meanDrivingScoreStandardError over the seeds' reports; with one seed, its own).
     MeanStd drivingScore;
     double drivingScoreStandardError = 0;
+    // Per route (in route order), the mean over the seeds of the route's driving score; empty when the seeds did not
+    // drive the same routes (drive::routeDrivingScores). The table's paired differences come from these.
+    std::vector<double> routeDrivingScores;
     // Wall time per training step of the last stage, and the CPU time of this process and its
     // children (rank processes, loader workers) over the variant's wall time, 100 = one core (filled by the caller).
     MeanStd msPerIteration;
@@ -83,6 +86,15 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
 // What the table's ± mean, for the line under it: "Waypoint L1 (m): mean ± sample std over 1 training
 // seed(s); Driving Score: ± is the standard error over routes (1 seed, N routes); times and FPS are means."
 std::string variantsLegend(const VariantsFile& file);
+
+// With driving and two variants or more: every variant after the first against the first, route by route on the
+// same routes: "Paired differences to <first> over the same N routes (± standard error of the per-route
+// differences): <name> +8.0 ± 2.1, ...\n". Empty otherwise, or when a variant has no per-route scores (or another
+// number of routes) than the first.
+std::string variantsPairedDifferences(const VariantsFile& file, const std::vector<VariantResult>& results);
+// For variant i > 0 with per-route scores like the first's: out["driving_score_diff"] and
+// out["driving_score_diff_stderr"] (i minus the first, pairedDifference); nothing otherwise.
+void addPairedDifference(nlohmann::json& out, const std::vector<VariantResult>& results, std::size_t i);
 VariantResult summariseVariant(const VariantsFile& file, const std::string& name, const ExperimentResult& run);
 
 } // namespace pitwall::engine

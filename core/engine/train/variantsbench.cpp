@@ -41,6 +41,7 @@ void driveSeeds(const VariantsFile& file, const std::string& db, const Experimen
     reporter.phaseDone();
     result.drivingScore = meanStd(scores);
     result.drivingScoreStandardError = drive::meanDrivingScoreStandardError(reports);
+    result.routeDrivingScores = drive::routeDrivingScores(reports);
 }
 
 void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
@@ -58,8 +59,10 @@ void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
         record.parameters["seeds"] = spec.file.seeds;
         record.results = rows[i];
         record.results["study"] = out.results[i].study;
-        if (spec.file.driving.enabled)
+        if (spec.file.driving.enabled) {
             record.results["driving_score_stderr"] = out.results[i].drivingScoreStandardError;
+            addPairedDifference(record.results, out.results, i);
+        }
         store->addBenchmark(record);
     }
 }

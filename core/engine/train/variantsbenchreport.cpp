@@ -107,6 +107,7 @@ nlohmann::json variantsResultJson(const VariantsFile& variants, const std::vecto
             out["variants"][i]["driving_score_mean"] = results[i].drivingScore.mean;
             out["variants"][i]["driving_score_std"] = results[i].drivingScore.std;
             out["variants"][i]["driving_score_stderr"] = results[i].drivingScoreStandardError;
+            addPairedDifference(out["variants"][i], results, i);
         }
     return out;
 }
@@ -114,7 +115,8 @@ nlohmann::json variantsResultJson(const VariantsFile& variants, const std::vecto
 std::string variantsResultText(const VariantsBenchSpec& spec, const VariantsBenchResult& result, bool markdown)
 {
     return "\n" + (markdown ? result.table.toMarkdown() : result.table.toText()) + "\n" + variantsLegend(spec.file) +
-           " Studies: '" + spec.file.name + "/<variant>' in " + spec.storeLocation + "\n";
+           " Studies: '" + spec.file.name + "/<variant>' in " + spec.storeLocation + "\n" +
+           variantsPairedDifferences(spec.file, result.results);
 }
 
 } // namespace pitwall::engine

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void unknownRunIsAnInputError();
     void variantsFileDrivingSectionAddsAColumn();
     void variantsTableSaysWhatItsPlusMinusIs();
+    void pairedDifferencesOverTheSameRoutes();
 
 private:
     QTemporaryDir m_dir;
@@ -227,6 +228,71 @@ void TestDriveModel::variantsTableSaysWhatItsPlusMinusIs()
     QCOMPARE(several.rows()[0][8], std::string("5.0"));
     QVERIFY(engine::variantsLegend(file).find("Driving Score: mean ± sample std over 3 training seed(s); DS s.e.") !=
             std::string::npos);
+}
+
+// Variants driven on the same routes are compared route by route: what the routes share cancels, so the error of
+// the difference is far below either score's own.
+void TestDriveModel::pairedDifferencesOverTheSameRoutes()
+{
+    auto report = [](std::vector<double> scores, std::uint64_t firstSeed) {
+        DrivingReport r;
+        for (std::size_t i = 0; i < scores.size(); ++i) {
+            RouteResult route;
+            route.index = static_cast<int>(i);
+            route.worldSeed = firstSeed + i;
+            route.drivingScore = scores[i];
+            r.routes.push_back(route);
+        }
+        return r;
+    };
+    // Two seeds of one variant: per route, their mean.
+    const std::vector<double> a = routeDrivingScores({report({10, 50, 90, 30}, 7), report({20, 60, 70, 30}, 7)});
+    QCOMPARE(a, (std::vector<double>{15, 55, 80, 30}));
+    QVERIFY(routeDrivingScores({report({10, 50}, 7), report({10, 50}, 8)}).empty()); // other routes
+    QVERIFY(routeDrivingScores({report({10, 50}, 7), report({10}, 7)}).empty());
+    QVERIFY(routeDrivingScores({}).empty());
+
+    // b - a per route: 5, 7, 3, 5 -> mean 5, sample std sqrt(8/3) = 1.633, s.e. 0.816; each score's own s.e. is
+    // about 14 (15..80 over four routes).
+    const std::vector<double> b{20, 62, 83, 35};
+    const ScoreStats d = pairedDifference(b, a);
+    QCOMPARE(d.mean, 5.0);
+    QVERIFY(std::abs(d.std - std::sqrt(8.0 / 3.0)) < 1e-12);
+    QVERIFY(std::abs(d.standardError - std::sqrt(8.0 / 3.0) / 2.0) < 1e-12);
+    QVERIFY(scoreStats(a).standardError > 10 * d.standardError);
+    QCOMPARE(pairedDifference(b, {1, 2}).mean, 0.0); // other sizes: nothing
+    QCOMPARE(pairedDifference({}, {}).standardError, 0.0);
+
+    engine::VariantsFile file;
+    file.driving.enabled = true;
+    file.driving.routes = 4;
+    file.seeds = {0};
+    engine::VariantResult base, faster, unpaired;
+    base.name = "Baseline";
+    base.routeDrivingScores = a;
+    faster.name = "Faster";
+    faster.routeDrivingScores = b;
+    std::vector<double> worse(4);
+    for (std::size_t i = 0; i < 4; ++i)
+        worse[i] = a[i] - 2.0 * static_cast<double>(i);
+    unpaired.name = "Worse";
+    unpaired.routeDrivingScores = worse; // -0, -2, -4, -6: mean -3, std 2.582, s.e. 1.291
+    const std::string text = engine::variantsPairedDifferences(file, {base, faster, unpaired});
+    QCOMPARE(text, std::string("Driving Score, paired differences to Baseline over the same 4 routes (± the standard "
+                               "error of the per-route differences): Faster +5.0 ± 0.8, Worse -3.0 ± 1.3\n"));
+    nlohmann::json out;
+    engine::addPairedDifference(out, {base, faster}, 1);
+    QCOMPARE(out["driving_score_diff"].get<double>(), 5.0);
+    QVERIFY(std::abs(out["driving_score_diff_stderr"].get<double>() - d.standardError) < 1e-12);
+    nlohmann::json none;
+    engine::addPairedDifference(none, {base, faster}, 0); // the reference itself
+    QVERIFY(none.is_null());
+    QVERIFY(engine::variantsPairedDifferences(file, {base}).empty()); // nothing to compare
+    engine::VariantResult shorter = faster;
+    shorter.routeDrivingScores.pop_back();
+    QVERIFY(engine::variantsPairedDifferences(file, {base, shorter}).empty());
+    file.driving.enabled = false;
+    QVERIFY(engine::variantsPairedDifferences(file, {base, faster}).empty());
 }
 
 QTEST_GUILESS_MAIN(TestDriveModel)

@@ -135,6 +135,13 @@ void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
                  QString::number(score, 'f', 1) + " ± " + QString::number(standardError, 'f', 1));
         QCOMPARE(variants[v].results["driving_score_stderr"].get<double>(), standardError);
     }
+    // The second variant against the first, route by route: with one seed the mean of the per-route differences
+    // is the difference of the scores.
+    QVERIFY2(r.out.contains("Driving Score, paired differences to Bilinear over the same 2 routes"), qPrintable(r.out));
+    QVERIFY(!variants[0].results.contains("driving_score_diff"));
+    const double diff = driving[1].results["driving_score"].get<double>() - driving[0].results["driving_score"].get<double>();
+    QVERIFY(std::abs(variants[1].results["driving_score_diff"].get<double>() - diff) < 1e-9);
+    QVERIFY(variants[1].results["driving_score_diff_stderr"].get<double>() >= 0);
 }
 
 QTEST_GUILESS_MAIN(TestBenchVariants)
