@@ -4,6 +4,10 @@
 
 #include "core/util/cmdline.h"
 
+#include <nlohmann/json.hpp>
+
+#include <string>
+
 namespace pitwall::cli {
 
 using cmdline::Args;
@@ -12,14 +16,30 @@ using cmdline::kExitBadInput;
 using cmdline::kExitFailure;
 using cmdline::kExitOk;
 using cmdline::OptionSpec;
+using cmdline::withOptions;
 using Cli = cmdline::CommandTree;
 
-// The `pitwall` command tree with no commands yet: its overview texts and its job hooks (app/cli/jobrunner.h).
+// docs/commands.md, embedded by the build: every command's summary, usage and description.
+const char* commandReference();
+
+// The `pitwall` command tree with no commands yet: its overview texts, the command reference and its job hooks
+// (core/sched/commandjob.h).
 Cli makePitwallCli();
 
 // Options every command that touches results takes.
 OptionSpec dbOption();
 OptionSpec jsonOption();
+
+// Prints a command's outcome, json() as an indented JSON document when the command got --json, else text(), and
+// returns kExitOk.
+template <typename JsonOf, typename TextOf> int printReport(const Args& args, JsonOf json, TextOf text)
+{
+    if (args.flag("json"))
+        std::cout << nlohmann::json(json()).dump(2) << "\n";
+    else
+        std::cout << text();
+    return kExitOk;
+}
 
 // Command groups, each in its own file.
 void addConfigCommands(Cli& cli);
@@ -29,12 +49,10 @@ void addPluginCommands(Cli& cli);
 void addStudyCommands(Cli& cli);
 void addJobCommands(Cli& cli);
 void addTrainCommands(Cli& cli); // needs the engine
-void addBenchCommands(Cli& cli); // needs the engine
-void addLoaderBenchCommands(Cli& cli); // needs the engine
+void addBenchCommands(Cli& cli); // needs the engine (variants, partitions, loader)
 void addEvalCommands(Cli& cli);  // needs the engine
 void addDataCommands(Cli& cli);  // needs the engine
 void addHpoCommands(Cli& cli);   // needs the engine (hpo, worker)
-void addBenchPartitionsCommands(Cli& cli); // needs the engine
 void addEngineInfoCommand(Cli& cli); // needs the engine
 
 } // namespace pitwall::cli

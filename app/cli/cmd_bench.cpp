@@ -1,10 +1,13 @@
-// pitwall bench variants FILE
+// pitwall bench variants | partitions | loader: the speed benchmarks.
 #include "app/cli/cli.h"
 #include "app/cli/progress.h"
 
+#include "core/engine/loaderbenchreport.h"
+#include "core/engine/train/partitionbenchreport.h"
 #include "core/engine/train/variantsbenchreport.h"
 #include "core/util/cancel.h"
 
+#include <cstdio>
 #include <iostream>
 
 namespace pitwall::cli {
@@ -15,11 +18,7 @@ int benchVariantsCheck(const Args& args)
 {
     const engine::VariantsBenchSpec spec = engine::variantsBenchSpec(args);
     const std::vector<engine::VariantCheck> checks = engine::checkVariantsBench(spec);
-    if (args.flag("json"))
-        std::cout << engine::variantsCheckJson(spec, checks).dump(2) << "\n";
-    else
-        std::cout << engine::variantsCheckText(spec, checks);
-    return kExitOk;
+    return printReport(args, engine::variantsCheckJson(spec, checks), engine::variantsCheckText(spec, checks));
 }
 
 int benchVariants(const Args& args)
@@ -27,37 +26,70 @@ int benchVariants(const Args& args)
     const engine::VariantsBenchSpec spec = engine::variantsBenchSpec(args);
     ProgressLine line;
     const engine::VariantsBenchResult out = engine::runVariantsBench(spec, processCancelToken(), line.reporter());
-    if (args.flag("json"))
-        std::cout << engine::variantsResultJson(spec.file, out.results).dump(2) << "\n";
-    else
-        std::cout << engine::variantsResultText(spec, out, args.flag("markdown"));
-    return kExitOk;
+    return printReport(args, engine::variantsResultJson(spec.file, out.results),
+                       engine::variantsResultText(spec, out, args.flag("markdown")));
+}
+
+// `bench loader --check`: the options and the dataset as the benchmark would see them; no batch is loaded.
+int benchLoaderCheck(const Args& args)
+{
+    const engine::data::LoaderBenchOptions options = engine::loaderBenchOptions(args);
+    const engine::data::LoaderBenchCheck check = engine::data::checkLoaderBench(options);
+    return printReport(args, engine::loaderBenchCheckJson(options, check),
+                       engine::loaderBenchCheckText(options, check));
+}
+
+int benchLoader(const Args& args)
+{
+    const engine::data::LoaderBenchOptions options = engine::loaderBenchOptions(args);
+    const engine::data::LoaderBenchResult r = engine::data::runLoaderBench(
+        options, [&](const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); });
+    return printReport(args, engine::loaderBenchResultJson(r, options.loader),
+                       engine::loaderBenchResultText(r, options.loader));
+}
+
+// `bench partitions --check`: what would be measured, and where; nothing is trained or written.
+int benchPartitionsCheck(const Args& args)
+{
+    const engine::PartitionBenchSpec spec = engine::partitionBenchSpec(args);
+    const engine::PartitionBenchCheck check = engine::checkPartitionBench(spec);
+    return printReport(args, engine::partitionCheckJson(spec, check), engine::partitionCheckText(spec, check));
+}
+
+int benchPartitions(const Args& args)
+{
+    const engine::PartitionBenchSpec spec = engine::partitionBenchSpec(args);
+    ProgressLine line;
+    installInterruptHandlers(InterruptPolicy::Command);
+    const engine::PartitionBenchResult result = engine::runPartitionBench(spec, processCancelToken(), line.reporter());
+    if (result.cancelled) {
+        std::fprintf(stderr, "cancelled\n");
+        return 130;
+    }
+    return printReport(args, engine::partitionResultJson(spec, result), engine::partitionResultText(spec, result));
 }
 
 } // namespace
 
 void addBenchCommands(Cli& cli)
 {
-    Command variants{
-        "bench variants",
-        "train each variant of an experiment for N seeds and print LEAD's speed table",
-        "FILE [dotted.key=value...] [--seeds N|LIST] [--only NAMES] [--markdown] [--db FILE] [--json]",
-        "FILE lists a base config and variants (see configs/transfuser/speed.yaml). Each variant trains both\n"
-        "stages for every seed as its own study '<name>/<variant>'; the table gives per-stage wall time,\n"
-        "compute FPS (samples / step time after the batch arrived), full FPS (samples / epoch wall time) and the\n"
-        "quality metric as mean ± sample std over seeds. Overrides apply to every variant. With a 'driving'\n"
-        "section, every seed's run is also driven in closed loop ('pitwall eval driving', the same routes for\n"
-        "every variant and seed) and the table gets a Driving Score column: with one seed, mean ± the standard\n"
-        "error over routes; with several, mean ± sample std over seeds and a DS s.e. column (the mean of the\n"
-        "seeds' standard errors over routes).",
-        {dbOption(),
-         jsonOption(),
-         {"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
-         {"only", "NAMES", "comma-separated variant names to run"},
-         {"markdown", "", "print the table as Markdown"}},
-        benchVariants};
-    variants.check = benchVariantsCheck;
-    cli.add(std::move(variants));
+    cli.add({.path = "bench variants",
+             .options = {dbOption(),
+                         jsonOption(),
+                         {"seeds", "N|LIST",
+                          "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
+                         {"only", "NAMES", "comma-separated variant names to run"},
+                         {"markdown", "", "print the table as Markdown"}},
+             .run = benchVariants,
+             .check = benchVariantsCheck});
+    cli.add({.path = "bench partitions",
+             .options = withOptions({dbOption(), jsonOption()}, engine::partitionBenchOptionSpecs()),
+             .run = benchPartitions,
+             .check = benchPartitionsCheck});
+    cli.add({.path = "bench loader",
+             .options = withOptions({jsonOption()}, engine::loaderBenchOptionSpecs()),
+             .run = benchLoader,
+             .check = benchLoaderCheck});
 }
 
 } // namespace pitwall::cli

@@ -35,10 +35,7 @@ int synthesize(const Args& args)
     std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames, options.episodeFrames,
                  static_cast<unsigned long long>(options.seed), out->c_str());
     const synth::GenerationStats stats = synth::writeSynthDataset(*out, options, progress);
-    if (args.flag("json"))
-        std::cout << synth::generationJson(*out, stats).dump(2) << "\n";
-    else
-        std::fputs(synth::generationText(*out, stats).c_str(), stdout);
+    printReport(args, synth::generationJson(*out, stats), synth::generationText(*out, stats));
     return stats.complete ? kExitOk : kExitFailure;
 }
 
@@ -52,11 +49,8 @@ int showInfo(const Args& args)
         for (int i = 0; i < dataset.frameCount(); ++i, ++checked)
             dataset.readFrame(i); // throws InputError naming the first bad file
     }
-    if (args.flag("json"))
-        std::cout << synth::datasetInfoJson(dataset, checked).dump(2) << "\n";
-    else
-        std::fputs(synth::datasetInfoText(dataset, args.flag("check"), checked).c_str(), stdout);
-    return kExitOk;
+    return printReport(args, synth::datasetInfoJson(dataset, checked),
+                       synth::datasetInfoText(dataset, args.flag("check"), checked));
 }
 
 } // namespace
@@ -68,21 +62,8 @@ void addDataCommands(Cli& cli)
         synthOptions.push_back(o);
     synthOptions.push_back({"force", "", "write into a folder that is not empty"});
     synthOptions.push_back(jsonOption());
-    cli.add({"data synth", "generate a synthetic driving dataset (camera, LiDAR BEV, labels)",
-             "--out DIR [--frames N] [--seed S] [OPTIONS] [CONFIG.yaml...] [data.synthetic.KEY=VALUE...]",
-             "Drives an expert through procedural roads with traffic, pedestrians, obstacles and lights, and writes\n"
-             "per frame: rgb/NNNNNN.jpg, semantic/ and bev_semantic/ (8-bit class PNGs), depth/ (16-bit PNG,\n"
-             "metres * 256), lidar/ (16-bit PNG, returns per BEV cell) and meta/NNNNNN.json (boxes with CIPO\n"
-             "levels, waypoints, target speed and point, command), plus dataset.json (written last).\n"
-             "Options are shorthands for the data.synthetic.* config keys, which config files and overrides\n"
-             "may also set. Progress goes to stderr.",
-             synthOptions, synthesize});
-    cli.add({"data info",
-             "check a synthetic dataset folder and show what it holds",
-             "DIR [--check] [--json]",
-             "Validates dataset.json; with --check also decodes every frame and names the first bad file.",
-             {{"check", "", "decode every frame"}, jsonOption()},
-             showInfo});
+    cli.add({.path = "data synth", .options = synthOptions, .run = synthesize});
+    cli.add({.path = "data info", .options = {{"check", "", "decode every frame"}, jsonOption()}, .run = showInfo});
 }
 
 } // namespace pitwall::cli

@@ -18,11 +18,7 @@ int dbInfo(const Args& args)
     const auto store = openStore(args.database(), OpenMode::ReadOnly);
     const SchemaInfo info = store->info();
     const std::vector<StudySummary> studies = store->listStudies();
-    if (args.flag("json"))
-        std::cout << databaseInfoJson(info, studies).dump(2) << "\n";
-    else
-        std::cout << databaseInfoText(info, studies);
-    return kExitOk;
+    return printReport(args, databaseInfoJson(info, studies), databaseInfoText(info, studies));
 }
 
 int dbMigrate(const Args& args)
@@ -73,26 +69,15 @@ int dbExport(const Args& args)
 
 void addDbCommands(Cli& cli)
 {
-    cli.add({"db info", "show the results database: schema versions, contents, studies", "[--db FILE] [--json]",
-             "Works on files written by Pitwall and by Optuna (sqlite:///FILE storages); never changes the file.",
-             {dbOption(), jsonOption()}, dbInfo});
-    cli.add({"db migrate", "bring the database's Pitwall tables to this version's schema", "[--db FILE]",
-             "Each migration runs in its own transaction, so an interrupted migration leaves the file as it was.\n"
-             "Optuna's tables are kept as they are, so Optuna 3.1 keeps opening the file.",
-             {dbOption()}, dbMigrate});
-    cli.add({"db export", "export a study's trials or a run's metric series as CSV or JSON",
-             "(--study NAME | --run ID) [--format csv|json] [--out FILE] [--db FILE]",
-             "Trials: one row per trial with number, state, values, start/complete time, duration, params_<name>\n"
-             "and user_attrs_<key> columns. Metrics: run, stage, step, key, value, wall_time.\n"
-             "JSON has no infinity: an infinite number is the string \"inf\" or \"-inf\" (as Optuna's storage\n"
-             "writes it); a missing value (a failed trial's) is null. CSV writes inf and -inf, and leaves a\n"
-             "missing value empty. CSV cells that a spreadsheet would run as a formula start with a quote (').",
-             {dbOption(),
-              {"study", "NAME", "export this study's trials"},
-              {"run", "ID", "export this run's metric series"},
-              {"format", "FORMAT", "csv (default) or json"},
-              {"out", "FILE", "write here instead of stdout"}},
-             dbExport});
+    cli.add({.path = "db info", .options = {dbOption(), jsonOption()}, .run = dbInfo});
+    cli.add({.path = "db migrate", .options = {dbOption()}, .run = dbMigrate});
+    cli.add({.path = "db export",
+             .options = {dbOption(),
+                         {"study", "NAME", "export this study's trials"},
+                         {"run", "ID", "export this run's metric series"},
+                         {"format", "FORMAT", "csv (default) or json"},
+                         {"out", "FILE", "write here instead of stdout"}},
+             .run = dbExport});
 }
 
 } // namespace pitwall::cli

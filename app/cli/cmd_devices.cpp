@@ -31,20 +31,13 @@ int setPartition(const Args& args, PartitionMode mode)
 {
     PartitionChange change = planAmdComputePartition(mode);
     if (!args.flag("apply")) {
-        if (args.flag("json"))
-            std::cout << partitionPlanJson(change).dump(2) << "\n";
-        else
-            std::cout << partitionPlanText(change);
-        return kExitOk;
+        return printReport(args, partitionPlanJson(change), partitionPlanText(change));
     }
     if (!findOnPath("amd-smi"))
         throw InputError(
             "--set-partition needs amd-smi, which is not on PATH (only AMD GPUs are partitioned this way)");
     change = applyAmdComputePartition(mode);
-    if (args.flag("json"))
-        std::cout << partitionChangeJson(change).dump(2) << "\n";
-    else
-        std::cout << partitionChangeText(change, mode);
+    printReport(args, partitionChangeJson(change), partitionChangeText(change, mode));
     if (!change.ok) {
         std::cerr << "error: `" << commandText(change.command) << "` failed: " << change.error << "\n";
         return kExitFailure;
@@ -106,33 +99,20 @@ int listPlugins(const Args& args)
 
 void addDeviceCommands(Cli& cli)
 {
-    cli.add({"devices",
-             "show compute backends, partition modes and the logical devices of a mode",
-             "[--mode SPX|DPX|QPX|CPX] [--backend cpu|cuda|hip] [--json]\n"
-             "       | --set-partition SPX|DPX|QPX|CPX [--apply] [--json]",
-             "A logical device is what one worker process binds to. On CPU, a mode splits the cores this\n"
-             "process may use into 1/2/4/8 sets (SPX/DPX/QPX/CPX), each with its own thread count.\n"
-             "CUDA (when nvidia-smi is on PATH): MIG devices are the logical devices of a GPU split by MIG;\n"
-             "other GPUs are shared by 1/2/4/8 MPS clients. HIP (when amd-smi is on PATH): the GPUs' current\n"
-             "compute partition gives the logical devices; --set-partition shows the amd-smi command that\n"
-             "changes it, and --apply runs it (root; every GPU workload must stop first).",
-             {{"mode", "MODE", "partition mode whose logical devices are listed (default SPX)"},
-              {"backend", "NAME", "show only this backend (cpu, cuda or hip)"},
-              {"set-partition", "MODE", "AMD GPUs: the command that sets this compute partition"},
-              {"apply", "", "with --set-partition: run that command"},
-              jsonOption()},
-             showDevices});
+    cli.add({.path = "devices",
+             .options = {{"mode", "MODE", "partition mode whose logical devices are listed (default SPX)"},
+                         {"backend", "NAME", "show only this backend (cpu, cuda or hip)"},
+                         {"set-partition", "MODE", "AMD GPUs: the command that sets this compute partition"},
+                         {"apply", "", "with --set-partition: run that command"},
+                         jsonOption()},
+             .run = showDevices});
 }
 
 void addPluginCommands(Cli& cli)
 {
-    cli.add({"plugins", "list the plugins found on the plugin path and any that were left out", "[--check] [--json]",
-             "Plugins are found in $PITWALL_PLUGIN_PATH (':'-separated), then <install>/lib/pitwall/plugins.\n"
-             "The list comes from each plugin's manifest (<name>.plugin.json, written by the build beside\n"
-             "<name>.so), so no plugin is loaded and LibTorch is not started. --check loads every library\n"
-             "as training would, checks its ABI and build id, compares it with its manifest, and exits 1\n"
-             "when any of them fails.",
-             {{"check", "", "load every plugin and verify it (loads LibTorch)"}, jsonOption()}, listPlugins});
+    cli.add({.path = "plugins",
+             .options = {{"check", "", "load every plugin and verify it (loads LibTorch)"}, jsonOption()},
+             .run = listPlugins});
 }
 
 } // namespace pitwall::cli

@@ -12,18 +12,13 @@ namespace {
 int engineInfoCommand(const Args& args)
 {
     const EngineInfo engine = engineInfo();
-    if (args.flag("json"))
-        std::cout << engineInfoJson(engine).dump(2) << "\n";
-    else
-        std::fputs(engineInfoText(engine).c_str(), stdout);
-    return kExitOk;
+    return printReport(args, engineInfoJson(engine), engineInfoText(engine));
 }
 } // namespace
 
 void addEngineInfoCommand(Cli& cli)
 {
-    cli.add({"engine info", "the LibTorch this Pitwall trains with: version, GPUs it sees, threads", "[--json]", "",
-             {jsonOption()}, engineInfoCommand});
+    cli.add({.path = "engine info", .options = {jsonOption()}, .run = engineInfoCommand});
 }
 
 } // namespace pitwall::cli

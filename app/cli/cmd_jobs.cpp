@@ -105,35 +105,19 @@ int jobLog(const Args& args)
 
 void addJobCommands(Cli& cli)
 {
-    const std::string kinds = join(jobKinds(), ", ");
-    cli.add({"jobs list", "list the jobs of the results database: running and queued ones, or all with --all",
-             "[--all] [--db FILE] [--json]",
-             "Every long command (" + kinds + ") records itself as a job while it runs, from a terminal,\n"
-             "the window, or another machine sharing the database. A job whose process died without saying so\n"
-             "shows as failed (\"process vanished\"): at once on this machine, after " +
-                 formatDouble(kJobHeartbeatGraceSeconds) + " s without a heartbeat elsewhere.\n"
-             "--json prints an array of objects with the fields id, kind, state, spec, host, pid, create_time,\n"
-             "start_time, end_time, heartbeat_time, elapsed_seconds, progress (0-1), message, eta_seconds,\n"
-             "exit_code, error, log_file and links (the studies and runs it produced).",
-             {dbOption(), jsonOption(), {"all", "", "include finished, failed and cancelled jobs"}}, listJobs});
-    cli.add({"jobs show", "one job's record: command, process, times, progress, error, log and results", "ID [--db FILE] [--json]", "",
-             {dbOption(), jsonOption()}, showJob});
-    cli.add({"jobs stop", "stop a job: gracefully (finished epochs and trials are kept), or at once with --now",
-             "ID [--now] [--wait] [--db FILE]",
-             "Graceful: the job ends its current step or trial, keeps everything finished and ends 'cancelled'\n"
-             "(the same as one Ctrl-C). It works across machines: the job reads the request from the database.\n"
-             "--now kills the job's process (and its workers when it runs detached) and records it cancelled.",
-             {dbOption(), {"now", "", "kill the process at once instead of waiting for the current step"},
-              {"wait", "", "return only when the job has ended"}},
-             stopCommand});
-    cli.add({"jobs resume", "continue a cancelled or failed training run or search in the background",
-             "ID [--db FILE]",
-             "A training job continues its unfinished trials from their last checkpoints (train --resume); a\n"
-             "search continues its study until it has its trials (hpo --resume STUDY). Prints the job id; other\n"
-             "kinds cannot resume (exit 2) and say how to start them again.",
-             {dbOption()}, resumeJob});
-    cli.add({"jobs log", "print a background job's log; --follow keeps printing until the job ends", "ID [--follow] [--db FILE]", "",
-             {dbOption(), {"follow", "", "keep printing new output until the job ends"}}, jobLog});
+    cli.add({.path = "jobs list",
+             .options = {dbOption(), jsonOption(), {"all", "", "include finished, failed and cancelled jobs"}},
+             .run = listJobs});
+    cli.add({.path = "jobs show", .options = {dbOption(), jsonOption()}, .run = showJob});
+    cli.add({.path = "jobs stop",
+             .options = {dbOption(),
+                         {"now", "", "kill the process at once instead of waiting for the current step"},
+                         {"wait", "", "return only when the job has ended"}},
+             .run = stopCommand});
+    cli.add({.path = "jobs resume", .options = {dbOption()}, .run = resumeJob});
+    cli.add({.path = "jobs log",
+             .options = {dbOption(), {"follow", "", "keep printing new output until the job ends"}},
+             .run = jobLog});
 }
 
 } // namespace pitwall::cli

@@ -16,17 +16,9 @@ namespace pitwall::cli {
 
 namespace {
 
-std::string requireValue(const Args& args, const std::string& name, const std::string& what)
-{
-    auto value = args.value(name);
-    if (!value || value->empty())
-        throw InputError("--" + name + " is required: " + what);
-    return *value;
-}
-
 int requireTrialNumber(const Args& args)
 {
-    const std::string text = requireValue(args, "trial", "the trial number that 'study ask' printed");
+    const std::string text = args.required("trial", "the trial number that 'study ask' printed");
     const auto number = parseInteger(text);
     if (!number || *number < 0)
         throw InputError("--trial '" + text + "' is not a trial number (an integer >= 0)");
@@ -35,22 +27,15 @@ int requireTrialNumber(const Args& args)
 
 Study openStudy(Store& store, const Args& args)
 {
-    return Study::load(store, requireValue(args, "study", "the study's name"));
+    return Study::load(store, args.required("study", "the study's name"));
 }
 
 int createStudy(const Args& args)
 {
     StudyOptions options = studyOptionsFromArgs(args);
-    const std::string direction = toLower(args.value("direction", "minimize"));
-    if (direction == "minimize")
-        options.direction = StudyDirection::Minimize;
-    else if (direction == "maximize")
-        options.direction = StudyDirection::Maximize;
-    else
-        throw InputError("--direction '" + direction + "' is not minimize or maximize");
-
+    options.direction = directionFromArgs(args).value_or(StudyDirection::Minimize);
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
-    const Study study = Study::create(*store, requireValue(args, "study", "a name for the new study"), options);
+    const Study study = Study::create(*store, args.required("study", "a name for the new study"), options);
     std::cout << studyCreatedText(study.record().name, options, store->location());
     return kExitOk;
 }
@@ -65,7 +50,7 @@ int askTrial(const Args& args)
             throw InputError("--model '" + *model + "' declares no config keys (known: " + join(schema.owners(), ", ") +
                              ")");
     }
-    const SearchSpace space = SearchSpace::load(requireValue(args, "space", "the search space YAML"), schema, sections);
+    const SearchSpace space = SearchSpace::load(args.required("space", "the search space YAML"), schema, sections);
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
     const AskedTrial asked = study.ask(space);
@@ -149,77 +134,29 @@ OptionSpec trialOption()
 
 void addStudyCommands(Cli& cli)
 {
-    cli.add({"study create",
-             "create a study with its sampler and pruner",
-             "--study NAME [--direction minimize|maximize] [--sampler random|grid|tpe] [--seed S]\n"
-             "       [--pruner none|median|sha|hyperband] [options] [--db FILE]",
-             "The study lives in the results database in Optuna's layout; the sampler and pruner settings are\n"
-             "stored with it, so every later 'study ask' and 'study should-prune' uses them. Defaults are\n"
-             "Optuna's: minimize, TPE (10 random start-up trials, 24 candidates), median pruner (5 start-up\n"
-             "trials). sha: min resource auto, reduction factor 4; hyperband: min resource 1, max resource auto,\n"
-             "reduction factor 3. A study that Optuna created (without these settings) uses TPE and median.",
-             {dbOption(),
-              studyOption(),
-              {"direction", "DIR", "minimize (default) or maximize"},
-              {"sampler", "NAME", "random, grid or tpe (default)"},
-              {"seed", "S", "sampler seed: the same seed and history give the same parameters"},
-              {"startup-trials", "N", "TPE: random trials before TPE takes over (default 10)"},
-              {"multivariate", "", "TPE: model the parameters jointly"},
-              {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out"},
-              {"pruner", "NAME", "none, median (default), sha or hyperband"},
-              {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
-              {"pruner-startup-trials", "N", "median: no pruning before this many complete trials (default 5)"},
-              {"min-resource", "N", "sha, hyperband: steps before the first rung"},
-              {"max-resource", "N", "hyperband: the longest a trial runs (default: auto)"},
-              {"reduction-factor", "N", "sha (default 4), hyperband (default 3)"}},
-             createStudy});
-    cli.add(
-        {"study ask",
-         "start a trial: sample its parameters and print them as one JSON line",
-         "--study NAME --space SPACE.yaml [--model NAME] [--db FILE]",
-         "Prints {\"number\": N, \"params\": {...}, \"fixed\": {...}, \"overrides\": [...]} on one line. params are\n"
-         "the sampled values by the space's names; overrides are \"config.key=value\" for every name, ready\n"
-         "for 'pitwall train'. Bare names in the space (box, min_lr) resolve inside --model's keys\n"
-         "(e.g. --model autospeed: autospeed.box). The trial is RUNNING until 'study tell'.",
-         {dbOption(),
-          studyOption(),
-          {"space", "FILE", "search space (AutoSpeed's YAML format)"},
-          {"model", "NAME", "model plugin whose keys bare names resolve in"}},
-         askTrial});
-    cli.add({"study tell",
-             "report intermediate values of a trial and/or finish it",
-             "--study NAME --trial N [--intermediate STEP=VALUE]... [--value V | --state fail|pruned] [--db FILE]",
-             "--intermediate reports a value at a step (e.g. an epoch), repeatable; --value completes the trial;\n"
-             "--state pruned or fail ends it without a value (a pruned trial keeps its last intermediate value).\n"
-             "A finished trial cannot change.",
-             {dbOption(),
-              studyOption(),
-              trialOption(),
-              {"value", "V", "the objective value; completes the trial"},
-              {"state", "STATE", "complete, pruned or fail"},
-              {"intermediate", "STEP=VALUE", "an intermediate value (repeatable)", true}},
-             tellTrial});
-    cli.add({"study should-prune",
-             "ask the study's pruner whether a running trial should stop (prints true/false)",
-             "--study NAME --trial N [--step S] [--db FILE]",
-             "Judges the trial at its last reported step, or at --step S (which must have a value). Pruning is\n"
-             "the caller's move: stop the work and run 'study tell --state pruned'.",
-             {dbOption(), studyOption(), trialOption(), {"step", "S", "judge at this reported step"}},
-             shouldPrune});
-    cli.add({"study best",
-             "show the best complete trial of a study",
-             "--study NAME [--json] [--db FILE]",
-             "--json prints {\"number\": N, \"value\": V, \"params\": {...}} on one line; an infinite V is the\n"
-             "string \"inf\" or \"-inf\" (JSON has no infinity; as Optuna's storage writes it). Exit status 1\n"
-             "when no trial is complete yet.",
-             {dbOption(), studyOption(), jsonOption()},
-             bestTrial});
-    cli.add({"study list",
-             "list the studies with their sampler, pruner and trial counts",
-             "[--json] [--db FILE]",
-             "Lists studies written by Pitwall and by Optuna.",
-             {dbOption(), jsonOption()},
-             listStudies});
+    cli.add({.path = "study create",
+             .options = withOptions({dbOption(), studyOption(), {"direction", "DIR", "minimize (default) or maximize"}},
+                                    studyOptionSpecs()),
+             .run = createStudy});
+    cli.add({.path = "study ask",
+             .options = {dbOption(),
+                         studyOption(),
+                         {"space", "FILE", "search space (AutoSpeed's YAML format)"},
+                         {"model", "NAME", "model plugin whose keys bare names resolve in"}},
+             .run = askTrial});
+    cli.add({.path = "study tell",
+             .options = {dbOption(),
+                         studyOption(),
+                         trialOption(),
+                         {"value", "V", "the objective value; completes the trial"},
+                         {"state", "STATE", "complete, pruned or fail"},
+                         {"intermediate", "STEP=VALUE", "an intermediate value (repeatable)", true}},
+             .run = tellTrial});
+    cli.add({.path = "study should-prune",
+             .options = {dbOption(), studyOption(), trialOption(), {"step", "S", "judge at this reported step"}},
+             .run = shouldPrune});
+    cli.add({.path = "study best", .options = {dbOption(), studyOption(), jsonOption()}, .run = bestTrial});
+    cli.add({.path = "study list", .options = {dbOption(), jsonOption()}, .run = listStudies});
 }
 
 } // namespace pitwall::cli

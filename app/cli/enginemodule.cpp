@@ -12,11 +12,9 @@ void pitwall_add_engine_commands(pitwall::cli::Cli& cli)
     using namespace pitwall::cli;
     addTrainCommands(cli);
     addBenchCommands(cli);
-    addLoaderBenchCommands(cli);
     addEvalCommands(cli);
     addDataCommands(cli);
     addHpoCommands(cli);
-    addBenchPartitionsCommands(cli);
     addEngineInfoCommand(cli);
     // The long commands record themselves as jobs (pitwall jobs list) and take --detach.
     for (const auto& [path, kind] : {std::pair{"train", "train"},

@@ -1,7 +1,7 @@
 // pitwall: the headless command line (no Qt). Each command group lives in its own file beside this one; the
 // commands that train or evaluate live in the engine module, loaded only when one of them runs.
 #include "app/cli/cli.h"
-#include "app/cli/engineloader.h"
+#include "core/plugin/enginemodule.h"
 
 #include <malloc.h>
 
@@ -15,6 +15,7 @@ int main(int argc, char** argv)
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     using namespace pitwall::cli;
+    using namespace pitwall;
     Cli cli = makePitwallCli();
     addConfigCommands(cli);
     addDbCommands(cli);

@@ -194,4 +194,30 @@ std::string loaderBenchResultText(const LoaderBenchResult& r, const LoaderOption
     return text;
 }
 
+std::vector<cmdline::OptionSpec> loaderBenchOptionSpecs()
+{
+    return {
+        {"images", "DIR", "a folder of JPEGs (searched recursively)"},
+        {"dataset", "DIR", "a dataset folder: synthetic world, YOLO (images/ + labels/) or OpenLane CIPO"},
+        {"split", "NAME", "YOLO / OpenLane split (default: all)"},
+        {"batch", "N", "batch size (default 8)"},
+        {"width", "W", "output width (default 1024)"},
+        {"height", "H", "output height (default 372)"},
+        {"batches", "N", "batches measured after warm-up (default 1000)"},
+        {"warmup", "N", "batches fetched before measuring (default 300)"},
+        {"threads", "N", "loader threads, or worker processes in reference mode (default: this process's cores)"},
+        {"prefetch", "N", "batches in flight (default 4; reference mode: 2 per worker, as prefetch_factor)"},
+        {"mode", "MODE", "pitwall (default) or reference"},
+        {"no-augment", "", "no random zoom, crop, flip or colour change (centred cover fit)"},
+        {"preprocessed", "", "decode and resize once into a memory-mapped cache (data.use_preprocessed)"},
+        {"cache", "FILE", "cache file (default DIR/.pitwall-cache/preprocessed.bin)"},
+        {"dct-scale", "CHOICE",
+         "DCT scales the decoder may use: fast (1/8, 1/4, 1/2, 1; default), any (M/8, M <= 8), any-up (M/8, M <= 16), "
+         "full"},
+        {"decode", "HOW",
+         "region (default: only the pixels the crop reads, rendered band by band as they are decoded) or whole "
+         "(decode the whole image, then render; the same output bytes)"},
+        {"seed", "S", "shuffle and augmentation seed (default 0)"}};
+}
+
 } // namespace pitwall::engine

@@ -16,6 +16,7 @@ namespace pitwall::engine {
 // --no-augment, --preprocessed, --cache, --mode and --dct-scale (defaults: batch 8 at 1024x372, 1000 batches after
 // 300 warm-up). InputError for positionals or a value out of its range ("--NAME TEXT: give a whole number in A..B").
 data::LoaderBenchOptions loaderBenchOptions(const cmdline::Args& args);
+std::vector<cmdline::OptionSpec> loaderBenchOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "mode", "dataset_kind", "root", "images", "workers", "batch", "width", "height", "batches",
 // "warmup", "cache"}

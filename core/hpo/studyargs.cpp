@@ -37,4 +37,30 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
     return options;
 }
 
+std::optional<StudyDirection> directionFromArgs(const cmdline::Args& args)
+{
+    const auto text = args.value("direction");
+    if (!text)
+        return std::nullopt;
+    const auto direction = parseStudyDirection(*text);
+    if (!direction)
+        throw InputError("--direction '" + *text + "' is not minimize or maximize");
+    return direction;
+}
+
+std::vector<cmdline::OptionSpec> studyOptionSpecs()
+{
+    return {{"sampler", "NAME", "random, grid or tpe (default)"},
+            {"seed", "S", "sampler seed: the same seed and history give the same parameters"},
+            {"startup-trials", "N", "TPE: random trials before TPE takes over (default 10)"},
+            {"multivariate", "", "TPE: model the parameters jointly"},
+            {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out"},
+            {"pruner", "NAME", "none, median (default), sha or hyperband"},
+            {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
+            {"pruner-startup-trials", "N", "median: no pruning before this many complete trials (default 5)"},
+            {"min-resource", "N", "sha, hyperband: steps before the first rung"},
+            {"max-resource", "N", "hyperband: the longest a trial runs (default: auto)"},
+            {"reduction-factor", "N", "sha (default 4), hyperband (default 3)"}};
+}
+
 } // namespace pitwall

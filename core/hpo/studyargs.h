@@ -11,4 +11,10 @@ namespace pitwall {
 // (TPE, median). The direction is left to the command. InputError naming the option for a bad value.
 StudyOptions studyOptionsFromArgs(const cmdline::Args& args);
 
+// --direction: minimize or maximize (in any case), nullopt when absent; InputError for anything else.
+std::optional<StudyDirection> directionFromArgs(const cmdline::Args& args);
+
+// Those options, declared for a command's help and its parser.
+std::vector<cmdline::OptionSpec> studyOptionSpecs();
+
 } // namespace pitwall

@@ -2,8 +2,12 @@
 
 #include "core/config/configargs.h"
 #include "core/hpo/studyargs.h"
+#include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
+#include "core/util/process.h"
+
+#include <unistd.h>
 
 namespace pitwall {
 
@@ -67,11 +71,7 @@ SearchSpec searchSpecFromArgs(const cmdline::Args& args)
     } else {
         spec.settings = newSettings(args);
         spec.studyName = args.value("study");
-        if (const auto text = args.value("direction")) {
-            spec.direction = parseStudyDirection(*text);
-            if (!spec.direction)
-                throw InputError("--direction '" + *text + "' is not minimize or maximize");
-        }
+        spec.direction = directionFromArgs(args);
         spec.study = studyOptionsFromArgs(args);
         spec.logDir = args.value("log-dir");
     }
@@ -103,6 +103,88 @@ HpoSettings workerSettingsFromArgs(const cmdline::Args& args, HpoSettings settin
     if (settings.targetTrials < 1)
         settings.targetTrials = 1; // the loop reads the live target from the study; this only passes the checks
     return settings;
+}
+
+HpoSettings workerStudySettings(const cmdline::Args& args)
+{
+    const std::string studyName = args.required("study", "the study to work on");
+    HpoSettings settings;
+    {
+        const auto store = openStore(args.database(), OpenMode::ReadOnly);
+        if (auto stored = readHpoSettings(store->requireStudy(studyName)))
+            settings = *stored;
+    }
+    return workerSettingsFromArgs(args, settings);
+}
+
+WorkerRun workerRunFromArgs(const cmdline::Args& args, const HpoSettings& settings)
+{
+    constexpr double kDefaultHeartbeatSeconds = 5.0;
+    WorkerRun run;
+    LogicalDevice& device = run.device;
+    device.id = args.value("device", "cpu:0.0");
+    device.cpuSet = processCores();
+    device.threads = static_cast<int>(args.integer("threads", static_cast<std::int64_t>(device.cpuSet.size()), 1));
+    WorkerLoopOptions& loop = run.loop;
+    loop.storeLocation = args.database();
+    loop.studyName = args.value("study", "");
+    if (auto left = args.integer("trials-left", 1))
+        loop.trialsLeft = static_cast<int>(*left);
+    loop.workerId = args.value("worker-id", hostName() + ":" + std::to_string(::getpid()));
+    loop.device = device.id;
+    loop.workerLog = args.value("worker-log", "");
+    loop.logDir = settings.logDir.empty() ? "hpo-logs" : settings.logDir;
+    loop.heartbeatIntervalSeconds = args.positive("heartbeat-interval", kDefaultHeartbeatSeconds);
+    return run;
+}
+
+std::vector<cmdline::OptionSpec> searchOptionSpecs()
+{
+    const std::vector<cmdline::OptionSpec> data{
+        {"config", "CFG", "config file (repeatable; files may also be given as arguments)", true},
+        {"space", "FILE", "search space YAML (AutoSpeed's format)"},
+        {"trials", "N", "trials the study should have (failed trials count, cancelled ones do not)"},
+        {"epochs", "E", "epochs per enabled stage of every trial (built-in), or {epochs} for the command"},
+        {"partition", "MODE", "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's)"},
+        {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"}};
+    const std::vector<cmdline::OptionSpec> search{
+        {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
+        {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
+        {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
+        {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
+        {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
+        {"best-params", "FILE",
+         "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
+        {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
+        {"resume", "STUDY", "continue a search that pitwall hpo started"},
+        {"log-dir", "DIR",
+         "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
+         "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
+        {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
+        {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"},
+        {"term-grace", "S",
+         "a command trial that is stopped (pruned, Ctrl-C) has S seconds after SIGTERM before "
+         "SIGKILL (default 10); a second Ctrl-C stops everything at once"}};
+    return cmdline::withOptions(cmdline::withOptions(data, studyOptionSpecs()), search); // then sampler, pruner
+}
+
+std::vector<cmdline::OptionSpec> workerOptionSpecs()
+{
+    return {{"study", "NAME", "the study"},
+            {"config", "CFG", "config file (repeatable)", true},
+            {"command", "TEXT", "external command template"},
+            {"space", "FILE", "search space YAML"},
+            {"trials-left", "N", "run at most N trials"},
+            {"epochs", "E", "epochs per enabled stage"},
+            {"objective", "KEY", "validation metric (built-in trainer)"},
+            {"model", "NAME", "model plugin whose keys bare space names mean"},
+            {"device", "ID", "logical device id (recorded with the trial)"},
+            {"threads", "T", "intra-op threads"},
+            {"log-dir", "DIR", "trial folders and logs"},
+            {"heartbeat-interval", "S", "seconds between heartbeats (default 5)"},
+            {"worker-id", "ID", "identity given by the pool"},
+            {"worker-log", "FILE", "this worker's log, recorded with its trials"},
+            {"stop-with-parent", "", "cancel and exit when the parent process dies"}};
 }
 
 } // namespace pitwall

@@ -20,6 +20,75 @@ std::string optionText(const OptionSpec& o)
 }
 } // namespace
 
+std::vector<OptionSpec> withOptions(std::vector<OptionSpec> first, const std::vector<OptionSpec>& more)
+{
+    first.insert(first.end(), more.begin(), more.end());
+    return first;
+}
+
+namespace {
+
+// A ```text block starting at lines[i] (the fence): its lines, with i moved past the closing fence.
+std::vector<std::string> fencedBlock(const std::vector<std::string>& lines, std::size_t& i, const std::string& source)
+{
+    const int opened = static_cast<int>(i) + 1;
+    std::vector<std::string> block;
+    for (++i; i < lines.size(); ++i) {
+        if (lines[i] == "```") {
+            ++i;
+            return block;
+        }
+        block.push_back(lines[i]);
+    }
+    throw InputError(SourceLocation{source, opened}, "the ```text block is not closed");
+}
+
+void skipBlankLines(const std::vector<std::string>& lines, std::size_t& i)
+{
+    while (i < lines.size() && trim(lines[i]).empty())
+        ++i;
+}
+
+} // namespace
+
+std::map<std::string, CommandText> parseCommandReference(const std::string& markdown, const std::string& program,
+                                                         const std::string& sourceName)
+{
+    const std::vector<std::string> lines = split(markdown, '\n');
+    const std::string heading = "## " + program + " ";
+    std::map<std::string, CommandText> reference;
+    std::size_t i = 0;
+    while (i < lines.size() && !startsWith(lines[i], heading))
+        ++i;
+    while (i < lines.size()) {
+        const SourceLocation where{sourceName, static_cast<int>(i) + 1};
+        const std::string path = trim(lines[i].substr(heading.size()));
+        if (reference.count(path))
+            throw InputError(where, "'" + program + " " + path + "' is documented twice");
+        CommandText& text = reference[path];
+        skipBlankLines(lines, ++i);
+        for (; i < lines.size() && !trim(lines[i]).empty() && !startsWith(lines[i], "```"); ++i)
+            text.summary += (text.summary.empty() ? "" : " ") + trim(lines[i]);
+        skipBlankLines(lines, i);
+        if (text.summary.empty() || i >= lines.size() || lines[i] != "```text")
+            throw InputError(where, "the section of '" + program + " " + path +
+                                        "' needs its summary line, then its usage in a ```text block");
+        const std::vector<std::string> usage = fencedBlock(lines, i, sourceName);
+        const std::string command = program + " " + path;
+        if (usage.empty() || (usage[0] != command && !startsWith(usage[0], command + " ")))
+            throw InputError(where, "the usage of '" + command + "' must start with '" + command + "'");
+        text.usage = trim(usage[0].substr(command.size()));
+        for (std::size_t u = 1; u < usage.size(); ++u)
+            text.usage += "\n" + usage[u];
+        skipBlankLines(lines, i);
+        if (i < lines.size() && lines[i] == "```text")
+            text.description = join(fencedBlock(lines, i, sourceName), "\n");
+        while (i < lines.size() && !startsWith(lines[i], heading))
+            ++i;
+    }
+    return reference;
+}
+
 std::optional<std::int64_t> integerWithin(const std::string& text, std::int64_t minimum, std::int64_t maximum)
 {
     const auto parsed = parseInteger(text);
@@ -39,6 +108,14 @@ std::optional<std::string> Args::value(const std::string& name) const
 std::string Args::value(const std::string& name, const std::string& fallback) const
 {
     return value(name).value_or(fallback);
+}
+
+std::string Args::required(const std::string& name, const std::string& what) const
+{
+    const auto text = value(name);
+    if (!text || text->empty())
+        throw InputError("--" + name + " is required: " + what);
+    return *text;
 }
 
 const std::vector<std::string>& Args::values(const std::string& name) const
@@ -112,6 +189,13 @@ void CommandTree::add(Command command)
 {
     // A loaded command replaces its listed-only entry.
     std::erase_if(m_commands, [&](const Command& c) { return c.path == command.path && !c.run; });
+    if (const auto text = m_program.reference.find(command.path); text != m_program.reference.end()) {
+        for (auto [field, from] : {std::pair{&command.summary, &text->second.summary},
+                                   {&command.usage, &text->second.usage},
+                                   {&command.description, &text->second.description}})
+            if (field->empty())
+                *field = *from;
+    }
     if (!command.jobKind.empty() && m_jobs.addOptions)
         m_jobs.addOptions(command);
     m_commands.push_back(std::move(command));

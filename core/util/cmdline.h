@@ -26,6 +26,10 @@ struct OptionSpec {
     bool repeatable = false;
 };
 
+// `first`, then `more`: a command's own options followed by a group declared next to the code that reads them
+// (e.g. studyOptionSpecs in core/hpo/studyargs.h).
+std::vector<OptionSpec> withOptions(std::vector<OptionSpec> first, const std::vector<OptionSpec>& more);
+
 // `text` as an integer within [minimum, maximum]; nullopt when it is not one (Args::integerIn's check, for commands
 // that word the error their own way).
 std::optional<std::int64_t> integerWithin(const std::string& text, std::int64_t minimum, std::int64_t maximum);
@@ -38,6 +42,8 @@ struct Args {
     bool flag(const std::string& name) const { return options.count(name) != 0; }
     std::optional<std::string> value(const std::string& name) const;
     std::string value(const std::string& name, const std::string& fallback) const;
+    // --NAME's value; InputError "--NAME is required: WHAT" when it is absent or empty.
+    std::string required(const std::string& name, const std::string& what) const;
     const std::vector<std::string>& values(const std::string& name) const;
     // The results database: --db, else $PITWALL_DB, else ./pitwall.db.
     std::string database() const;
@@ -67,6 +73,22 @@ struct Command {
     std::function<int(const Args&)> check = {};
 };
 
+// A command's text for people: the overview's line, the usage after "Usage: NAME PATH", the --help paragraphs.
+struct CommandText {
+    std::string summary;
+    std::string usage;
+    std::string description;
+};
+
+// The command texts of a reference document in Markdown (docs/commands.md): one section per command, headed
+// "## NAME PATH" (NAME the program's, e.g. "## pitwall db info"), holding its summary (the first paragraph, one
+// line), then a ```text block with its usage line ("NAME PATH USAGE", continuation lines kept as they are), then
+// optionally a second ```text block with its description. Text before the first section is the document's own.
+// InputError naming the line for a section without its summary or usage, a usage that does not start with the
+// heading's command, a block that is not closed, or a command documented twice.
+std::map<std::string, CommandText> parseCommandReference(const std::string& markdown, const std::string& program,
+                                                         const std::string& sourceName);
+
 // What the overview, --version and the error messages say about the program.
 struct ProgramInfo {
     std::string name;      // "pitwall": the first word of every usage line and message
@@ -74,6 +96,9 @@ struct ProgramInfo {
     std::string tagline;   // the overview's first line, after "NAME — "
     std::string notes;     // lines printed after the command list
     std::string notLoaded; // the error for a command that is listed but whose code is not loaded
+    // Fills the empty summary, usage and description of a command added later from its section, by path
+    // (parseCommandReference); a command's own text wins.
+    std::map<std::string, CommandText> reference = {};
 };
 
 // How job commands (Command::jobKind non-empty) are prepared and run; both may be empty (no jobs).

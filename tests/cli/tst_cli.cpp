@@ -1,6 +1,8 @@
 // The `pitwall` command line as a user meets it: help, exit codes, messages, JSON output.
 #include "clitestutil.h"
 
+#include "core/engine/train/partitionbenchreport.h"
+#include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
@@ -19,6 +21,7 @@ class TestCli : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void helpAndUsage();
+    void referenceDocumentsEveryCommand();
     void unknownCommandAndOption();
     void configShowWithOverrides();
     void configShowJson();
@@ -53,6 +56,53 @@ void TestCli::helpAndUsage()
     QCOMPARE(group.exitCode, 2);
     QVERIFY(group.out.contains("db migrate"));
     QCOMPARE(runCli({"--version"}).exitCode, 0);
+}
+
+// docs/commands.md is what --help prints: every section is a command whose help shows its summary, usage and
+// description, every command of the overview (the engine's too) has a section, and the values the reference
+// states from the code (job kinds, the heartbeat grace, the partition benchmark's default config) are the code's.
+void TestCli::referenceDocumentsEveryCommand()
+{
+    QFile file(QStringLiteral(PITWALL_SOURCE_DIR "/docs/commands.md"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
+    QStringList documented;
+    for (int i = 0; i < lines.size(); ++i) {
+        if (!lines[i].startsWith("## pitwall "))
+            continue;
+        const QString path = lines[i].mid(QStringLiteral("## pitwall ").size()).trimmed();
+        documented << path;
+        const QString summary = lines.value(i + 2);
+        const QString usage = lines.value(i + 5);
+        const CliResult help = runCli(path.split(' ') + QStringList{"--help"});
+        QVERIFY2(help.exitCode == 0, qPrintable(path + ": " + help.err));
+        QVERIFY2(help.out.startsWith("Usage: " + usage), qPrintable(path + ": " + help.out));
+        QVERIFY2(help.out.contains("\n\n" + summary + "\n"), qPrintable(path));
+        int end = i + 5;
+        while (end < lines.size() && lines[end] != "```")
+            ++end;
+        if (lines.value(end + 2) == "```text") // the description's first line
+            QVERIFY2(help.out.contains("\n\n" + lines.value(end + 3)), qPrintable(path));
+    }
+    QVERIFY(documented.size() >= 30);
+    const CliResult overview = runCli({"--help"});
+    const QString commands = overview.out.section("Commands:\n", 1).section("\n\n", 0, 0);
+    int listed = 0;
+    for (const QString& line : commands.split('\n')) {
+        const QString path = line.trimmed().section("  ", 0, 0);
+        QVERIFY2(documented.contains(path), qPrintable(path + " has no section in docs/commands.md"));
+        ++listed;
+    }
+    QCOMPARE(listed, documented.size());
+    for (const QString& path : {"train", "hpo", "bench loader", "eval driving", "data synth", "engine info"})
+        QVERIFY2(documented.contains(path), qPrintable(path)); // the engine's commands are in the overview too
+
+    const QString jobs = runCli({"jobs", "list", "--help"}).out;
+    QVERIFY(jobs.contains("(" + QString::fromStdString(join(jobKinds(), ", ")) + ")"));
+    QVERIFY(jobs.contains("after " + QString::fromStdString(formatDouble(kJobHeartbeatGraceSeconds)) +
+                          " s without a heartbeat"));
+    QVERIFY(runCli({"bench", "partitions", "--help"})
+                .out.contains(QString("Default config: ") + engine::kPartitionBenchDefaultConfig + "."));
 }
 
 void TestCli::unknownCommandAndOption()

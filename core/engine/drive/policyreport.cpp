@@ -143,4 +143,15 @@ std::string policyEvalText(const PolicyEvalSpec& spec, const PolicyEvalResult& r
     return text;
 }
 
+std::vector<cmdline::OptionSpec> policyEvalOptionSpecs()
+{
+    return {{"policy", "RUN_ID[,RUN_ID...]|expert|idle", "what drives"},
+            {"routes", "N", "routes to drive (default " + std::to_string(drive::kDefaultEvalRoutes) + ")"},
+            {"seed", "S", "evaluation seed: the same seed gives the same routes and results (default 0)"},
+            {"route-seconds", "T", "nominal route duration in simulated seconds (default 30)"},
+            {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},
+            {"plan-hz", "HZ", "how often a model plans, 1..20 (default 10)"},
+            {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"}};
+}
+
 } // namespace pitwall::drive

@@ -18,6 +18,7 @@ inline constexpr int kDefaultEvalRoutes = 20;
 // --policy RUN_ID[,RUN_ID...]|expert|idle, --routes, --seed, --route-seconds, --plan-hz, --threads (checked by
 // validateEvalOptions), --replay and --db. InputError naming the option for a bad or missing value.
 PolicyEvalSpec policyEvalSpec(const cmdline::Args& args);
+std::vector<cmdline::OptionSpec> policyEvalOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "policies" (checkPolicies' lines), "routes"}
 nlohmann::json policyCheckJson(const PolicyEvalSpec& spec, const std::vector<std::string>& policies);

@@ -1,6 +1,7 @@
 #include "core/engine/eval/predictionreport.h"
 
 #include "core/report/table.h"
+#include "core/util/error.h"
 #include "core/util/printf.h"
 
 #include <algorithm>
@@ -25,6 +26,27 @@ nlohmann::json classJson(const ClassMetrics& c)
 }
 
 } // namespace
+
+PredictionScoreSpec predictionScoreSpec(const cmdline::Args& args)
+{
+    const ApMethod apMethod = parseApMethod(args.value("ap", std::string(apMethodName(ApMethod::AutoSpeed))), "--ap");
+    const auto datasetDir = args.value("dataset");
+    if (!datasetDir)
+        throw InputError("give the labelled dataset with --dataset DIR");
+    const auto predictionsFile = args.value("predictions");
+    if (!predictionsFile)
+        throw InputError("give the predictions with --predictions FILE (a JSON list of {image, class, x, y, width, "
+                         "height, score})");
+    return {*datasetDir, args.value("split", ""), *predictionsFile, {}, apMethod};
+}
+
+std::vector<cmdline::OptionSpec> predictionScoreOptionSpecs()
+{
+    return {{"dataset", "DIR", "the labelled dataset"},
+            {"split", "S", "the dataset's split (e.g. val, validation); default: the whole folder"},
+            {"predictions", "FILE", "JSON list of predicted boxes, in pixels"},
+            {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco"}};
+}
 
 nlohmann::json predictionScoreJson(const PredictionScore& score, const NmsOptions& nms)
 {

@@ -153,4 +153,16 @@ std::string partitionResultText(const PartitionBenchSpec& spec, const PartitionB
            "\nruns and logs: " + spec.outputDir + "\n";
 }
 
+std::vector<cmdline::OptionSpec> partitionBenchOptionSpecs()
+{
+    return {{"config", "CFG",
+             "config file (repeatable; default " + std::string(engine::kPartitionBenchDefaultConfig) + ")", true},
+            {"modes", "LIST", "partition modes (default SPX,DPX,QPX,CPX)"},
+            {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32)"},
+            {"epochs", "E", "epochs per run (default 2)"},
+            {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend)"},
+            {"out", "DIR", "runs, logs and the plot (default <experiment.output_dir>/bench_partitions)"},
+            {"plot", "FILE", "where to write the PNG (default <out>/partitions.png)"}};
+}
+
 } // namespace pitwall::engine

@@ -18,6 +18,7 @@ inline constexpr const char* kPartitionBenchDefaultConfig = "configs/transfuser/
 // --batch-sizes, --epochs, --backend, --out, --plot and --db: one resolved config per batch size (the schema, with
 // its warnings, is loaded once the options are checked). InputError naming the option for a bad value.
 PartitionBenchSpec partitionBenchSpec(const cmdline::Args& args);
+std::vector<cmdline::OptionSpec> partitionBenchOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "backend", "modes": [{"mode", "available", "devices", "why"}], "batch_sizes", "epochs", "cells",
 // "out", "plot"}

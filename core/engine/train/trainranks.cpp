@@ -1,9 +1,15 @@
 #include "core/engine/train/trainranks.h"
 
+#include "core/config/configargs.h"
+#include "core/engine/train/experiment.h"
+#include "core/util/cancel.h"
+#include "core/util/error.h"
 #include "core/util/paths.h"
+#include "core/util/strings.h"
 
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 namespace pitwall::engine {
@@ -76,6 +82,48 @@ RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<
     for (const auto& e : exits)
         result.exits.push_back(*e);
     return result;
+}
+
+int trainRankCommand(const cmdline::Args& args)
+{
+    const auto integer = [&](const char* name) {
+        const auto text = args.value(name);
+        const auto value = text ? parseInteger(*text) : std::nullopt;
+        if (!value)
+            throw InputError(std::string("train-rank: --") + name + " is required and must be an integer");
+        return *value;
+    };
+    if (args.positionals.size() != 1)
+        throw InputError("train-rank: give the resolved config file");
+    const ResolvedConfig config =
+        resolveConfigText(schemaWithWarnings(), readTextFile(args.positionals[0]), args.positionals[0]);
+    TrainRequest request;
+    request.config = &config;
+    request.storeLocation = args.database();
+    request.rank = static_cast<int>(integer("rank"));
+    request.worldSize = static_cast<int>(integer("world-size"));
+    request.rendezvous = args.value("rendezvous", "");
+    request.seed = integer("seed");
+    request.dataDir = args.value("data-dir", "");
+    request.checkpointDir = args.value("checkpoint-dir", "");
+    request.device.id = args.value("device", "");
+    request.device.threads = static_cast<int>(integer("threads"));
+    if (args.value("trial-id"))
+        request.trialId = integer("trial-id");
+    request.resume = args.flag("resume");
+    request.cancel = processCancelToken().flag();
+    installInterruptHandlers(InterruptPolicy::Command);
+    const TrainResult result = train(request);
+    std::ofstream out(args.value("result", ""));
+    out << trainResultToJson(result).dump();
+    return out ? cmdline::kExitOk : cmdline::kExitFailure;
+}
+
+std::vector<cmdline::OptionSpec> trainRankOptionSpecs()
+{
+    return {{"rank", "R", ""},       {"world-size", "N", ""},       {"rendezvous", "FILE", ""}, {"seed", "S", ""},
+            {"data-dir", "DIR", ""}, {"checkpoint-dir", "DIR", ""}, {"device", "ID", ""},       {"threads", "T", ""},
+            {"result", "FILE", ""},  {"trial-id", "ID", ""},        {"resume", "", ""}};
 }
 
 } // namespace pitwall::engine

@@ -3,6 +3,7 @@
 // data-parallel run (trainDataParallel: one world of N ranks) and the partition benchmark (N worlds of one).
 
 #include "core/devices/devices.h"
+#include "core/util/cmdline.h"
 #include "core/util/process.h"
 
 #include <atomic>
@@ -46,5 +47,12 @@ struct RankExits {
 // (a graceful stop: it ends its step and writes a cancelled result). RuntimeError when a process cannot start.
 RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<bool>* cancel,
                                        RankFailure onFailure);
+
+// The rank's side, `pitwall train-rank CONFIG --rank R ...` with the options rankArguments passes: trains the
+// resolved config as one TrainRequest (stopping gracefully on SIGINT/SIGTERM) and writes its TrainResult as JSON
+// to --result. Returns the exit status (1 when the result cannot be written). InputError for a missing config or
+// a missing or non-integer --rank, --world-size, --seed, --threads or --trial-id.
+int trainRankCommand(const cmdline::Args& args);
+std::vector<cmdline::OptionSpec> trainRankOptionSpecs(); // its options, none for users (--db is the caller's)
 
 } // namespace pitwall::engine

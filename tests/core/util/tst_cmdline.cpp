@@ -37,6 +37,10 @@ private Q_SLOTS:
     void jobHooksWrapJobCommands();
     void numberOptionsNameTheOption();
     void integerWithinChecksBothBounds();
+    void referenceFillsTheCommandsText();
+    void badReferenceNamesTheLine_data();
+    void badReferenceNamesTheLine();
+    void requiredNamesTheOption();
 };
 
 void TestCmdline::parsesOptionsAndPositionals()
@@ -213,6 +217,86 @@ void TestCmdline::integerWithinChecksBothBounds()
         QFAIL("a value above the range was taken");
     } catch (const InputError& e) {
         QCOMPARE(std::string(e.what()), std::string("--threads '100000': give an integer in 0..256"));
+    }
+}
+
+// A reference document as docs/commands.md lays it out: the text before the first section is the document's own,
+// a section without a description has none, continuation lines of the usage keep their indentation.
+void TestCmdline::referenceFillsTheCommandsText()
+{
+    const std::string markdown = "# Reference\n\nIntro text; ## prog is not a heading here.\n\n"
+                                 "## prog grp run\n\nruns the thing\n\n"
+                                 "```text\nprog grp run FILE [--db FILE]\n       [--flag]\n```\n\n"
+                                 "```text\nFirst paragraph\n  indented line\n\nSecond paragraph.\n```\n\n"
+                                 "## prog grp list\n\nlists\nthings\n\n```text\nprog grp list\n```\n\n"
+                                 "## Not a command\n\nignored\n";
+    const auto reference = parseCommandReference(markdown, "prog", "ref.md");
+    QCOMPARE(reference.size(), std::size_t(2));
+    const CommandText& run = reference.at("grp run");
+    QCOMPARE(run.summary, std::string("runs the thing"));
+    QCOMPARE(run.usage, std::string("FILE [--db FILE]\n       [--flag]"));
+    QCOMPARE(run.description, std::string("First paragraph\n  indented line\n\nSecond paragraph."));
+    const CommandText& list = reference.at("grp list");
+    QCOMPARE(list.summary, std::string("lists things")); // a summary over two lines is one line
+    QCOMPARE(list.usage, std::string());
+    QCOMPARE(list.description, std::string());
+
+    // A command's empty texts come from its section; its own text wins.
+    ProgramInfo program{"prog", "1.0", "a test program", "", "not loaded", reference};
+    CommandTree tree(program);
+    tree.add({.path = "grp run", .run = [](const Args&) { return kExitOk; }});
+    tree.add({.path = "grp list", .summary = "own summary", .run = [](const Args&) { return kExitOk; }});
+    tree.add({.path = "grp other", .summary = "undocumented", .run = [](const Args&) { return kExitOk; }});
+    QCOMPARE(tree.commands()[0].summary, run.summary);
+    QCOMPARE(tree.commands()[0].usage, run.usage);
+    QCOMPARE(tree.commands()[0].description, run.description);
+    QCOMPARE(tree.commands()[1].summary, std::string("own summary"));
+    QCOMPARE(tree.commands()[2].usage, std::string());
+}
+
+void TestCmdline::badReferenceNamesTheLine_data()
+{
+    QTest::addColumn<QString>("markdown");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no summary") << "intro\n## prog a\n\n```text\nprog a\n```\n"
+                                << "ref.md:2: the section of 'prog a' needs its summary line, then its usage";
+    QTest::newRow("no usage") << "## prog a\n\nsummary\n\nno block\n"
+                              << "ref.md:1: the section of 'prog a' needs its summary line, then its usage";
+    QTest::newRow("usage of another command") << "## prog a\n\nsummary\n\n```text\nprog b --x\n```\n"
+                                              << "ref.md:1: the usage of 'prog a' must start with 'prog a'";
+    QTest::newRow("usage that only starts like it") << "## prog a\n\nsummary\n\n```text\nprog ab\n```\n"
+                                                    << "ref.md:1: the usage of 'prog a' must start with 'prog a'";
+    QTest::newRow("block not closed") << "## prog a\n\nsummary\n\n```text\nprog a\n```\n\n```text\nopen\n"
+                                      << "ref.md:9: the ```text block is not closed";
+    QTest::newRow("twice") << "## prog a\n\ns\n\n```text\nprog a\n```\n## prog a\n\ns\n\n```text\nprog a\n```\n"
+                           << "ref.md:8: 'prog a' is documented twice";
+}
+
+void TestCmdline::badReferenceNamesTheLine()
+{
+    QFETCH(QString, markdown);
+    QFETCH(QString, message);
+    try {
+        parseCommandReference(markdown.toStdString(), "prog", "ref.md");
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromStdString(e.what()).startsWith(message), e.what());
+    }
+}
+
+void TestCmdline::requiredNamesTheOption()
+{
+    Args args;
+    args.options["study"] = {"s1"};
+    args.options["empty"] = {""};
+    QCOMPARE(args.required("study", "the study"), std::string("s1"));
+    for (const char* name : {"empty", "absent"}) {
+        try {
+            args.required(name, "what it is for");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), "--" + std::string(name) + " is required: what it is for");
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-#include "app/cli/jobrunner.h"
+#include "core/sched/commandjob.h"
 
 #include "core/sched/jobcontrol.h"
 #include "core/sched/jobsession.h"
@@ -7,16 +7,18 @@
 #include "core/util/error.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
-namespace pitwall::cli {
+namespace pitwall {
 
 namespace {
 
 namespace fs = std::filesystem;
+using cmdline::kExitBadInput;
+using cmdline::kExitFailure;
+using cmdline::kExitOk;
+using cmdline::OptionSpec;
 
 void removeDatabaseFiles(const std::string& path)
 {
@@ -27,14 +29,18 @@ void removeDatabaseFiles(const std::string& path)
 
 } // namespace
 
-void addJobOptions(Command& command)
+cmdline::JobHooks commandJobHooks()
 {
-    // The job is recorded in the results database, also for a command that writes no other results there.
-    if (std::none_of(command.options.begin(), command.options.end(), [](const OptionSpec& o) { return o.name == "db"; })) {
-        OptionSpec db = dbOption();
-        db.help = "results database where this job is recorded (default: $PITWALL_DB, else pitwall.db in the working directory)";
-        command.options.push_back(db);
-    }
+    return {addJobOptions, runCommandAsJob};
+}
+
+void addJobOptions(cmdline::Command& command)
+{
+    if (std::none_of(command.options.begin(), command.options.end(),
+                     [](const OptionSpec& o) { return o.name == "db"; }))
+        command.options.push_back({"db", "FILE",
+                                   "results database where this job is recorded (default: $PITWALL_DB, else "
+                                   "pitwall.db in the working directory)"});
     command.options.push_back({"detach", "",
                                "start in the background and print the job id on stdout; the output goes to a log "
                                "file beside the database (pitwall jobs log ID)"});
@@ -47,7 +53,7 @@ void addJobOptions(Command& command)
     }
 }
 
-int runAsJob(const Command& command, const Args& args, const std::vector<std::string>& words)
+int runCommandAsJob(const cmdline::Command& command, const cmdline::Args& args, const std::vector<std::string>& words)
 {
     const std::string db = args.database();
     const std::string path = sqliteFilePath(db);
@@ -92,4 +98,4 @@ int runAsJob(const Command& command, const Args& args, const std::vector<std::st
     return code;
 }
 
-} // namespace pitwall::cli
+} // namespace pitwall

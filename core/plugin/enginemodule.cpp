@@ -1,15 +1,14 @@
-#include "app/cli/engineloader.h"
+#include "core/plugin/enginemodule.h"
 
-#include "core/util/strings.h"
+#include "core/plugin/plugin.h"
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-namespace pitwall::cli {
+namespace pitwall {
 
 namespace {
 
@@ -34,12 +33,12 @@ fs::path modulePath()
 
 } // namespace
 
-bool needsEngine(const Cli& cli, const std::string& word)
+bool needsEngine(const cmdline::CommandTree& cli, const std::string& word)
 {
     return !word.empty() && word[0] != '-' && word != "help" && !cli.knows(word);
 }
 
-bool loadEngineCommands(Cli& cli, std::string& why)
+bool loadEngineCommands(cmdline::CommandTree& cli, std::string& why)
 {
     const fs::path path = modulePath();
     std::error_code error;
@@ -55,15 +54,15 @@ bool loadEngineCommands(Cli& cli, std::string& why)
         return false;
     }
     using BuildFunction = const char* (*)();
-    using AddFunction = void (*)(Cli&);
+    using AddFunction = void (*)(cmdline::CommandTree&);
     auto build = reinterpret_cast<BuildFunction>(dlsym(module, "pitwall_engine_module_build"));
     auto add = reinterpret_cast<AddFunction>(dlsym(module, "pitwall_add_engine_commands"));
     if (!build || !add) {
         why = path.string() + " is not a Pitwall engine module (its entry points are missing)";
         return false;
     }
-    if (std::string(build()) != PITWALL_BUILD_ID) {
-        why = path.string() + " belongs to another build (" + build() + "; this pitwall is " + PITWALL_BUILD_ID +
+    if (std::string(build()) != pitwallBuildId()) {
+        why = path.string() + " belongs to another build (" + build() + "; this pitwall is " + pitwallBuildId() +
               "): rebuild both, the C++ interface between them must match";
         return false;
     }
@@ -71,7 +70,7 @@ bool loadEngineCommands(Cli& cli, std::string& why)
     return true;
 }
 
-void listEngineCommands(Cli& cli)
+void listEngineCommands(cmdline::CommandTree& cli)
 {
     std::ifstream in(moduleFolder() / kIndexName);
     std::string line;
@@ -82,13 +81,13 @@ void listEngineCommands(Cli& cli)
     }
 }
 
-int writeEngineIndex(const Cli& cli, std::size_t firstEngineCommand, const std::string& file)
+int writeEngineIndex(const cmdline::CommandTree& cli, std::size_t firstEngineCommand, const std::string& file)
 {
     std::ofstream out(file);
     for (std::size_t i = firstEngineCommand; i < cli.commands().size(); ++i)
-        if (const Command& c = cli.commands()[i]; !c.hidden)
+        if (const cmdline::Command& c = cli.commands()[i]; !c.hidden)
             out << c.path << '\t' << c.summary << '\n';
-    return out ? kExitOk : kExitFailure;
+    return out ? cmdline::kExitOk : cmdline::kExitFailure;
 }
 
-} // namespace pitwall::cli
+} // namespace pitwall
