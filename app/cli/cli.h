@@ -30,16 +30,9 @@ Cli makePitwallCli();
 OptionSpec dbOption();
 OptionSpec jsonOption();
 
-// Prints a command's outcome, json() as an indented JSON document when the command got --json, else text(), and
+// Prints a command's outcome, `json` as an indented JSON document when the command got --json, else `text`, and
 // returns kExitOk.
-template <typename JsonOf, typename TextOf> int printReport(const Args& args, JsonOf json, TextOf text)
-{
-    if (args.flag("json"))
-        std::cout << nlohmann::json(json()).dump(2) << "\n";
-    else
-        std::cout << text();
-    return kExitOk;
-}
+int printReport(const Args& args, const nlohmann::json& json, const std::string& text);
 
 // Command groups, each in its own file.
 void addConfigCommands(Cli& cli);

@@ -60,11 +60,11 @@ struct Args {
 
 struct Command {
     std::string path;        // "db info"
-    std::string summary;     // one line for the command list
-    std::string usage;       // "[--db FILE] [--json]" (after the path)
-    std::string description; // paragraphs shown by --help
-    std::vector<OptionSpec> options;
-    std::function<int(const Args&)> run;
+    std::string summary = {};     // one line for the command list
+    std::string usage = {};       // "[--db FILE] [--json]" (after the path)
+    std::string description = {}; // paragraphs shown by --help
+    std::vector<OptionSpec> options = {};
+    std::function<int(const Args&)> run = {};
     bool hidden = false; // internal commands (started by the program itself) are left out of the overview
     // Non-empty for long work that the program runs through its JobHooks ("train", "hpo", ...).
     std::string jobKind = {};
