@@ -1,11 +1,13 @@
 // What `pitwall hpo` and `pitwall worker` make of their options (core/sched/searchargs.h). If this fails, a search
 // runs with other settings than were typed, --resume silently drops an option it cannot change, or a worker on
 // another machine gets relative paths or loses the study's stored settings.
+#include "core/devices/devices.h"
 #include "core/sched/searchargs.h"
 #include "core/util/error.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace pitwall;
@@ -18,6 +20,8 @@ private Q_SLOTS:
     void badSearchesSayWhy_data();
     void badSearchesSayWhy();
     void workerOverlaysTheStudysSettings();
+    void workerRunsOnItsDeviceAndLoop();
+    void everyOptionReadIsDeclared();
 };
 
 namespace {
@@ -131,6 +135,77 @@ void TestSchedSearchArgs::workerOverlaysTheStudysSettings()
     QCOMPARE(given.epochs.value_or(0), 4);
     QCOMPARE(given.objective, std::string("obj"));
     QCOMPARE(given.logDir, stored.logDir);
+}
+
+// `pitwall worker`'s device and loop: the defaults a pool relies on, and what the command line sets.
+void TestSchedSearchArgs::workerRunsOnItsDeviceAndLoop()
+{
+    HpoSettings settings;
+    cmdline::Args defaults;
+    defaults.options = {{"study", {"s"}}, {"db", {"r.db"}}};
+    const WorkerRun plain = workerRunFromArgs(defaults, settings);
+    QCOMPARE(plain.device.id, std::string("cpu:0.0"));
+    QCOMPARE(plain.device.cpuSet, processCores());
+    QCOMPARE(plain.device.threads, static_cast<int>(processCores().size()));
+    QCOMPARE(plain.loop.storeLocation, std::string("r.db"));
+    QCOMPARE(plain.loop.studyName, std::string("s"));
+    QCOMPARE(plain.loop.device, std::string("cpu:0.0"));
+    QVERIFY(!plain.loop.trialsLeft);
+    QCOMPARE(plain.loop.logDir, std::string("hpo-logs"));
+    QCOMPARE(plain.loop.heartbeatIntervalSeconds, 5.0);
+    QVERIFY(plain.loop.workerId.find(':') != std::string::npos); // host:pid
+
+    settings.logDir = "/runs/hpo";
+    cmdline::Args args;
+    args.options = {{"study", {"s"}},          {"device", {"cpu:0.2"}},   {"threads", {"3"}},
+                    {"trials-left", {"2"}},    {"worker-id", {"pool:7"}}, {"worker-log", {"w.log"}},
+                    {"heartbeat-interval", {"0.5"}}};
+    const WorkerRun run = workerRunFromArgs(args, settings);
+    QCOMPARE(run.device.id, std::string("cpu:0.2"));
+    QCOMPARE(run.device.threads, 3);
+    QCOMPARE(run.loop.device, std::string("cpu:0.2"));
+    QCOMPARE(run.loop.trialsLeft.value_or(0), 2);
+    QCOMPARE(run.loop.workerId, std::string("pool:7"));
+    QCOMPARE(run.loop.workerLog, std::string("w.log"));
+    QCOMPARE(run.loop.logDir, std::string("/runs/hpo"));
+    QCOMPARE(run.loop.heartbeatIntervalSeconds, 0.5);
+
+    cmdline::Args zeroThreads;
+    zeroThreads.options = {{"threads", {"0"}}};
+    QVERIFY_THROWS_EXCEPTION(InputError, workerRunFromArgs(zeroThreads, settings));
+    cmdline::Args noStudy;
+    try {
+        workerStudySettings(noStudy);
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(std::string(e.what()), std::string("--study is required: the study to work on"));
+    }
+}
+
+// The options a command declares are the ones its spec reads: each one searchSpecFromArgs and
+// workerSettingsFromArgs read is declared once, so `pitwall hpo --multivariate` is accepted and listed in its help.
+void TestSchedSearchArgs::everyOptionReadIsDeclared()
+{
+    const auto names = [](const std::vector<cmdline::OptionSpec>& specs) {
+        std::vector<std::string> out;
+        for (const cmdline::OptionSpec& o : specs)
+            out.push_back(o.name);
+        return out;
+    };
+    const std::vector<std::string> search = names(searchOptionSpecs());
+    for (const char* name : {"config", "space", "trials", "epochs", "partition", "backend", "sampler", "seed",
+                             "startup-trials", "multivariate", "constant-liar", "pruner", "warmup-steps",
+                             "pruner-startup-trials", "min-resource", "max-resource", "reduction-factor", "study",
+                             "command", "objective", "direction", "final-epochs", "best-params", "model", "resume",
+                             "log-dir", "heartbeat-interval", "heartbeat-grace", "term-grace"})
+        QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
+    QCOMPARE(search.size(), std::size_t(29));
+    const std::vector<std::string> worker = names(workerOptionSpecs());
+    for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
+                             "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
+                             "stop-with-parent"})
+        QVERIFY2(std::count(worker.begin(), worker.end(), name) == 1, name);
+    QCOMPARE(worker.size(), std::size_t(15));
 }
 
 QTEST_GUILESS_MAIN(TestSchedSearchArgs)
