@@ -87,7 +87,7 @@ void addBenchCommands(Cli& cli)
              .run = benchPartitions,
              .check = benchPartitionsCheck});
     cli.add({.path = "bench loader",
-             .options = withOptions({jsonOption()}, engine::loaderBenchOptionSpecs()),
+             .options = withOptions(engine::loaderBenchOptionSpecs(), {jsonOption()}),
              .run = benchLoader,
              .check = benchLoaderCheck});
 }
