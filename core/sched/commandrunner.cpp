@@ -106,159 +106,238 @@ CommandRunner::CommandRunner(CommandRunnerOptions options) : m_options(std::move
 {
 }
 
-TrialOutcome CommandRunner::run(TrialContext& context)
+namespace {
+
+// The template's placeholder values for this trial, all but {config}.
+std::map<std::string, std::string> placeholderValues(const CommandRunnerOptions& options, const TrialContext& context)
 {
     const AskedTrial& asked = *context.asked;
-    const int number = asked.trial.number;
-    std::map<std::string, std::string> values{{"trial", std::to_string(number)},
+    std::map<std::string, std::string> values{{"trial", std::to_string(asked.trial.number)},
                                               {"trial_dir", context.trialDir},
                                               {"study", context.studyName},
-                                              {"device", m_options.device},
-                                              {"threads", std::to_string(m_options.threads)}};
-    if (m_options.epochs)
-        values["epochs"] = std::to_string(*m_options.epochs);
+                                              {"device", options.device},
+                                              {"threads", std::to_string(options.threads)}};
+    if (options.epochs)
+        values["epochs"] = std::to_string(*options.epochs);
     for (auto it = asked.fixed.begin(); it != asked.fixed.end(); ++it)
         values[it.key()] = overrideText(it.value());
     for (auto it = asked.params.begin(); it != asked.params.end(); ++it)
         values[it.key()] = overrideText(it.value());
+    return values;
+}
+
+// argv as one line a shell would read back, for the log.
+std::string commandText(const std::vector<std::string>& argv)
+{
+    std::string text;
+    for (const std::string& word : argv)
+        text += (text.empty() ? "" : " ") + quoteWord(word);
+    return text;
+}
+
+std::map<std::string, std::string> commandEnvironment(const CommandRunnerOptions& options, const TrialContext& context)
+{
+    std::map<std::string, std::string> environment = options.environment;
+    environment["PITWALL_STUDY"] = context.studyName;
+    environment["PITWALL_TRIAL"] = std::to_string(context.asked->trial.number);
+    environment["PITWALL_TRIAL_DIR"] = context.trialDir;
+    return environment;
+}
+
+// Records the trial's run and its log artifact; returns the run's id.
+std::int64_t recordRun(Store& store, const CommandRunnerOptions& options, const TrialContext& context,
+                       const std::vector<std::string>& argv, const std::string& configYaml, pid_t pid,
+                       const std::string& logPath)
+{
+    RunRecord run;
+    run.trialId = context.asked->trial.id;
+    run.kind = "command";
+    run.configYaml = configYaml.empty() ? "command: " + Json(argv).dump() + "\n" : configYaml;
+    run.logicalDevice = options.device;
+    run.host = hostName();
+    run.pid = pid;
+    run.startTime = nowSeconds();
+    const std::int64_t runId = store.createRun(run);
+    ArtifactRecord artifact;
+    artifact.runId = runId;
+    artifact.kind = "log";
+    artifact.path = logPath;
+    artifact.description = "stderr and non-JSON stdout of trial " + std::to_string(context.asked->trial.number);
+    artifact.time = nowSeconds();
+    store.addArtifact(artifact);
+    return runId;
+}
+
+// Follows one running command to its end: logs and classifies its output lines, stores its metrics, asks the
+// pruner, and stops the command (SIGTERM, then SIGKILL after the grace time) when pruned or cancelled.
+class CommandWatch {
+public:
+    CommandWatch(sched_internal::CommandProcess& process, std::ofstream& log, Store& store, std::int64_t runId,
+                 TrialContext& context, double termGraceSeconds)
+        : m_process(process), m_log(log), m_store(store), m_runId(runId), m_context(context),
+          m_termGraceSeconds(termGraceSeconds)
+    {
+    }
+
+    // Returns once the command has ended and its output is closed (or stayed open kDrainSeconds after).
+    void watchToEnd()
+    {
+        for (;;) {
+            for (const std::string& line : m_process.readLines(kReadTimeoutMs))
+                handleLine(line);
+            m_log.flush();
+            if (!cancelled && !pruned && m_context.cancel && m_context.cancel->load()) {
+                cancelled = true;
+                m_log << "[pitwall] cancelled: stopping the command\n";
+                stop();
+            }
+            if (m_stopSent && !exit && secondsSince(*m_stopSent) > m_termGraceSeconds)
+                m_process.signal(SIGKILL);
+            if (!exit && (exit = m_process.poll()))
+                m_endedAt = Clock::now();
+            if (exit && (m_process.outputClosed() || secondsSince(*m_endedAt) > kDrainSeconds))
+                return;
+        }
+    }
+
+    std::optional<double> objective;
+    Json metrics = Json::object(); // the objective line's other fields
+    std::string firstBadLine, firstBadError;
+    int badLines = 0;
+    bool pruned = false, cancelled = false;
+    std::optional<sched_internal::CommandExit> exit;
+
+private:
+    void handleLine(const std::string& line)
+    {
+        const CommandOutputLine parsed = classifyOutputLine(line);
+        switch (parsed.kind) {
+        case CommandOutputLine::Kind::Text:
+        case CommandOutputLine::Kind::OtherJson:
+            m_log << line << "\n";
+            break;
+        case CommandOutputLine::Kind::BadJson:
+            m_log << line << "\n[pitwall] the line above is not valid protocol JSON: " << parsed.error << "\n";
+            if (badLines++ == 0) {
+                firstBadLine = line;
+                firstBadError = parsed.error;
+            }
+            break;
+        case CommandOutputLine::Kind::Intermediate:
+            handleIntermediate(parsed);
+            break;
+        case CommandOutputLine::Kind::Objective:
+            objective = parsed.value;
+            for (auto it = parsed.json.begin(); it != parsed.json.end(); ++it)
+                if (it.key() != "objective")
+                    metrics[it.key()] = it.value();
+            break;
+        }
+    }
+
+    // Stores the line's numeric fields as metric samples, then asks the pruner.
+    void handleIntermediate(const CommandOutputLine& parsed)
+    {
+        std::vector<MetricSample> samples;
+        for (auto it = parsed.json.begin(); it != parsed.json.end(); ++it)
+            if (it.key() != "step" && it.value().is_number())
+                samples.push_back({m_runId, "command", parsed.step, it.key(), it.value().get<double>(), nowSeconds()});
+        m_store.appendMetrics(samples);
+        if (!pruned && !cancelled && m_context.report(parsed.step, parsed.value)) {
+            pruned = true;
+            m_log << "[pitwall] pruned at step " << parsed.step << ": stopping the command\n";
+            stop();
+        }
+    }
+
+    void stop()
+    {
+        if (!m_stopSent) {
+            m_process.signal(SIGTERM);
+            m_stopSent = Clock::now();
+        }
+    }
+
+    sched_internal::CommandProcess& m_process;
+    std::ofstream& m_log;
+    Store& m_store;
+    const std::int64_t m_runId;
+    TrialContext& m_context;
+    const double m_termGraceSeconds;
+    std::optional<Clock::time_point> m_stopSent, m_endedAt;
+};
+
+// Fills in the outcome of a command that was not pruned and finishes its run: COMPLETE with the objective, or
+// FAIL with the reason, the first malformed line and the log's tail (not when cancelled).
+void finishUnprunedTrial(TrialOutcome& outcome, const CommandWatch& watch, const std::string& ended, int exitCode,
+                         Store& store, std::int64_t runId, const std::string& logFile)
+{
+    if (watch.cancelled) {
+        outcome.interrupted = true;
+        outcome.failReason = "cancelled";
+    } else if (!watch.exit->exited || watch.exit->code != 0) {
+        outcome.failReason = "the command ended with " + ended;
+    } else if (!watch.objective) {
+        outcome.failReason = "the command exited 0 without printing {\"objective\": V}";
+    } else {
+        outcome.state = TrialState::Complete;
+        outcome.value = watch.objective;
+        store.finishRun(runId, RunStatus::Succeeded, exitCode, "");
+        return;
+    }
+    if (watch.badLines > 0 && !watch.cancelled)
+        outcome.failReason += "; " + std::to_string(watch.badLines) +
+                              " output line(s) were not valid protocol JSON, the first: '" +
+                              watch.firstBadLine.substr(0, 200) + "' (" + watch.firstBadError + ")";
+    if (!watch.cancelled) {
+        const std::string tail = fileTail(logFile, kLogTailBytes);
+        if (!tail.empty())
+            outcome.failReason += "\n--- end of " + logFile + " ---\n" + tail;
+    }
+    store.finishRun(runId, watch.cancelled ? RunStatus::Cancelled : RunStatus::Failed, exitCode, outcome.failReason);
+}
+
+} // namespace
+
+TrialOutcome CommandRunner::run(TrialContext& context)
+{
+    const int number = context.asked->trial.number;
+    std::map<std::string, std::string> values = placeholderValues(m_options, context);
     std::string configYaml;
     if (m_options.writeConfig) {
-        values["config"] = m_options.writeConfig(asked, context.trialDir);
+        values["config"] = m_options.writeConfig(*context.asked, context.trialDir);
         configYaml = readTextFile(values["config"]);
     }
     std::vector<std::string> argv = expandCommand(m_options.words, values);
     argv[0] = findExecutable(argv[0]);
-    std::string commandText;
-    for (const std::string& word : argv)
-        commandText += (commandText.empty() ? "" : " ") + quoteWord(word);
 
-    std::map<std::string, std::string> environment = m_options.environment;
-    environment["PITWALL_STUDY"] = context.studyName;
-    environment["PITWALL_TRIAL"] = std::to_string(number);
-    environment["PITWALL_TRIAL_DIR"] = context.trialDir;
+    const std::map<std::string, std::string> environment = commandEnvironment(m_options, context);
     std::ofstream log(context.logFile, std::ios::app);
-    log << "[pitwall] trial " << number << ": " << commandText << "\n" << std::flush;
+    log << "[pitwall] trial " << number << ": " << commandText(argv) << "\n" << std::flush;
     auto process = sched_internal::CommandProcess::start(argv, environment, context.logFile);
 
     auto store = openStore(m_options.storeLocation);
-    RunRecord run;
-    run.trialId = asked.trial.id;
-    run.kind = "command";
-    run.configYaml = configYaml.empty() ? "command: " + Json(argv).dump() + "\n" : configYaml;
-    run.logicalDevice = m_options.device;
-    run.host = hostName();
-    run.pid = process.pid();
-    run.startTime = nowSeconds();
-    const std::int64_t runId = store->createRun(run);
-    ArtifactRecord artifact;
-    artifact.runId = runId;
-    artifact.kind = "log";
-    artifact.path = std::filesystem::absolute(context.logFile).string();
-    artifact.description = "stderr and non-JSON stdout of trial " + std::to_string(number);
-    artifact.time = nowSeconds();
-    store->addArtifact(artifact);
+    const std::string logPath = std::filesystem::absolute(context.logFile).string();
+    const std::int64_t runId = recordRun(*store, m_options, context, argv, configYaml, process.pid(), logPath);
 
     TrialOutcome outcome;
-    outcome.userAttrs["log_file"] = artifact.path;
+    outcome.userAttrs["log_file"] = logPath;
     outcome.userAttrs["command"] = argv;
-    std::optional<double> objective;
-    Json metrics = Json::object();
-    std::string firstBadLine, firstBadError;
-    int badLines = 0;
-    bool pruned = false, cancelled = false;
-    std::optional<Clock::time_point> stopSent, endedAt;
-    std::optional<sched_internal::CommandExit> exit;
-    const auto stop = [&] {
-        if (!stopSent) {
-            process.signal(SIGTERM);
-            stopSent = Clock::now();
-        }
-    };
-    for (;;) {
-        for (const std::string& line : process.readLines(kReadTimeoutMs)) {
-            const CommandOutputLine parsed = classifyOutputLine(line);
-            switch (parsed.kind) {
-            case CommandOutputLine::Kind::Text:
-            case CommandOutputLine::Kind::OtherJson:
-                log << line << "\n";
-                break;
-            case CommandOutputLine::Kind::BadJson:
-                log << line << "\n[pitwall] the line above is not valid protocol JSON: " << parsed.error << "\n";
-                if (badLines++ == 0) {
-                    firstBadLine = line;
-                    firstBadError = parsed.error;
-                }
-                break;
-            case CommandOutputLine::Kind::Intermediate: {
-                std::vector<MetricSample> samples;
-                for (auto it = parsed.json.begin(); it != parsed.json.end(); ++it)
-                    if (it.key() != "step" && it.value().is_number())
-                        samples.push_back(
-                            {runId, "command", parsed.step, it.key(), it.value().get<double>(), nowSeconds()});
-                store->appendMetrics(samples);
-                if (!pruned && !cancelled && context.report(parsed.step, parsed.value)) {
-                    pruned = true;
-                    log << "[pitwall] pruned at step " << parsed.step << ": stopping the command\n";
-                    stop();
-                }
-                break;
-            }
-            case CommandOutputLine::Kind::Objective:
-                objective = parsed.value;
-                for (auto it = parsed.json.begin(); it != parsed.json.end(); ++it)
-                    if (it.key() != "objective")
-                        metrics[it.key()] = it.value();
-                break;
-            }
-        }
-        log.flush();
-        if (!cancelled && !pruned && context.cancel && context.cancel->load()) {
-            cancelled = true;
-            log << "[pitwall] cancelled: stopping the command\n";
-            stop();
-        }
-        if (stopSent && !exit && secondsSince(*stopSent) > m_options.termGraceSeconds)
-            process.signal(SIGKILL);
-        if (!exit && (exit = process.poll()))
-            endedAt = Clock::now();
-        if (exit && (process.outputClosed() || secondsSince(*endedAt) > kDrainSeconds))
-            break;
-    }
-    if (!metrics.empty())
-        outcome.userAttrs["metrics"] = metrics;
-    const int exitCode = exit->exited ? exit->code : 128 + exit->code;
-    const std::string ended = describeExit(exit->exited, exit->code);
+    CommandWatch watch(process, log, *store, runId, context, m_options.termGraceSeconds);
+    watch.watchToEnd();
+    if (!watch.metrics.empty())
+        outcome.userAttrs["metrics"] = watch.metrics;
+    const int exitCode = watch.exit->exited ? watch.exit->code : 128 + watch.exit->code;
+    const std::string ended = describeExit(watch.exit->exited, watch.exit->code);
     log << "[pitwall] the command ended with " << ended << "\n";
     log.close();
 
-    if (pruned) {
+    if (watch.pruned) {
         outcome.state = TrialState::Pruned;
         store->finishRun(runId, RunStatus::Cancelled, exitCode, "pruned");
         return outcome;
     }
-    if (cancelled) {
-        outcome.interrupted = true;
-        outcome.failReason = "cancelled";
-    } else if (!exit->exited || exit->code != 0) {
-        outcome.failReason = "the command ended with " + ended;
-    } else if (!objective) {
-        outcome.failReason = "the command exited 0 without printing {\"objective\": V}";
-    } else {
-        outcome.state = TrialState::Complete;
-        outcome.value = objective;
-        store->finishRun(runId, RunStatus::Succeeded, exitCode, "");
-        return outcome;
-    }
-    if (badLines > 0 && !cancelled)
-        outcome.failReason += "; " + std::to_string(badLines) +
-                              " output line(s) were not valid protocol JSON, the first: '" +
-                              firstBadLine.substr(0, 200) + "' (" + firstBadError + ")";
-    if (!cancelled) {
-        const std::string tail = fileTail(context.logFile, kLogTailBytes);
-        if (!tail.empty())
-            outcome.failReason += "\n--- end of " + context.logFile + " ---\n" + tail;
-    }
-    store->finishRun(runId, cancelled ? RunStatus::Cancelled : RunStatus::Failed, exitCode, outcome.failReason);
+    finishUnprunedTrial(outcome, watch, ended, exitCode, *store, runId, context.logFile);
     return outcome;
 }
 
