@@ -152,6 +152,69 @@ AmdSmiReport parseAmdSmiStaticPartition(const std::string& text)
     return report;
 }
 
+namespace {
+
+// A banner line ("** text **", amd-smi's boxed notices): adds its text to `banner`; the box's border lines and
+// its WARNING: title add nothing.
+void addBannerLine(std::string& banner, const std::string& trimmed)
+{
+    if (trimmed.find("WARNING:") == std::string::npos && trimmed.find_first_not_of("* ") != std::string::npos) {
+        const std::string text = trim(trimmed.substr(2, trimmed.size() >= 4 ? trimmed.size() - 4 : 0));
+        banner += (banner.empty() || text.empty() ? "" : " ") + text;
+    }
+}
+
+// A CURRENT_PARTITION row: the GPU's memory and compute partition and its partition id.
+void readCurrentPartitionRow(AmdSmiReport& report, int gpuId, const Table& table, const std::string& line)
+{
+    AmdGpu& gpu = gpuById(report, gpuId);
+    gpu.memoryPartition = partitionName(table.cell(line, "MEMORY"));
+    gpu.computePartition = partitionName(table.cell(line, "ACCELERATOR_TYPE"));
+    setPartitionIds(gpu, table.cell(line, "PARTITION_ID"));
+}
+
+// A MEMORY_PARTITION row: the GPU's current memory partition.
+void readMemoryPartitionRow(AmdSmiReport& report, int gpuId, const Table& table, const std::string& line)
+{
+    const std::string current = partitionName(table.cell(line, "CURRENT_MEMORY_PARTITION"));
+    if (!current.empty())
+        gpuById(report, gpuId).memoryPartition = current;
+}
+
+// An ACCELERATOR_PARTITION_PROFILES row: one profile of the GPU; the current one ('*') also gives the GPU's
+// compute partition and partition id when nothing did before. A row without a profile index (a secondary
+// partition) gives only the partition id.
+void readProfileRow(AmdSmiReport& report, int gpuId, const Table& table, const std::string& line)
+{
+    const std::string indexCell = table.cell(line, "PROFILE_INDEX");
+    AmdGpu& gpu = gpuById(report, gpuId);
+    const auto index = parseInteger(indexCell);
+    if (!index) {
+        if (indexCell == "N/A" && !gpu.partitionId) // a secondary partition: only its id is known
+            setPartitionIds(gpu, table.cell(line, "PARTITION_ID"));
+        return;
+    }
+    AmdPartitionProfile profile;
+    profile.gpuId = gpuId;
+    profile.profileIndex = static_cast<int>(*index);
+    const std::string type = table.cell(line, "ACCELERATOR_TYPE");
+    profile.current = !type.empty() && type.back() == '*';
+    profile.type = partitionName(type);
+    profile.partitions = static_cast<int>(parseInteger(table.cell(line, "NUM_PARTITIONS")).value_or(0));
+    for (const std::string& cap : split(table.cell(line, "MEMORY_PARTITION_CAPS"), ','))
+        if (!notAvailable(trim(cap)))
+            profile.memoryCaps.push_back(trim(cap));
+    if (profile.current) {
+        if (gpu.computePartition.empty())
+            gpu.computePartition = profile.type;
+        if (!gpu.partitionId)
+            setPartitionIds(gpu, table.cell(line, "PARTITION_ID"));
+    }
+    report.profiles.push_back(std::move(profile));
+}
+
+} // namespace
+
 AmdSmiReport parseAmdSmiPartition(const std::string& text)
 {
     AmdSmiReport report;
@@ -175,10 +238,7 @@ AmdSmiReport parseAmdSmiPartition(const std::string& text)
             continue;
         }
         if (startsWith(trimmed, "**")) { // a banner: its lines become one warning
-            if (trimmed.find("WARNING:") == std::string::npos && trimmed.find_first_not_of("* ") != std::string::npos) {
-                const std::string text = trim(trimmed.substr(2, trimmed.size() >= 4 ? trimmed.size() - 4 : 0));
-                banner += (banner.empty() || text.empty() ? "" : " ") + text;
-            }
+            addBannerLine(banner, trimmed);
             continue;
         }
         if (!banner.empty()) {
@@ -211,42 +271,12 @@ AmdSmiReport parseAmdSmiPartition(const std::string& text)
             tableGpu = gpuIdOf(idCell); // kNone for "N/A": a GPU amd-smi could not name
         if (tableGpu == kNone)
             continue;
-        if (section == "CURRENT_PARTITION") {
-            AmdGpu& gpu = gpuById(report, tableGpu);
-            gpu.memoryPartition = partitionName(table->cell(line, "MEMORY"));
-            gpu.computePartition = partitionName(table->cell(line, "ACCELERATOR_TYPE"));
-            setPartitionIds(gpu, table->cell(line, "PARTITION_ID"));
-        } else if (section == "MEMORY_PARTITION") {
-            const std::string current = partitionName(table->cell(line, "CURRENT_MEMORY_PARTITION"));
-            if (!current.empty())
-                gpuById(report, tableGpu).memoryPartition = current;
-        } else if (section == "ACCELERATOR_PARTITION_PROFILES") {
-            const std::string indexCell = table->cell(line, "PROFILE_INDEX");
-            AmdGpu& gpu = gpuById(report, tableGpu);
-            const auto index = parseInteger(indexCell);
-            if (!index) {
-                if (indexCell == "N/A" && !gpu.partitionId) // a secondary partition: only its id is known
-                    setPartitionIds(gpu, table->cell(line, "PARTITION_ID"));
-                continue;
-            }
-            AmdPartitionProfile profile;
-            profile.gpuId = tableGpu;
-            profile.profileIndex = static_cast<int>(*index);
-            const std::string type = table->cell(line, "ACCELERATOR_TYPE");
-            profile.current = !type.empty() && type.back() == '*';
-            profile.type = partitionName(type);
-            profile.partitions = static_cast<int>(parseInteger(table->cell(line, "NUM_PARTITIONS")).value_or(0));
-            for (const std::string& cap : split(table->cell(line, "MEMORY_PARTITION_CAPS"), ','))
-                if (!notAvailable(trim(cap)))
-                    profile.memoryCaps.push_back(trim(cap));
-            if (profile.current) {
-                if (gpu.computePartition.empty())
-                    gpu.computePartition = profile.type;
-                if (!gpu.partitionId)
-                    setPartitionIds(gpu, table->cell(line, "PARTITION_ID"));
-            }
-            report.profiles.push_back(std::move(profile));
-        }
+        if (section == "CURRENT_PARTITION")
+            readCurrentPartitionRow(report, tableGpu, *table, line);
+        else if (section == "MEMORY_PARTITION")
+            readMemoryPartitionRow(report, tableGpu, *table, line);
+        else if (section == "ACCELERATOR_PARTITION_PROFILES")
+            readProfileRow(report, tableGpu, *table, line);
     }
     if (!banner.empty())
         report.warnings.push_back(banner);

@@ -70,6 +70,90 @@ ExecArrays::ExecArrays(const std::vector<std::string>& argv, const std::map<std:
     m_envPointers.push_back(nullptr);
 }
 
+namespace {
+
+// The pipes start() makes: `report` carries the child's errno when its exec fails (a successful exec closes
+// it: O_CLOEXEC); `out` and `err` carry its stdout and stderr when piped (-1 when not).
+struct StartPipes {
+    int report[2] = {-1, -1};
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+
+    void closeAll() const
+    {
+        for (int fd : {report[0], report[1], out[0], out[1], err[0], err[1]})
+            if (fd >= 0)
+                ::close(fd);
+    }
+};
+
+StartPipes openPipes(const ProcessOptions& options)
+{
+    StartPipes pipes;
+    if (::pipe2(pipes.report, O_CLOEXEC) != 0)
+        throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
+    if ((options.pipeStdout && ::pipe2(pipes.out, O_CLOEXEC) != 0) ||
+        (options.pipeStderr && ::pipe2(pipes.err, O_CLOEXEC) != 0)) {
+        const int why = errno;
+        pipes.closeAll();
+        throw RuntimeError(std::string("pipe failed: ") + std::strerror(why));
+    }
+    return pipes;
+}
+
+// The child's side of start(), between fork and exec: only async-signal-safe calls. Execs the program, or
+// writes errno to the report pipe and exits 127.
+[[noreturn]] void execInChild(const ExecArrays& exec, const ProcessOptions& options, const cpu_set_t& cpus,
+                              pid_t parent, const StartPipes& pipes)
+{
+    ::close(pipes.report[0]);
+    if (options.group == ProcessGroup::NewSession)
+        ::setsid();
+    else if (options.group == ProcessGroup::Own)
+        ::setpgid(0, 0);
+    if (options.parentDeathSignal != 0) {
+        ::prctl(PR_SET_PDEATHSIG, options.parentDeathSignal);
+        if (::getppid() != parent)
+            _exit(137); // the parent died before the line above
+    }
+    redirect(options.stdoutFile, STDOUT_FILENO, options.appendOutput);
+    redirect(options.stderrFile, STDERR_FILENO, options.appendOutput);
+    if (pipes.out[1] >= 0)
+        dup2(pipes.out[1], STDOUT_FILENO);
+    if (pipes.err[1] >= 0)
+        dup2(pipes.err[1], STDERR_FILENO);
+    // Default dispositions: an ignored SIGPIPE or SIGINT would otherwise survive exec.
+    ::signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    if (options.stdinFromDevNull) {
+        const int devNull = ::open("/dev/null", O_RDONLY);
+        if (devNull >= 0)
+            dup2(devNull, STDIN_FILENO);
+    }
+    if (!options.cpuSet.empty())
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    execve(exec.program(), exec.argv(), exec.envp());
+    const int why = errno;
+    (void)!::write(pipes.report[1], &why, sizeof why);
+    _exit(127);
+}
+
+// Waits on the report pipe and closes it: the errno of a failed exec, or nothing once exec succeeded.
+std::optional<int> readExecError(int reportFd)
+{
+    int why = 0;
+    ssize_t n;
+    while ((n = ::read(reportFd, &why, sizeof why)) < 0 && errno == EINTR) {
+    }
+    ::close(reportFd);
+    if (n == static_cast<ssize_t>(sizeof why))
+        return why;
+    return std::nullopt;
+}
+
+} // namespace
+
 ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const ProcessOptions& options)
 {
     if (argv.empty())
@@ -80,85 +164,36 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     CPU_ZERO(&cpus);
     for (int c : options.cpuSet)
         CPU_SET(c, &cpus);
-    // The child writes its errno here when exec fails; a successful exec closes the pipe (O_CLOEXEC).
-    int report[2];
-    if (::pipe2(report, O_CLOEXEC) != 0)
-        throw RuntimeError(std::string("pipe failed: ") + std::strerror(errno));
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
-    const auto closeAll = [&] {
-        for (int fd : {report[0], report[1], out[0], out[1], err[0], err[1]})
-            if (fd >= 0)
-                ::close(fd);
-    };
-    if ((options.pipeStdout && ::pipe2(out, O_CLOEXEC) != 0) || (options.pipeStderr && ::pipe2(err, O_CLOEXEC) != 0)) {
-        const int why = errno;
-        closeAll();
-        throw RuntimeError(std::string("pipe failed: ") + std::strerror(why));
-    }
+    const StartPipes pipes = openPipes(options);
 
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         const int why = errno;
-        closeAll();
+        pipes.closeAll();
         throw RuntimeError(std::string("fork failed: ") + std::strerror(why));
     }
-    if (pid == 0) {
-        ::close(report[0]);
-        if (options.group == ProcessGroup::NewSession)
-            ::setsid();
-        else if (options.group == ProcessGroup::Own)
-            ::setpgid(0, 0);
-        if (options.parentDeathSignal != 0) {
-            ::prctl(PR_SET_PDEATHSIG, options.parentDeathSignal);
-            if (::getppid() != parent)
-                _exit(137); // the parent died before the line above
-        }
-        redirect(options.stdoutFile, STDOUT_FILENO, options.appendOutput);
-        redirect(options.stderrFile, STDERR_FILENO, options.appendOutput);
-        if (out[1] >= 0)
-            dup2(out[1], STDOUT_FILENO);
-        if (err[1] >= 0)
-            dup2(err[1], STDERR_FILENO);
-        // Default dispositions: an ignored SIGPIPE or SIGINT would otherwise survive exec.
-        ::signal(SIGPIPE, SIG_DFL);
-        ::signal(SIGINT, SIG_DFL);
-        ::signal(SIGTERM, SIG_DFL);
-        if (options.stdinFromDevNull) {
-            const int devNull = ::open("/dev/null", O_RDONLY);
-            if (devNull >= 0)
-                dup2(devNull, STDIN_FILENO);
-        }
-        if (!options.cpuSet.empty())
-            sched_setaffinity(0, sizeof cpus, &cpus);
-        execve(exec.program(), exec.argv(), exec.envp());
-        const int why = errno;
-        (void)!::write(report[1], &why, sizeof why);
-        _exit(127);
-    }
+    if (pid == 0)
+        execInChild(exec, options, cpus, parent, pipes);
     if (options.group == ProcessGroup::Own)
         ::setpgid(pid, pid); // also from the parent, so signal() reaches the group even before the child ran
-    ::close(report[1]);
-    for (int fd : {out[1], err[1]})
+    ::close(pipes.report[1]);
+    for (int fd : {pipes.out[1], pipes.err[1]})
         if (fd >= 0)
             ::close(fd);
-    int why = 0;
-    ssize_t n;
-    while ((n = ::read(report[0], &why, sizeof why)) < 0 && errno == EINTR) {
-    }
-    ::close(report[0]);
+    const std::optional<int> execError = readExecError(pipes.report[0]);
     ChildProcess child;
     child.m_pid = pid;
     child.m_ownGroup = options.group != ProcessGroup::Inherit;
-    child.m_stdoutFd = out[0];
-    child.m_stderrFd = err[0];
+    child.m_stdoutFd = pipes.out[0];
+    child.m_stderrFd = pipes.err[0];
     if (options.group != ProcessGroup::NewSession) {
         child.m_remembered = child.m_ownGroup ? -pid : pid;
         rememberChildForImmediateStop(child.m_remembered);
     }
-    if (n == static_cast<ssize_t>(sizeof why)) {
+    if (execError) {
         child.wait();
-        throw RuntimeError("cannot execute " + argv.front() + ": " + std::strerror(why));
+        throw RuntimeError("cannot execute " + argv.front() + ": " + std::strerror(*execError));
     }
     return child;
 }
