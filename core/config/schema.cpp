@@ -133,7 +133,10 @@ void Schema::add(KeySpec spec)
     m_keys.push_back(std::move(spec));
 }
 
-void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceName)
+namespace {
+
+// The file's root mapping; InputError for a YAML syntax error or a root without a 'keys:' mapping.
+YAML::Node loadSchemaRoot(const std::string& yamlText, const std::string& sourceName)
 {
     YAML::Node root;
     try {
@@ -144,65 +147,104 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
     const SourceLocation rootAt = internal::locationOf(sourceName, root.Mark());
     if (!root.IsMap() || !root["keys"] || !root["keys"].IsMap())
         throw InputError(rootAt, "a schema file needs 'owner: NAME' and a 'keys:' mapping");
-    // A field of the wrong shape (a mapping where a name belongs) is the file's problem: yaml-cpp's conversion
-    // errors become diagnostics at the node, never an escaping YAML::Exception.
+    return root;
+}
+
+// What a schema file says besides its keys.
+struct SchemaHeader {
     std::string owner;
     std::vector<std::string> metricNames;
-    std::vector<Diagnostic> problems;
+};
+
+// The file's 'owner' (default "core") and 'metrics' names; a 'metrics:' that is not a mapping is added to
+// `problems`, other malformed fields throw InputError.
+SchemaHeader readSchemaHeader(const YAML::Node& root, const std::string& sourceName, std::vector<Diagnostic>& problems)
+{
+    // A field of the wrong shape (a mapping where a name belongs) is the file's problem: yaml-cpp's conversion
+    // errors become diagnostics at the node, never an escaping YAML::Exception.
+    SchemaHeader header;
     try {
-        owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
+        header.owner = root["owner"] ? root["owner"].as<std::string>() : std::string("core");
         if (const YAML::Node metrics = root["metrics"]) {
             if (!metrics.IsMap())
                 problems.push_back({internal::locationOf(sourceName, metrics.Mark()),
                                     "'metrics:' must map each validation metric to its doc string"});
             else
                 for (const auto& item : metrics)
-                    metricNames.push_back(item.first.as<std::string>());
+                    header.metricNames.push_back(item.first.as<std::string>());
         }
     } catch (const YAML::Exception& e) {
         throw InputError(internal::locationOf(sourceName, e.mark), "malformed 'owner' or 'metrics': " + e.msg);
     }
+    return header;
+}
+
+// InputError at the first field of a key's mapping that a schema does not know.
+void checkKeyFields(const YAML::Node& node, const std::string& sourceName)
+{
+    static const std::set<std::string> known = {"type", "default",       "doc",   "choices", "min",
+                                                "max",  "min_exclusive", "group", "speed"};
+    for (const auto& field : node)
+        if (!known.count(field.first.as<std::string>()))
+            throw InputError(internal::locationOf(sourceName, field.first.Mark()),
+                             "unknown schema field '" + field.first.as<std::string>() +
+                                 "' (known: " + join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");
+}
+
+// Sets the key's default from its 'default' field, which must exist and pass the key's own check.
+void readKeyDefault(KeySpec& spec, const YAML::Node& node, const std::string& sourceName)
+{
+    if (!node["default"])
+        throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a 'default'");
+    std::string problem;
+    spec.defaultValue = internal::convertNode(spec, node["default"], problem);
+    if (problem.empty())
+        problem = spec.check(spec.defaultValue);
+    if (!problem.empty())
+        throw InputError(internal::locationOf(sourceName, node["default"].Mark()),
+                         "bad default for '" + spec.key + "': " + problem);
+}
+
+// Fills `spec` (its owner and declaredAt already set) from one entry of 'keys:'. Throws InputError for a key
+// the file declares wrongly, YAML::Exception for a field of the wrong shape.
+void readKeySpec(KeySpec& spec, const YAML::Node& name, const YAML::Node& node, const std::string& sourceName)
+{
+    spec.key = name.as<std::string>();
+    if (!node.IsMap() || !node["type"])
+        throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a mapping with at least 'type'");
+    checkKeyFields(node, sourceName);
+    if (!parseValueType(node["type"].as<std::string>(), spec.type))
+        throw InputError(internal::locationOf(sourceName, node["type"].Mark()),
+                         "unknown type '" + node["type"].as<std::string>() +
+                             "' (known: bool, int, float, string, choice, int_list, float_list, string_list)");
+    spec.doc = node["doc"] ? node["doc"].as<std::string>() : std::string();
+    spec.group = node["group"] ? node["group"].as<std::string>() : std::string("General");
+    spec.speed = node["speed"] && node["speed"].as<bool>();
+    spec.minimumExclusive = node["min_exclusive"] && node["min_exclusive"].as<bool>();
+    if (node["min"])
+        spec.minimum = node["min"].as<double>();
+    if (node["max"])
+        spec.maximum = node["max"].as<double>();
+    if (node["choices"])
+        spec.choices = node["choices"].as<std::vector<std::string>>();
+    if (spec.type == ValueType::Choice && spec.choices.empty())
+        throw InputError(spec.declaredAt, "choice key '" + spec.key + "' needs 'choices'");
+    readKeyDefault(spec, node, sourceName);
+}
+
+} // namespace
+
+void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceName)
+{
+    const YAML::Node root = loadSchemaRoot(yamlText, sourceName);
+    std::vector<Diagnostic> problems;
+    const SchemaHeader header = readSchemaHeader(root, sourceName, problems);
     for (const auto& item : root["keys"]) {
-        const YAML::Node& node = item.second;
         KeySpec spec;
-        spec.owner = owner;
+        spec.owner = header.owner;
         spec.declaredAt = internal::locationOf(sourceName, item.first.Mark());
         try {
-            spec.key = item.first.as<std::string>();
-            if (!node.IsMap() || !node["type"])
-                throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a mapping with at least 'type'");
-            static const std::set<std::string> known = {"type", "default",       "doc",   "choices", "min",
-                                                        "max",  "min_exclusive", "group", "speed"};
-            for (const auto& field : node)
-                if (!known.count(field.first.as<std::string>()))
-                    throw InputError(internal::locationOf(sourceName, field.first.Mark()),
-                                     "unknown schema field '" + field.first.as<std::string>() + "' (known: " +
-                                         join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");
-            if (!parseValueType(node["type"].as<std::string>(), spec.type))
-                throw InputError(internal::locationOf(sourceName, node["type"].Mark()),
-                                 "unknown type '" + node["type"].as<std::string>() +
-                                     "' (known: bool, int, float, string, choice, int_list, float_list, string_list)");
-            spec.doc = node["doc"] ? node["doc"].as<std::string>() : std::string();
-            spec.group = node["group"] ? node["group"].as<std::string>() : std::string("General");
-            spec.speed = node["speed"] && node["speed"].as<bool>();
-            spec.minimumExclusive = node["min_exclusive"] && node["min_exclusive"].as<bool>();
-            if (node["min"])
-                spec.minimum = node["min"].as<double>();
-            if (node["max"])
-                spec.maximum = node["max"].as<double>();
-            if (node["choices"])
-                spec.choices = node["choices"].as<std::vector<std::string>>();
-            if (spec.type == ValueType::Choice && spec.choices.empty())
-                throw InputError(spec.declaredAt, "choice key '" + spec.key + "' needs 'choices'");
-            if (!node["default"])
-                throw InputError(spec.declaredAt, "key '" + spec.key + "' needs a 'default'");
-            std::string problem;
-            spec.defaultValue = internal::convertNode(spec, node["default"], problem);
-            if (problem.empty())
-                problem = spec.check(spec.defaultValue);
-            if (!problem.empty())
-                throw InputError(internal::locationOf(sourceName, node["default"].Mark()),
-                                 "bad default for '" + spec.key + "': " + problem);
+            readKeySpec(spec, item.first, item.second, sourceName);
             add(std::move(spec));
         } catch (const InputError& e) {
             problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
@@ -212,9 +254,9 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
     }
     if (!problems.empty())
         throw InputError(std::move(problems));
-    if (!metricNames.empty()) {
-        auto& names = m_metrics[owner];
-        names.insert(names.end(), metricNames.begin(), metricNames.end());
+    if (!header.metricNames.empty()) {
+        auto& names = m_metrics[header.owner];
+        names.insert(names.end(), header.metricNames.begin(), header.metricNames.end());
     }
 }
 

@@ -239,9 +239,21 @@ private:
         return std::nullopt;
     }
 
+    // A range mapping ({type, min, max, step} or {type: categorical, values}); false after reporting why it is
+    // not a valid range for the key.
     bool parseRange(SpaceParam& param, const YAML::Node& range, const KeySpec* spec)
     {
         const std::size_t before = m_problems.size();
+        reportUnknownRangeFields(param, range);
+        if (!parseRangeType(param, range))
+            return false;
+        if (param.type == SpaceParamType::Categorical)
+            return parseCategorical(param, range, spec, before);
+        return parseBounds(param, range, spec, before);
+    }
+
+    void reportUnknownRangeFields(const SpaceParam& param, const YAML::Node& range)
+    {
         for (const auto& field : range) {
             const std::string name = field.first.Scalar();
             if (std::find(kRangeFields.begin(), kRangeFields.end(), name) == kRangeFields.end()) {
@@ -250,6 +262,11 @@ private:
                                                        (near.empty() ? "" : "; did you mean '" + near.front() + "'?"));
             }
         }
+    }
+
+    // Sets param.type from the range's 'type'; false after reporting a missing or unknown one.
+    bool parseRangeType(SpaceParam& param, const YAML::Node& range)
+    {
         if (!range["type"]) {
             problem(at(m_source, range),
                     "'" + param.name + "' needs a 'type' (uniform, loguniform, int or categorical)");
@@ -265,30 +282,42 @@ private:
             return false;
         }
         param.type = static_cast<SpaceParamType>(known - kTypeNames.begin());
-        if (param.type == SpaceParamType::Categorical) {
-            const YAML::Node values = range["values"];
-            if (!values || !values.IsSequence() || values.size() == 0) {
-                problem(at(m_source, values ? values : range),
-                        "categorical '" + param.name + "' needs a non-empty list 'values'");
-                return false;
-            }
-            for (const auto& value : values) {
-                if (!value.IsScalar()) {
-                    problem(at(m_source, value), "categorical values must be scalars (numbers, strings, booleans)");
-                    continue;
-                }
-                const Json json = scalarToJson(value);
-                if (std::find(param.values.begin(), param.values.end(), json) != param.values.end())
-                    problem(at(m_source, value), "value " + json.dump() + " is listed twice");
-                else if (spec)
-                    checkValue(*spec, json, at(m_source, value), param);
-                param.values.push_back(json);
-            }
-            for (const char* field : {"min", "max", "step"})
-                if (range[field])
-                    problem(at(m_source, range[field]), std::string("categorical takes 'values', not '") + field + "'");
-            return m_problems.size() == before;
+        return true;
+    }
+
+    // A categorical range's 'values': scalars, none twice, each one the key accepts. `before`: the problem
+    // count when the range's parsing began.
+    bool parseCategorical(SpaceParam& param, const YAML::Node& range, const KeySpec* spec, std::size_t before)
+    {
+        const YAML::Node values = range["values"];
+        if (!values || !values.IsSequence() || values.size() == 0) {
+            problem(at(m_source, values ? values : range),
+                    "categorical '" + param.name + "' needs a non-empty list 'values'");
+            return false;
         }
+        for (const auto& value : values) {
+            if (!value.IsScalar()) {
+                problem(at(m_source, value), "categorical values must be scalars (numbers, strings, booleans)");
+                continue;
+            }
+            const Json json = scalarToJson(value);
+            if (std::find(param.values.begin(), param.values.end(), json) != param.values.end())
+                problem(at(m_source, value), "value " + json.dump() + " is listed twice");
+            else if (spec)
+                checkValue(*spec, json, at(m_source, value), param);
+            param.values.push_back(json);
+        }
+        for (const char* field : {"min", "max", "step"})
+            if (range[field])
+                problem(at(m_source, range[field]), std::string("categorical takes 'values', not '") + field + "'");
+        return m_problems.size() == before;
+    }
+
+    // A number range's min, max and optional step: finite, min < max (and > 0 for loguniform), a positive step,
+    // and bounds the key accepts. `before`: the problem count when the range's parsing began.
+    bool parseBounds(SpaceParam& param, const YAML::Node& range, const KeySpec* spec, std::size_t before)
+    {
+        const std::string type = range["type"].Scalar();
         if (range["values"])
             problem(at(m_source, range["values"]),
                     "'values' belongs to type categorical; " + type + " takes min and max");

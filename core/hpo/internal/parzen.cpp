@@ -29,6 +29,87 @@ std::vector<double> defaultWeights(std::size_t count)
     return weights;
 }
 
+namespace {
+
+// One weight per observation (defaultWeights) and one for the prior kernel when there is one, summing to 1.
+std::vector<double> kernelWeights(std::size_t observations, bool prior, double priorWeight)
+{
+    std::vector<double> weights = defaultWeights(observations);
+    if (prior)
+        weights.push_back(priorWeight);
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    for (double& w : weights)
+        w /= total;
+    return weights;
+}
+
+// A categorical parameter's kernels: per kernel, the probability of each choice. Every choice starts at the
+// prior weight spread over the kernels; an observation's kernel adds 1 to its choice.
+std::vector<std::vector<double>> categoricalKernelWeights(const std::vector<double>& choiceIndices, std::size_t n,
+                                                          std::size_t kernels, std::size_t choices, bool prior,
+                                                          double priorWeight)
+{
+    const double fill = priorWeight / static_cast<double>(prior ? n + 1 : n);
+    std::vector<std::vector<double>> weights(kernels, std::vector<double>(choices, fill));
+    for (std::size_t i = 0; i < n; ++i)
+        weights[i][static_cast<std::size_t>(choiceIndices[i])] += 1.0;
+    for (auto& row : weights) {
+        const double sum = std::accumulate(row.begin(), row.end(), 0.0);
+        for (double& w : row)
+            w /= sum;
+    }
+    return weights;
+}
+
+// Where a number parameter is modelled: log space for log distributions, half a step beyond the bounds for
+// discrete ones (step 0: continuous).
+struct ModelBounds {
+    double low = 0.0, high = 0.0, step = 0.0;
+};
+
+ModelBounds modelBounds(const Distribution& dist)
+{
+    if (dist.kind == Distribution::Kind::Float) {
+        if (dist.log)
+            return {std::log(dist.low), std::log(dist.high), 0.0};
+        if (dist.step)
+            return {dist.low - 0.5 * *dist.step, dist.high + 0.5 * *dist.step, *dist.step};
+        return {dist.low, dist.high, 0.0};
+    }
+    if (dist.log)
+        return {std::log(dist.low - 0.5), std::log(dist.high + 0.5), 0.0};
+    const double step = dist.step.value_or(1.0);
+    return {dist.low - 0.5 * step, dist.high + 0.5 * step, step};
+}
+
+// Each kernel is as wide as the larger gap to its sorted neighbours (bounds as outer neighbours). Equal mus
+// share zero gaps except at the ends of their run; which of them (with their different weights) gets an end
+// follows numpy's unstable argsort, as in Optuna.
+std::vector<double> neighbourGapSigmas(const std::vector<double>& mus, double low, double high, bool considerEndpoints)
+{
+    const std::size_t kernels = mus.size();
+    const std::vector<std::size_t> order = numpyArgsort(mus);
+    std::vector<double> points;
+    points.reserve(kernels + 2);
+    points.push_back(low);
+    for (std::size_t i : order)
+        points.push_back(mus[i]);
+    points.push_back(high);
+    std::vector<double> sorted(kernels);
+    for (std::size_t i = 0; i < kernels; ++i)
+        sorted[i] = std::max(points[i + 1] - points[i], points[i + 2] - points[i + 1]);
+    if (!considerEndpoints && points.size() >= 4) {
+        sorted.front() = points[2] - points[1];
+        sorted.back() = points[points.size() - 2] - points[points.size() - 3];
+    }
+    std::vector<double> sigmas(kernels, 0.0);
+    for (std::size_t i = 0; i < kernels; ++i)
+        sigmas[order[i]] = sorted[i];
+    return sigmas;
+}
+
+} // namespace
+
 ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observations,
                                  const std::vector<Distribution>& space, const ParzenOptions& options)
     : m_space(space)
@@ -36,12 +117,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
     const std::size_t n = observations.empty() ? 0 : observations.front().size();
     const bool prior = options.considerPrior || n == 0;
 
-    m_weights = defaultWeights(n);
-    if (prior)
-        m_weights.push_back(options.priorWeight);
-    const double total = std::accumulate(m_weights.begin(), m_weights.end(), 0.0);
-    for (double& w : m_weights)
-        w /= total;
+    m_weights = kernelWeights(n, prior, options.priorWeight);
     const std::size_t kernels = m_weights.size();
 
     const double sigma0 = kSigma0Magnitude * std::pow(static_cast<double>(std::max<std::size_t>(n, 1)),
@@ -52,70 +128,26 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
         Dimension d;
         if (dist.kind == Distribution::Kind::Categorical) {
             d.categorical = true;
-            const std::size_t choices = dist.choices.size();
-            const double fill = options.priorWeight / static_cast<double>(prior ? n + 1 : n);
-            d.categoricalWeights.assign(kernels, std::vector<double>(choices, fill));
-            for (std::size_t i = 0; i < n; ++i)
-                d.categoricalWeights[i][static_cast<std::size_t>(observations[p][i])] += 1.0;
-            for (auto& row : d.categoricalWeights) {
-                const double sum = std::accumulate(row.begin(), row.end(), 0.0);
-                for (double& w : row)
-                    w /= sum;
-            }
+            d.categoricalWeights =
+                categoricalKernelWeights(observations[p], n, kernels, dist.choices.size(), prior, options.priorWeight);
             m_dims.push_back(std::move(d));
             continue;
         }
         d.log = dist.log;
-        if (dist.kind == Distribution::Kind::Float) {
-            if (dist.log) {
-                d.low = std::log(dist.low);
-                d.high = std::log(dist.high);
-            } else if (dist.step) {
-                d.step = *dist.step;
-                d.low = dist.low - 0.5 * d.step;
-                d.high = dist.high + 0.5 * d.step;
-            } else {
-                d.low = dist.low;
-                d.high = dist.high;
-            }
-        } else if (dist.log) {
-            d.low = std::log(dist.low - 0.5);
-            d.high = std::log(dist.high + 0.5);
-        } else {
-            d.step = dist.step.value_or(1.0);
-            d.low = dist.low - 0.5 * d.step;
-            d.high = dist.high + 0.5 * d.step;
-        }
+        const ModelBounds bounds = modelBounds(dist);
+        d.low = bounds.low;
+        d.high = bounds.high;
+        d.step = bounds.step;
 
         d.mus.resize(kernels);
         for (std::size_t i = 0; i < n; ++i)
             d.mus[i] = toModel(d, observations[p][i]);
         if (prior)
             d.mus[n] = 0.5 * (d.low + d.high);
-        d.sigmas.assign(kernels, 0.0);
-        if (options.multivariate) {
-            std::fill(d.sigmas.begin(), d.sigmas.end(), sigma0 * (d.high - d.low));
-        } else {
-            // Each kernel is as wide as the larger gap to its sorted neighbours (bounds as outer neighbours).
-            // Equal mus share zero gaps except at the ends of their run; which of them (with their different
-            // weights) gets an end follows numpy's unstable argsort, as in Optuna.
-            const std::vector<std::size_t> order = numpyArgsort(d.mus);
-            std::vector<double> points;
-            points.reserve(kernels + 2);
-            points.push_back(d.low);
-            for (std::size_t i : order)
-                points.push_back(d.mus[i]);
-            points.push_back(d.high);
-            std::vector<double> sorted(kernels);
-            for (std::size_t i = 0; i < kernels; ++i)
-                sorted[i] = std::max(points[i + 1] - points[i], points[i + 2] - points[i + 1]);
-            if (!options.considerEndpoints && points.size() >= 4) {
-                sorted.front() = points[2] - points[1];
-                sorted.back() = points[points.size() - 2] - points[points.size() - 3];
-            }
-            for (std::size_t i = 0; i < kernels; ++i)
-                d.sigmas[order[i]] = sorted[i];
-        }
+        if (options.multivariate)
+            d.sigmas.assign(kernels, sigma0 * (d.high - d.low));
+        else
+            d.sigmas = neighbourGapSigmas(d.mus, d.low, d.high, options.considerEndpoints);
         const double maxSigma = d.high - d.low;
         const double minSigma =
             options.considerMagicClip ? (d.high - d.low) / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
