@@ -1,6 +1,7 @@
 #include "core/hpo/study.h"
 
 #include "core/hpo/internal/rng.h"
+#include "core/store/besttrial.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -220,15 +221,11 @@ TrialState Study::tell(int trialNumber, TrialState state, std::optional<double> 
 
 std::optional<TrialRecord> Study::bestTrial()
 {
-    std::optional<TrialRecord> best;
-    const bool maximize = direction() == StudyDirection::Maximize;
-    for (TrialRecord& t : m_store->trials(m_record.id)) {
-        if (t.state != TrialState::Complete || t.values.empty() || std::isnan(t.values.front()))
-            continue;
-        if (!best || (maximize ? t.values.front() > best->values.front() : t.values.front() < best->values.front()))
-            best = std::move(t);
-    }
-    return best;
+    std::vector<TrialRecord> trials = m_store->trials(m_record.id);
+    const std::optional<std::size_t> best = bestTrialIndex(trials, direction());
+    if (!best)
+        return std::nullopt;
+    return std::move(trials[*best]);
 }
 
 } // namespace pitwall

@@ -72,7 +72,8 @@ public:
     // Returns the state the trial ended in.
     TrialState tell(int trialNumber, TrialState state, std::optional<double> value = std::nullopt);
 
-    // The best COMPLETE trial under the study's direction (the first of equals), if any.
+    // The best trial under the study's direction (core/store/besttrial.h: COMPLETE only, NaN skipped, ±inf rank,
+    // the lowest number of equals), if any.
     std::optional<TrialRecord> bestTrial();
     TrialRecord requireTrial(int trialNumber);
 

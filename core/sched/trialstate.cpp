@@ -1,5 +1,6 @@
 #include "core/sched/trialstate.h"
 
+#include "core/store/besttrial.h"
 #include "core/util/error.h"
 #include "core/util/printable.h"
 #include "core/util/timefmt.h"
@@ -23,6 +24,7 @@ bool isInterrupted(const TrialRecord& trial)
 StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection direction)
 {
     StudyCounts c;
+    BestTracker best(direction);
     for (const TrialRecord& t : trials) {
         const auto done = t.userAttrs.find(kEpochsDoneAttr);
         c.epochsDone +=
@@ -39,15 +41,7 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
             break;
         case TrialState::Complete:
             ++c.complete;
-            if (!t.values.empty() && !std::isnan(t.values.front())) {
-                const double v = t.values.front();
-                const bool better =
-                    !c.bestValue || (direction == StudyDirection::Minimize ? v < *c.bestValue : v > *c.bestValue);
-                if (better) {
-                    c.bestValue = v;
-                    c.bestTrial = t.number;
-                }
-            }
+            best.offer(t);
             break;
         case TrialState::Pruned:
             ++c.pruned;
@@ -59,6 +53,8 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
             break;
         }
     }
+    c.bestValue = best.value();
+    c.bestTrial = best.number();
     return c;
 }
 

@@ -26,7 +26,7 @@ inline constexpr const char* kInterruptedAttr = "pitwall:interrupted";
 inline constexpr const char* kWorkerAttr = "pitwall:worker";
 inline constexpr const char* kEpochsDoneAttr = "epochs_done"; // trial user attr: epochs trained so far
 
-// How many trials of a study are in each state, and the best so far.
+// How many trials of a study are in each state, and the best so far (core/store/besttrial.h).
 struct StudyCounts {
     int running = 0;
     int waiting = 0;

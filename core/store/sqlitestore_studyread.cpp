@@ -2,6 +2,7 @@
 
 #include "core/store/sqlitestore.h"
 
+#include "core/store/besttrial.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -122,21 +123,23 @@ std::vector<StudySummary> SqliteStore::listStudies()
                 }
             }
         }
+        // The best trial by core/store/besttrial.h's rule, over the COMPLETE trials' first values.
+        std::vector<BestTracker> best;
+        best.reserve(summaries.size());
+        for (const auto& summary : summaries)
+            best.emplace_back(summary.study.directions.empty() ? StudyDirection::Minimize
+                                                               : summary.study.directions[0]);
         auto statement =
             m_db->cached("SELECT t.study_id, t.number, v.value, v.value_type FROM trials t JOIN trial_values v "
                          "ON v.trial_id = t.trial_id WHERE t.state = 'COMPLETE' AND v.objective = 0 ORDER BY t.number");
         while (statement.step()) {
             const auto it = indexOf.find(statement.int64(0));
-            if (it == indexOf.end())
-                continue;
-            auto& summary = summaries[it->second];
-            const double value = decodeValue(statement, 2, 3);
-            const bool maximize =
-                !summary.study.directions.empty() && summary.study.directions[0] == StudyDirection::Maximize;
-            if (!summary.bestValue || (maximize ? value > *summary.bestValue : value < *summary.bestValue)) {
-                summary.bestValue = value;
-                summary.bestTrialNumber = static_cast<int>(statement.int64(1));
-            }
+            if (it != indexOf.end())
+                best[it->second].offer(static_cast<int>(statement.int64(1)), decodeValue(statement, 2, 3));
+        }
+        for (std::size_t i = 0; i < summaries.size(); ++i) {
+            summaries[i].bestValue = best[i].value();
+            summaries[i].bestTrialNumber = best[i].number();
         }
         return summaries;
     });

@@ -9,6 +9,7 @@
 #include "ui/storepoller.h"
 #include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
+#include "ui/views/studyframe.h"
 #include "ui/views/studymath.h"
 #include "ui/views/studyview.h"
 #include "ui/views/studywidgets.h"
@@ -19,7 +20,14 @@
 #include <QXYSeries>
 #include <QtTest>
 
+#include <cmath>
+#include <memory>
+
+#include "tests/support/besttrialcases.h"
+
 using namespace pitwall;
+
+Q_DECLARE_METATYPE(pitwall::test::BestTrialCase)
 
 class TestStudyView : public QObject {
     Q_OBJECT
@@ -30,6 +38,8 @@ private Q_SLOTS:
     void filtersTopK();
     void showsASnapshotWithOtherStudiesRuns();
     void ranksImportance();
+    void agreesOnTheBestTrial_data();
+    void agreesOnTheBestTrial();
 
 private:
     QTemporaryDir m_dir;
@@ -218,6 +228,42 @@ void TestStudyView::ranksImportance()
     for (const auto& [name, value] : importance)
         if (name == "box")
             QVERIFY(value < 0.2);
+}
+
+void TestStudyView::agreesOnTheBestTrial_data()
+{
+    QTest::addColumn<test::BestTrialCase>("c");
+    for (const test::BestTrialCase& c : test::bestTrialCases())
+        QTest::newRow(c.name.c_str()) << c;
+}
+
+void TestStudyView::agreesOnTheBestTrial()
+{
+    // The edge cases tst_hpo_best holds the store, the study and the job counts to (NaN, ±inf, ties, unfinished
+    // trials with values): the top-k filter starts with the same trial, and the best-so-far line ends at its value
+    // on the last trial. An infinite best cannot be drawn: the line then stops where the best became infinite.
+    QFETCH(test::BestTrialCase, c);
+    const std::vector<TrialRecord> trials = test::caseTrials(c);
+    const std::vector<int> top = ui::topTrials(trials, 1, c.direction);
+    QCOMPARE(top.empty() ? std::optional<int>() : std::optional<int>(top.front()), c.bestNumber);
+    const std::vector<int> all = ui::topTrials(trials, 0, c.direction);
+    QCOMPARE(all.empty() ? std::optional<int>() : std::optional<int>(all.front()), c.bestNumber);
+
+    ui::StudyInput input;
+    input.direction = c.direction;
+    input.trials = std::make_shared<const std::vector<TrialRecord>>(trials);
+    const ui::StudyFrame frame = ui::computeStudyFrame(input);
+    for (const QPointF& p : frame.best)
+        QVERIFY(std::isfinite(p.y()));
+    if (!c.bestValue) {
+        QVERIFY(frame.best.isEmpty());
+    } else if (std::isfinite(*c.bestValue)) {
+        QVERIFY(!frame.best.isEmpty());
+        QCOMPARE(frame.best.back().y(), *c.bestValue);
+        QCOMPARE(frame.best.back().x(), double(trials.back().number));
+    } else {
+        QVERIFY(frame.best.isEmpty() || frame.best.back().x() <= *c.bestNumber);
+    }
 }
 
 QTEST_MAIN(TestStudyView)

@@ -2,6 +2,8 @@
 
 #include "ui/views/studymath.h"
 
+#include "core/store/besttrial.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -45,6 +47,30 @@ void thinMarkers(QList<QPointF>& a, QList<QPointF>& b, QSizeF plot)
         }
         *list = std::move(kept);
     }
+}
+
+// The best-so-far step line, by core/store/besttrial.h's rule. It has a corner where the best improves and ends at
+// the last trial: the trials in between lie on its flat runs (drawing and hit-testing 20,000 collinear points costs
+// milliseconds). An infinite best cannot be drawn: the line stops where the best became infinite.
+QList<QPointF> bestLine(const std::vector<TrialRecord>& trials, StudyDirection direction)
+{
+    QList<QPointF> line;
+    BestTracker best(direction);
+    int lastNumber = 0;
+    for (const TrialRecord& t : trials) {
+        const std::optional<double> before = best.value();
+        if (best.offer(t)) {
+            if (before && std::isfinite(*before) && !line.isEmpty())
+                line.append(QPointF(t.number, *before)); // a step: flat until it improves
+            if (std::isfinite(*best.value()))
+                line.append(QPointF(t.number, *best.value()));
+        }
+        if (best.value())
+            lastNumber = t.number;
+    }
+    if (best.value() && std::isfinite(*best.value()) && !line.isEmpty() && line.back().x() != lastNumber)
+        line.append(QPointF(lastNumber, *best.value()));
+    return line;
 }
 
 // The rows of the complete trials (within the top k) on the drawn axes, and their dense layer.
@@ -116,27 +142,12 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
 
     // History: markers and the best-so-far step line.
     {
-        // The step line has a corner where the best improves and ends at the last trial: the trials in
-        // between lie on its flat runs (drawing and hit-testing 20,000 collinear points costs milliseconds).
-        std::optional<double> best;
-        int lastNumber = 0;
         frame.complete.reserve(static_cast<qsizetype>(trials.size()));
-        for (std::size_t i = 0; i < trials.size(); ++i) {
-            const TrialRecord& t = trials[i];
-            const auto& v = objective[i];
-            if (v)
-                (t.state == TrialState::Complete ? frame.complete : frame.pruned).append(QPointF(t.number, *v));
-            if (t.state == TrialState::Complete && v && (!best || better(*v, *best, input.direction))) {
-                if (!frame.best.isEmpty())
-                    frame.best.append(QPointF(t.number, *best)); // a step: flat until it improves
-                best = v;
-                frame.best.append(QPointF(t.number, *best));
-            }
-            if (best)
-                lastNumber = t.number;
-        }
-        if (best && frame.best.back().x() != lastNumber)
-            frame.best.append(QPointF(lastNumber, *best));
+        for (std::size_t i = 0; i < trials.size(); ++i)
+            if (const auto& v = objective[i])
+                (trials[i].state == TrialState::Complete ? frame.complete : frame.pruned)
+                    .append(QPointF(trials[i].number, *v));
+        frame.best = bestLine(trials, input.direction);
         thinMarkers(frame.complete, frame.pruned, input.historyPlot);
         if (input.completeColor.isValid() && input.prunedColor.isValid()) {
             // The ranges the history's fitAxes will set: its series' bounds are these points' bounds.

@@ -1,5 +1,7 @@
 #include "ui/views/studymath.h"
 
+#include "core/store/besttrial.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -17,40 +19,9 @@ std::optional<double> objectiveOf(const TrialRecord& trial)
     return std::nullopt;
 }
 
-bool better(double a, double b, StudyDirection direction)
-{
-    return direction == StudyDirection::Minimize ? a < b : a > b;
-}
-
-std::vector<std::optional<double>> bestSoFar(const std::vector<TrialRecord>& trials, StudyDirection direction)
-{
-    std::vector<std::optional<double>> out;
-    out.reserve(trials.size());
-    std::optional<double> best;
-    for (const TrialRecord& t : trials) {
-        if (t.state == TrialState::Complete)
-            if (auto v = objectiveOf(t); v && (!best || better(*v, *best, direction)))
-                best = v;
-        out.push_back(best);
-    }
-    return out;
-}
-
 std::vector<int> topTrials(const std::vector<TrialRecord>& trials, int k, StudyDirection direction)
 {
-    std::vector<std::pair<double, int>> complete;
-    for (const TrialRecord& t : trials)
-        if (t.state == TrialState::Complete)
-            if (auto v = objectiveOf(t))
-                complete.emplace_back(*v, t.number);
-    std::stable_sort(complete.begin(), complete.end(),
-                     [direction](const auto& a, const auto& b) { return better(a.first, b.first, direction); });
-    if (k > 0 && complete.size() > static_cast<std::size_t>(k))
-        complete.resize(static_cast<std::size_t>(k));
-    std::vector<int> out;
-    for (const auto& [value, number] : complete)
-        out.push_back(number);
-    return out;
+    return rankedTrialNumbers(trials, direction, k);
 }
 
 std::vector<ParamAxis> paramAxes(const std::vector<TrialRecord>& trials)
@@ -288,22 +259,6 @@ std::uint64_t runsSignature(const std::vector<RunRecord>& runs, const std::unord
         f.add(r.endTime.value_or(-1));
     }
     return f.hash;
-}
-
-Spread spreadOf(const std::vector<double>& values)
-{
-    Spread s;
-    s.count = static_cast<int>(values.size());
-    if (values.empty())
-        return s;
-    s.mean = std::accumulate(values.begin(), values.end(), 0.0) / s.count;
-    if (s.count > 1) {
-        double ss = 0;
-        for (double v : values)
-            ss += (v - s.mean) * (v - s.mean);
-        s.std = std::sqrt(ss / (s.count - 1));
-    }
-    return s;
 }
 
 } // namespace pitwall::ui

@@ -1,6 +1,7 @@
 #pragma once
 // Numbers the study and compare views show, computed from trial records. Pure functions; any thread.
 
+#include "core/report/table.h"
 #include "core/store/records.h"
 
 #include <QString>
@@ -13,14 +14,12 @@
 
 namespace pitwall::ui {
 
-// The first objective of a finished trial: complete trials, and pruned ones that carry a value.
+// The first objective of a finished trial as a point to draw: complete trials, and pruned ones that carry a
+// value; finite values only. Which trial is best is core/store/besttrial.h's rule, not this.
 std::optional<double> objectiveOf(const TrialRecord& trial);
-bool better(double a, double b, StudyDirection direction);
 
-// Best value so far after each trial (by number) among complete trials; nullopt before the first.
-std::vector<std::optional<double>> bestSoFar(const std::vector<TrialRecord>& trials, StudyDirection direction);
-
-// Numbers of the k best complete trials (all complete trials when k <= 0), best first.
+// Numbers of the k best trials (all that count when k <= 0), best first: rankedTrialNumbers
+// (core/store/besttrial.h), so the top k always hold the trial the study list calls best.
 std::vector<int> topTrials(const std::vector<TrialRecord>& trials, int k, StudyDirection direction);
 
 // A parameter on a numeric axis: its internal value (categorical: the index into choices).
@@ -73,11 +72,11 @@ std::uint64_t runsSignature(const std::vector<RunRecord>& runs);
 // The same over the runs of the trials with these ids only (equal to runsSignature of that subset).
 std::uint64_t runsSignature(const std::vector<RunRecord>& runs, const std::unordered_set<std::int64_t>& trialIds);
 
-// Mean and sample standard deviation.
-struct Spread {
-    double mean = 0, std = 0;
-    int count = 0;
-};
-Spread spreadOf(const std::vector<double>& values);
+// Mean and sample standard deviation: core/report/table.h's meanStd, the one home of that rule.
+using Spread = MeanStd;
+inline Spread spreadOf(const std::vector<double>& values)
+{
+    return meanStd(values);
+}
 
 } // namespace pitwall::ui
