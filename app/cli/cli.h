@@ -12,9 +12,6 @@ namespace pitwall::cli {
 
 using cmdline::Args;
 using cmdline::Command;
-using cmdline::kExitBadInput;
-using cmdline::kExitFailure;
-using cmdline::kExitOk;
 using cmdline::OptionSpec;
 using cmdline::withOptions;
 using Cli = cmdline::CommandTree;

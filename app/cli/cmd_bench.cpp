@@ -64,7 +64,7 @@ int benchPartitions(const Args& args)
     const engine::PartitionBenchResult result = engine::runPartitionBench(spec, processCancelToken(), line.reporter());
     if (result.cancelled) {
         std::fprintf(stderr, "cancelled\n");
-        return 130;
+        return kExitCancelled;
     }
     return printReport(args, engine::partitionResultJson(spec, result), engine::partitionResultText(spec, result));
 }

@@ -28,7 +28,7 @@ int evalDriving(const Args& args)
     const drive::PolicyEvalResult result = drive::evaluatePolicies(spec, processCancelToken(), line.reporter());
     if (result.cancelled) {
         std::fprintf(stderr, "cancelled: the unfinished evaluation is not recorded\n");
-        return 130;
+        return kExitCancelled;
     }
     return printReport(args, drive::policyEvalJson(spec, result), drive::policyEvalText(spec, result));
 }

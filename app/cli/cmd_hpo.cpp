@@ -34,7 +34,7 @@ int workerCommand(const Args& args)
     if (args.flag("stop-with-parent")) {
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (::getppid() == 1)
-            return 130; // the pool died before the line above
+            return kExitCancelled; // the pool died before the line above
     }
     installInterruptHandlers(InterruptPolicy::Worker);
     const SearchSetup setup = prepareSearch(workerStudySettings(args), schemaWithWarnings());
@@ -50,7 +50,7 @@ int workerCommand(const Args& args)
     loop.message("stopping: " + result.stopReason + " (" + std::to_string(result.trialsRun) +
                  " trial(s): " + std::to_string(result.complete) + " complete, " + std::to_string(result.pruned) +
                  " pruned, " + std::to_string(result.failed) + " failed)");
-    return result.cancelled ? 130 : kExitOk;
+    return result.cancelled ? kExitCancelled : kExitOk;
 }
 
 // ---- pitwall hpo -----------------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ int searchExitStatus(const SearchSpec& spec, const SearchResult& r, bool cancell
             stderr,
             "cancelled: running trials ended as FAIL 'cancelled'; continue with: pitwall hpo --resume %s --db %s\n",
             r.studyName.c_str(), spec.storeLocation.c_str());
-        return 130;
+        return kExitCancelled;
     }
     if (!r.error.empty()) {
         std::fprintf(stderr, "pitwall hpo: %s\n", r.error.c_str());
@@ -115,13 +115,12 @@ int hpoCommand(const Args& args)
     if (result.searchDone && spec.finalEpochs) {
         // Its own job (hpo-final), inside the hpo job: the final studies and runs are linked to it.
         engine::FinalComparison comparison;
-        constexpr int kCancelledExit = 130;
         runChildJob(
             spec.storeLocation, "hpo-final", {{"study", result.studyName}, {"final_epochs", *spec.finalEpochs}}, [&] {
                 comparison = engine::runFinalComparison(result.setup, *result.best,
                                                         {*spec.finalEpochs, spec.storeLocation, result.studyName},
                                                         cancel, line.reporter());
-                return cancel.requested() ? kCancelledExit : kExitOk;
+                return cancel.requested() ? kExitCancelled : kExitOk;
             });
         finalResults = engine::finalTable(comparison, objectiveMetric(result.settings.objective));
         finalNotes = engine::finalNotices(comparison);

@@ -49,7 +49,7 @@ int trainCommand(const Args& args)
     const bool cancelled = !result.seeds.empty() && result.seeds.back().train.cancelled;
     if (cancelled) {
         std::fprintf(stderr, "cancelled: finished epochs are kept; continue with --resume\n");
-        return 130;
+        return kExitCancelled;
     }
     return kExitOk;
 }

@@ -15,9 +15,6 @@ namespace pitwall {
 namespace {
 
 namespace fs = std::filesystem;
-using cmdline::kExitBadInput;
-using cmdline::kExitFailure;
-using cmdline::kExitOk;
 using cmdline::OptionSpec;
 
 void removeDatabaseFiles(const std::string& path)

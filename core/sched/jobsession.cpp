@@ -1,6 +1,7 @@
 #include "core/sched/jobsession.h"
 
 #include "core/util/cancel.h"
+#include "core/util/exitcodes.h"
 #include "core/util/timefmt.h"
 
 #include <chrono>
@@ -141,11 +142,10 @@ void JobSession::finish(int exitCode, const std::string& error)
         fraction = p.fraction;
         message = p.message;
     }
-    constexpr int kInterruptedExit = 130;
     JobState state = JobState::Failed;
     if (exitCode == 0)
         state = JobState::Finished;
-    else if (exitCode == kInterruptedExit || processCancelToken().requested())
+    else if (exitCode == kExitCancelled || processCancelToken().requested())
         state = JobState::Cancelled;
     JobStore store(m_location);
     store.heartbeat(m_id, fraction, message, std::nullopt); // the last progress, not the one of the last beat

@@ -32,8 +32,8 @@ public:
     JobSession& operator=(const JobSession&) = delete;
 
     std::int64_t id() const { return m_id; }
-    // Records the end from the command's exit status: 0 finished, 130 (or a requested cancel) cancelled,
-    // anything else failed with `error`.
+    // Records the end from the command's exit status: 0 finished, kExitCancelled (130) or a requested cancel:
+    // cancelled, anything else failed with `error`.
     void finish(int exitCode, const std::string& error);
     // Bad input: the job never started; its record is removed.
     void discard();

@@ -2,6 +2,7 @@
 
 #include "core/sched/hposettings.h"
 #include "core/util/error.h"
+#include "core/util/exitcodes.h"
 #include "core/util/process.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
@@ -176,7 +177,7 @@ void WorkerPool::reap(Slot& slot, const std::vector<TrialRecord>& trials,
     const pid_t pid = slot.process->pid();
     slot.process.reset();
     const bool clean = exit->exited && exit->code == 0;
-    const bool cancelledExit = m_stopping && exit->exited && exit->code == 130;
+    const bool cancelledExit = m_stopping && exit->exited && exit->code == kExitCancelled;
     const std::string how = describeExit(exit->exited, exit->code);
     const std::string tail = fileTail(slot.logFile, kLogTailBytes);
     bool ranAny = false;

@@ -3,8 +3,11 @@
 // the generic machinery of the `pitwall` CLI, free of any command of its own. A program describes itself
 // (ProgramInfo), adds its commands, and hands argv to CommandTree::run, which parses, prints help and errors,
 // runs the command and returns the exit status.
-// Exit status: 0 success, 1 the work failed, 2 bad input or usage (the message says what to change).
+// Exit status (core/util/exitcodes.h): 0 success, 1 the work failed, 2 bad input or usage (the message says what
+// to change), 130 cancelled.
 // Everything here runs on the calling thread; output goes to stdout and errors to stderr.
+
+#include "core/util/exitcodes.h"
 
 #include <cstdint>
 #include <functional>
@@ -15,9 +18,11 @@
 
 namespace pitwall::cmdline {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitBadInput = 2;
+// The exit statuses under their command-line names too (cmdline::kExitOk): defined in core/util/exitcodes.h.
+using pitwall::kExitBadInput;
+using pitwall::kExitCancelled;
+using pitwall::kExitFailure;
+using pitwall::kExitOk;
 
 struct OptionSpec {
     std::string name;      // "db" for --db
