@@ -49,6 +49,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setWindowTitle(tr("Pitwall"));
     resize(1200, 760);
 
+    QWidget* side = buildSideBar();
+    buildViewTabs();
+    auto* splitter = new QSplitter(this);
+    splitter->addWidget(side);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 4);
+    splitter->setSizes({360, 840});
+    setCentralWidget(splitter);
+
+    m_status = new QLabel(tr("No database open"), this);
+    statusBar()->addWidget(m_status, 1);
+
+    createPoller();
+    connect(m_trialsPage, &TrialsPage::openRun, this, [this](qint64 runId) {
+        m_live->showRun(runId);
+        showView(View::Live);
+    });
+    buildJobsDock();
+    connectLaunches();
+    connectCompare();
+    m_pollerThread.setObjectName("store-poller");
+    m_pollerThread.start();
+    QMetaObject::invokeMethod(m_poller, "start", Qt::QueuedConnection, Q_ARG(int, kPollIntervalMs));
+    buildMenus();
+}
+
+QWidget* MainWindow::buildSideBar()
+{
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
@@ -60,7 +89,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     sideLayout->addWidget(m_studyFilter);
     sideLayout->addWidget(m_studies, 1);
     connect(m_studyFilter, &QLineEdit::textChanged, m_studies, &StudiesView::setFilter);
+    return side;
+}
 
+void MainWindow::buildViewTabs()
+{
     m_liveModel = new LiveModel(this);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName("views");
@@ -77,18 +110,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs->addTab(m_study, tr("S&tudy"));
     m_tabs->addTab(m_compare, tr("Co&mpare"));
     m_tabs->addTab(m_benchmarks, tr("&Benchmarks"));
+}
 
-    auto* splitter = new QSplitter(this);
-    splitter->addWidget(side);
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 4);
-    splitter->setSizes({360, 840});
-    setCentralWidget(splitter);
-
-    m_status = new QLabel(tr("No database open"), this);
-    statusBar()->addWidget(m_status, 1);
-
+void MainWindow::createPoller()
+{
     m_poller = new StorePoller;
     m_poller->moveToThread(&m_pollerThread);
     connect(&m_pollerThread, &QThread::finished, m_poller, &QObject::deleteLater);
@@ -102,10 +127,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     connect(m_live, &LiveView::runRequested, m_poller, &StorePoller::setLiveRun, Qt::QueuedConnection);
     connect(m_trialsPage, &TrialsPage::detailsRequested, m_poller, &StorePoller::setDetailsTrial, Qt::QueuedConnection);
-    connect(m_trialsPage, &TrialsPage::openRun, this, [this](qint64 runId) {
-        m_live->showRun(runId);
-        showView(View::Live);
-    });
+}
+
+void MainWindow::buildJobsDock()
+{
     m_jobs = new JobsPanel(this);
     m_jobsDock = new QDockWidget(tr("Jobs"), this);
     m_jobsDock->setObjectName("jobsDock");
@@ -125,6 +150,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         if (const QString error = m_configure->loadJobWords(words, cwd); !error.isEmpty())
             m_status->setText(tr("Edit spec: %1").arg(error));
     });
+}
+
+void MainWindow::connectLaunches()
+{
     connect(m_configure, &ConfigureView::launched, this, [this](qint64 jobId, int kind, const QString& study) {
         m_jobs->refresh();
         m_jobs->selectJob(jobId);
@@ -138,6 +167,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             showView(View::Study);
         }
     });
+}
+
+void MainWindow::connectCompare()
+{
     connect(m_compare, &CompareView::compareRequested, m_poller, &StorePoller::requestCompare, Qt::QueuedConnection);
     connect(m_compare, &CompareView::databaseAddRequested, m_poller, &StorePoller::addCompareDatabase,
             Qt::QueuedConnection);
@@ -150,10 +183,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 m_status->setText(tr("Compare: %1 not added: %2").arg(QFileInfo(location).fileName(), error));
                 m_compare->showDatabaseError(location, error);
             });
-    m_pollerThread.setObjectName("store-poller");
-    m_pollerThread.start();
-    QMetaObject::invokeMethod(m_poller, "start", Qt::QueuedConnection, Q_ARG(int, kPollIntervalMs));
-    buildMenus();
 }
 
 MainWindow::~MainWindow()

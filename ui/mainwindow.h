@@ -79,6 +79,13 @@ private:
     void rebuildRecentMenu();
     void exportCurrent();
     void buildMenus();
+    QWidget* buildSideBar(); // the studies list under its filter
+    void buildViewTabs();    // the six views, in View's order
+    // The poller, moved to its thread (started later), and the views it feeds or that steer it.
+    void createPoller();
+    void buildJobsDock();   // the Jobs panel in its dock, with the actions that switch views
+    void connectLaunches(); // a job launched from Configure: select it and watch it
+    void connectCompare();  // the Compare view's requests to the poller and the poller's answers
 
     QThread m_pollerThread;
     StorePoller* m_poller = nullptr;

@@ -128,6 +128,31 @@ std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml)
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     setObjectName("compareView");
+    QWidget* left = buildPickerPane();
+    m_sources.emplace_back();
+    QWidget* configPage = buildConfigPage();
+    QWidget* curvesPage = buildCurvesPage();
+    buildMetricsTable();
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(configPage, tr("Config"));
+    m_tabs->addTab(curvesPage, tr("Curves"));
+    m_tabs->addTab(m_metrics, tr("Metrics"));
+    auto* splitter = new QSplitter(this);
+    splitter->addWidget(left);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(1, 4);
+    splitter->setSizes({240, 760});
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    connectPicker();
+    connect(m_diffOnly, &QCheckBox::toggled, this, &CompareView::applyDiffFilter);
+    connect(m_metric, &QComboBox::activated, this, [this] { request(true); });
+}
+
+QWidget* CompareView::buildPickerPane()
+{
     m_picker = new QTreeWidget(this);
     m_picker->setObjectName("comparePicker");
     m_picker->setHeaderHidden(true);
@@ -151,8 +176,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     leftLayout->addLayout(databaseRow);
     leftLayout->addWidget(m_hint);
     leftLayout->addWidget(m_picker, 1);
-    m_sources.emplace_back();
+    return left;
+}
 
+QWidget* CompareView::buildConfigPage()
+{
     m_config = new QTableWidget(this);
     m_config->setObjectName("compareConfig");
     m_config->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -166,7 +194,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     auto* configLayout = new QVBoxLayout(configPage);
     configLayout->addWidget(m_diffOnly);
     configLayout->addWidget(m_config, 1);
+    return configPage;
+}
 
+QWidget* CompareView::buildCurvesPage()
+{
     m_metric = new QComboBox(this);
     m_metric->setObjectName("compareMetric");
     m_metric->setMinimumContentsLength(20);
@@ -180,26 +212,21 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     metricRow->addStretch(1);
     curvesLayout->addLayout(metricRow);
     curvesLayout->addWidget(m_curves, 1);
+    return curvesPage;
+}
 
+void CompareView::buildMetricsTable()
+{
     m_metrics = new QTableWidget(this);
     m_metrics->setObjectName("compareMetrics");
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_metrics->verticalHeader()->setVisible(false);
     m_metrics->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     addCsvExportMenu(m_metrics);
+}
 
-    m_tabs = new QTabWidget(this);
-    m_tabs->addTab(configPage, tr("Config"));
-    m_tabs->addTab(curvesPage, tr("Curves"));
-    m_tabs->addTab(m_metrics, tr("Metrics"));
-    auto* splitter = new QSplitter(this);
-    splitter->addWidget(left);
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(1, 4);
-    splitter->setSizes({240, 760});
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(splitter);
-
+void CompareView::connectPicker()
+{
     connect(m_picker, &QTreeWidget::itemChanged, this, [this] {
         QList<TrialRef> ticked;
         for (int s = 0; s < m_picker->topLevelItemCount(); ++s) {
@@ -227,8 +254,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
         if (const QString database = databaseOf(m_picker->currentItem()); !database.isEmpty())
             Q_EMIT databaseRemoveRequested(database);
     });
-    connect(m_diffOnly, &QCheckBox::toggled, this, &CompareView::applyDiffFilter);
-    connect(m_metric, &QComboBox::activated, this, [this] { request(true); });
 }
 
 const TrialRecord* CompareView::trial(const TrialRef& ref) const

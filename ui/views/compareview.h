@@ -109,6 +109,12 @@ Q_SIGNALS:
     void databaseRemoveRequested(const QString& location);
 
 private:
+    QWidget* buildPickerPane(); // the study and trial picker under its database buttons
+    QWidget* buildConfigPage();
+    QWidget* buildCurvesPage();
+    void buildMetricsTable();
+    // The picker's ticks, expansions and selection, and the database buttons.
+    void connectPicker();
     // Asks for the checked trials' runs; unless forced, only when they changed.
     void request(bool force = false);
     void fillConfig();
