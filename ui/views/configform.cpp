@@ -149,74 +149,12 @@ QWidget* ConfigForm::createEditor(const QString& key, QWidget* parent)
     auto* box = new QVBoxLayout(container);
     box->setContentsMargins(0, 0, 0, 0);
     box->setSpacing(1);
-    QWidget* input = nullptr;
     auto* problem = new QLabel(container);
     problem->setObjectName(QStringLiteral("problem:") + key);
     problem->setStyleSheet(QStringLiteral("color: #d04040;"));
     problem->setWordWrap(true);
     problem->hide();
-    const KeySpec s = *spec;
-
-    switch (spec->type) {
-    case ValueType::Bool: {
-        auto* check = new QCheckBox(container);
-        connect(check, &QCheckBox::toggled, this, [this, s](bool on) { setValue(s, ConfigValue(on)); });
-        input = check;
-        break;
-    }
-    case ValueType::Int: {
-        auto* spin = new QSpinBox(container);
-        const double lo = spec->minimum ? *spec->minimum + (spec->minimumExclusive ? 1 : 0) : INT_MIN;
-        const double hi = spec->maximum ? *spec->maximum : INT_MAX;
-        spin->setRange(static_cast<int>(std::max<double>(lo, INT_MIN)),
-                       static_cast<int>(std::min<double>(hi, INT_MAX)));
-        spin->setKeyboardTracking(true);
-        connect(spin, &QSpinBox::valueChanged, this, [this, s](int v) { setValue(s, ConfigValue(v)); });
-        connect(spin->findChild<QLineEdit*>(), &QLineEdit::textEdited, this, [this, s, spin] {
-            setProblem(QString::fromStdString(s.key),
-                       spin->hasAcceptableInput()
-                           ? QString()
-                           : tr("Refused: expected %1").arg(QString::fromStdString(s.expectation())));
-        });
-        connect(spin, &QSpinBox::editingFinished, this, [this, s] { setProblem(QString::fromStdString(s.key), {}); });
-        input = spin;
-        break;
-    }
-    case ValueType::Float: {
-        auto* spin = createFloatSpinBox(container);
-        double lo = spec->minimum ? *spec->minimum : std::numeric_limits<double>::lowest();
-        if (spec->minimum && spec->minimumExclusive)
-            lo = std::nextafter(lo, std::numeric_limits<double>::infinity());
-        spin->setRange(lo, spec->maximum ? *spec->maximum : std::numeric_limits<double>::max());
-        connect(spin, &QDoubleSpinBox::valueChanged, this, [this, s](double v) { setValue(s, ConfigValue(v)); });
-        connect(spin->findChild<QLineEdit*>(), &QLineEdit::textEdited, this, [this, s, spin] {
-            setProblem(QString::fromStdString(s.key),
-                       spin->hasAcceptableInput()
-                           ? QString()
-                           : tr("Refused: expected %1").arg(QString::fromStdString(s.expectation())));
-        });
-        connect(spin, &QDoubleSpinBox::editingFinished, this,
-                [this, s] { setProblem(QString::fromStdString(s.key), {}); });
-        input = spin;
-        break;
-    }
-    case ValueType::Choice: {
-        auto* combo = new QComboBox(container);
-        for (const std::string& choice : spec->choices)
-            combo->addItem(QString::fromStdString(choice));
-        connect(combo, &QComboBox::currentTextChanged, this,
-                [this, s](const QString& text) { setValue(s, ConfigValue(text.toStdString())); });
-        input = combo;
-        break;
-    }
-    default: {
-        auto* line = new QLineEdit(container);
-        line->setPlaceholderText(QString::fromStdString(spec->expectation()));
-        connect(line, &QLineEdit::textEdited, this, [this, key](const QString& text) { setText(key, text); });
-        input = line;
-        break;
-    }
-    }
+    QWidget* input = createInput(*spec, key, container);
     input->setObjectName(key);
     input->setToolTip(tooltipOf(*spec));
     box->addWidget(input);
@@ -230,6 +168,71 @@ QWidget* ConfigForm::createEditor(const QString& key, QWidget* parent)
         problem->show();
     }
     return container;
+}
+
+QWidget* ConfigForm::createInput(const KeySpec& spec, const QString& key, QWidget* container)
+{
+    switch (spec.type) {
+    case ValueType::Bool: {
+        auto* check = new QCheckBox(container);
+        connect(check, &QCheckBox::toggled, this, [this, spec](bool on) { setValue(spec, ConfigValue(on)); });
+        return check;
+    }
+    case ValueType::Int:
+        return createIntInput(spec, container);
+    case ValueType::Float:
+        return createFloatInput(spec, container);
+    case ValueType::Choice: {
+        auto* combo = new QComboBox(container);
+        for (const std::string& choice : spec.choices)
+            combo->addItem(QString::fromStdString(choice));
+        connect(combo, &QComboBox::currentTextChanged, this,
+                [this, spec](const QString& text) { setValue(spec, ConfigValue(text.toStdString())); });
+        return combo;
+    }
+    default: {
+        auto* line = new QLineEdit(container);
+        line->setPlaceholderText(QString::fromStdString(spec.expectation()));
+        connect(line, &QLineEdit::textEdited, this, [this, key](const QString& text) { setText(key, text); });
+        return line;
+    }
+    }
+}
+
+QWidget* ConfigForm::createIntInput(const KeySpec& spec, QWidget* container)
+{
+    auto* spin = new QSpinBox(container);
+    const double lo = spec.minimum ? *spec.minimum + (spec.minimumExclusive ? 1 : 0) : INT_MIN;
+    const double hi = spec.maximum ? *spec.maximum : INT_MAX;
+    spin->setRange(static_cast<int>(std::max<double>(lo, INT_MIN)), static_cast<int>(std::min<double>(hi, INT_MAX)));
+    spin->setKeyboardTracking(true);
+    connect(spin, &QSpinBox::valueChanged, this, [this, spec](int v) { setValue(spec, ConfigValue(v)); });
+    connectRangeProblem(spec, spin);
+    return spin;
+}
+
+QWidget* ConfigForm::createFloatInput(const KeySpec& spec, QWidget* container)
+{
+    auto* spin = createFloatSpinBox(container);
+    double lo = spec.minimum ? *spec.minimum : std::numeric_limits<double>::lowest();
+    if (spec.minimum && spec.minimumExclusive)
+        lo = std::nextafter(lo, std::numeric_limits<double>::infinity());
+    spin->setRange(lo, spec.maximum ? *spec.maximum : std::numeric_limits<double>::max());
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, spec](double v) { setValue(spec, ConfigValue(v)); });
+    connectRangeProblem(spec, spin);
+    return spin;
+}
+
+void ConfigForm::connectRangeProblem(const KeySpec& spec, QAbstractSpinBox* spin)
+{
+    connect(spin->findChild<QLineEdit*>(), &QLineEdit::textEdited, this, [this, spec, spin] {
+        setProblem(QString::fromStdString(spec.key),
+                   spin->hasAcceptableInput()
+                       ? QString()
+                       : tr("Refused: expected %1").arg(QString::fromStdString(spec.expectation())));
+    });
+    connect(spin, &QAbstractSpinBox::editingFinished, this,
+            [this, spec] { setProblem(QString::fromStdString(spec.key), {}); });
 }
 
 void ConfigForm::setValue(const KeySpec& spec, const ConfigValue& value)

@@ -16,6 +16,7 @@
 
 #include <map>
 
+class QAbstractSpinBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
@@ -51,6 +52,12 @@ Q_SIGNALS:
 
 private:
     void buildGroups();
+    // The input widget of an editor for the key's type (see the top of this file), bound to the form.
+    QWidget* createInput(const KeySpec& spec, const QString& key, QWidget* container);
+    QWidget* createIntInput(const KeySpec& spec, QWidget* container);
+    QWidget* createFloatInput(const KeySpec& spec, QWidget* container);
+    // Flags typed text outside the spin box's range under the key ("Refused: expected ..."), until it is left.
+    void connectRangeProblem(const KeySpec& spec, QAbstractSpinBox* spin);
     void setValue(const KeySpec& spec, const ConfigValue& value);
     void setProblem(const QString& key, const QString& problem);
     void syncEditors(const QString& key);

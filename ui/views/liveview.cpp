@@ -78,47 +78,9 @@ QString runLabel(const RunRecord& run)
 LiveView::LiveView(LiveModel* model, QWidget* parent) : QWidget(parent), m_model(model)
 {
     setObjectName("liveView");
-    auto* top = new QHBoxLayout;
-    m_runs = new QComboBox(this);
-    m_runs->setObjectName("liveRunPicker");
-    m_runs->setMinimumContentsLength(36);
-    m_runs->addItem(tr("Latest run (follow)"), qint64(0));
-    m_log = new QCheckBox(tr("&Log scale"), this);
-    m_log->setObjectName("liveLogScale");
-    m_status = new QLabel(this);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    top->addWidget(new QLabel(tr("Run:"), this));
-    top->addWidget(m_runs);
-    top->addWidget(m_log);
-    top->addWidget(m_status, 1);
-
-    auto* progress = new QHBoxLayout;
-    m_stageLabel = new QLabel(tr("Stage –"), this);
-    m_stageBar = new QProgressBar(this);
-    m_stageBar->setFormat(tr("stage %v/%m"));
-    m_epochBar = new QProgressBar(this);
-    m_epochBar->setFormat(tr("epoch %v/%m"));
-    progress->addWidget(m_stageLabel);
-    progress->addWidget(m_stageBar, 1);
-    progress->addWidget(m_epochBar, 2);
-
-    auto* grid = new QWidget(this);
-    auto* gridLayout = new QGridLayout(grid);
-    gridLayout->setContentsMargins(0, 0, 0, 0);
-    gridLayout->setSpacing(4);
-    int index = 0;
-    for (const ChartSpec& spec : chartSpecs()) {
-        auto* chart = new ChartView(tr(spec.title), grid);
-        chart->setAxisTitles(tr("step"), tr(spec.yTitle));
-        // Loss (with a legend of every head) and throughput get half the width each on the first row; the four
-        // single-series charts share the second.
-        if (index < 2)
-            gridLayout->addWidget(chart, 0, index * 2, 1, 2);
-        else
-            gridLayout->addWidget(chart, 1, index - 2);
-        m_charts.push_back(chart);
-        ++index;
-    }
+    QHBoxLayout* top = buildRunBar();
+    QHBoxLayout* progress = buildProgressRow();
+    QWidget* grid = buildCharts();
     m_events = new QPlainTextEdit(this);
     m_events->setObjectName("liveEvents");
     m_events->setReadOnly(true);
@@ -156,6 +118,60 @@ LiveView::LiveView(LiveModel* model, QWidget* parent) : QWidget(parent), m_model
         m_pinned = m_runs->itemData(i).toLongLong();
         pickRun();
     });
+}
+
+QHBoxLayout* LiveView::buildRunBar()
+{
+    auto* top = new QHBoxLayout;
+    m_runs = new QComboBox(this);
+    m_runs->setObjectName("liveRunPicker");
+    m_runs->setMinimumContentsLength(36);
+    m_runs->addItem(tr("Latest run (follow)"), qint64(0));
+    m_log = new QCheckBox(tr("&Log scale"), this);
+    m_log->setObjectName("liveLogScale");
+    m_status = new QLabel(this);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    top->addWidget(new QLabel(tr("Run:"), this));
+    top->addWidget(m_runs);
+    top->addWidget(m_log);
+    top->addWidget(m_status, 1);
+    return top;
+}
+
+QHBoxLayout* LiveView::buildProgressRow()
+{
+    auto* progress = new QHBoxLayout;
+    m_stageLabel = new QLabel(tr("Stage –"), this);
+    m_stageBar = new QProgressBar(this);
+    m_stageBar->setFormat(tr("stage %v/%m"));
+    m_epochBar = new QProgressBar(this);
+    m_epochBar->setFormat(tr("epoch %v/%m"));
+    progress->addWidget(m_stageLabel);
+    progress->addWidget(m_stageBar, 1);
+    progress->addWidget(m_epochBar, 2);
+    return progress;
+}
+
+QWidget* LiveView::buildCharts()
+{
+    auto* grid = new QWidget(this);
+    auto* gridLayout = new QGridLayout(grid);
+    gridLayout->setContentsMargins(0, 0, 0, 0);
+    gridLayout->setSpacing(4);
+    int index = 0;
+    for (const ChartSpec& spec : chartSpecs()) {
+        auto* chart = new ChartView(tr(spec.title), grid);
+        chart->setAxisTitles(tr("step"), tr(spec.yTitle));
+        // Loss (with a legend of every head) and throughput get half the width each on the first row; the four
+        // single-series charts share the second.
+        if (index < 2)
+            gridLayout->addWidget(chart, 0, index * 2, 1, 2);
+        else
+            gridLayout->addWidget(chart, 1, index - 2);
+        m_charts.push_back(chart);
+        ++index;
+    }
+    return grid;
 }
 
 void LiveView::showSnapshot(const StoreSnapshot& snapshot)

@@ -15,6 +15,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -55,6 +56,9 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    QHBoxLayout* buildRunBar();      // run picker, log-scale switch and status line
+    QHBoxLayout* buildProgressRow(); // stage and epoch progress
+    QWidget* buildCharts();          // the chart grid, one chart per chartSpecs() entry
     void scheduleRedraw();
     void refresh();
     void pickRun();

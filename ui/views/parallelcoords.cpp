@@ -144,14 +144,6 @@ void ParallelCoordinates::clearBrush(int axis)
     Q_EMIT selectionChanged();
 }
 
-void ParallelCoordinates::clearBrushes()
-{
-    m_brushes.assign(m_axes.size(), std::nullopt);
-    m_dirty = true;
-    update();
-    Q_EMIT selectionChanged();
-}
-
 std::optional<std::pair<double, double>> ParallelCoordinates::brush(int axis) const
 {
     return axis >= 0 && axis < axisCount() ? m_brushes[static_cast<std::size_t>(axis)] : std::nullopt;
@@ -197,9 +189,26 @@ double ParallelCoordinates::valueAt(int axis, double t) const
 
 void ParallelCoordinates::renderLines()
 {
-    const qreal dpr = devicePixelRatioF();
-    const QPalette pal = palette();
     const bool dense = !m_axes.empty() && m_rows.size() > kDenseFrom;
+    startCache(dense);
+    QPainter p(&m_cache);
+    p.setRenderHint(QPainter::Antialiasing, true);
+
+    if (m_axes.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No parameters to show."));
+        return;
+    }
+    if (!dense)
+        paintLines(p);
+    // Axes, names, ticks and brushes over the lines.
+    p.setRenderHint(QPainter::Antialiasing, true);
+    paintAxes(p);
+    m_dirty = false;
+}
+
+void ParallelCoordinates::startCache(bool dense)
+{
     if (dense) {
         // The lines layer as made off the GUI thread when it still fits; rasterised here otherwise.
         const LayerStyle style = layerStyle();
@@ -210,52 +219,53 @@ void ParallelCoordinates::renderLines()
         }
         m_cache = m_layer; // shared until the axes are painted over it
     } else {
+        const qreal dpr = devicePixelRatioF();
         m_cache = QImage(size() * dpr, QImage::Format_ARGB32_Premultiplied);
         m_cache.setDevicePixelRatio(dpr);
-        m_cache.fill(pal.color(QPalette::Base));
+        m_cache.fill(palette().color(QPalette::Base));
     }
-    QPainter p(&m_cache);
+}
+
+void ParallelCoordinates::paintLines(QPainter& p)
+{
+    const QPalette pal = palette();
     const QRectF r = plotRect();
     const int last = axisCount() - 1;
-    p.setRenderHint(QPainter::Antialiasing, true);
-
-    if (m_axes.empty()) {
-        p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, tr("No parameters to show."));
-        return;
-    }
     const QColor good = stateColor("BEST", pal), bad = seriesColor(1, pal);
     const bool anyBrush = anyBrushIn(m_brushes);
-    if (!dense) {
-        QColor faded = pal.color(QPalette::Text);
-        faded.setAlphaF(0.12);
-        QPolygonF line;
-        for (int pass = 0; pass < 2; ++pass) {
-            for (std::size_t i = 0; i < m_rows.size(); ++i) {
-                const bool in = !anyBrush || inBrushes(i);
-                if ((pass == 0) == in)
-                    continue; // faded lines first, selected lines on top
-                line.clear();
-                for (int a = 0; a <= last; ++a) {
-                    const double t = normalised(a, m_rows[i][static_cast<std::size_t>(a)]);
-                    if (!std::isnan(t))
-                        line << QPointF(axisX(a), r.bottom() - t * r.height());
-                }
-                if (in) {
-                    double c = normalised(last, m_rows[i][static_cast<std::size_t>(last)]);
-                    c = std::isnan(c) ? 0.5 : c;
-                    QColor color = mix(good, bad, m_lowIsGood ? c : 1 - c);
-                    color.setAlphaF(0.8);
-                    p.setPen(QPen(color, 0)); // cosmetic 1-pixel pens: 15× faster than a stroked 1.2 px line
-                } else {
-                    p.setPen(QPen(faded, 0));
-                }
-                p.drawPolyline(line);
+    QColor faded = pal.color(QPalette::Text);
+    faded.setAlphaF(0.12);
+    QPolygonF line;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = 0; i < m_rows.size(); ++i) {
+            const bool in = !anyBrush || inBrushes(i);
+            if ((pass == 0) == in)
+                continue; // faded lines first, selected lines on top
+            line.clear();
+            for (int a = 0; a <= last; ++a) {
+                const double t = normalised(a, m_rows[i][static_cast<std::size_t>(a)]);
+                if (!std::isnan(t))
+                    line << QPointF(axisX(a), r.bottom() - t * r.height());
             }
+            if (in) {
+                double c = normalised(last, m_rows[i][static_cast<std::size_t>(last)]);
+                c = std::isnan(c) ? 0.5 : c;
+                QColor color = mix(good, bad, m_lowIsGood ? c : 1 - c);
+                color.setAlphaF(0.8);
+                p.setPen(QPen(color, 0)); // cosmetic 1-pixel pens: 15× faster than a stroked 1.2 px line
+            } else {
+                p.setPen(QPen(faded, 0));
+            }
+            p.drawPolyline(line);
         }
     }
-    // Axes, names, ticks and brushes over the lines.
-    p.setRenderHint(QPainter::Antialiasing, true);
+}
+
+void ParallelCoordinates::paintAxes(QPainter& p)
+{
+    const QPalette pal = palette();
+    const QRectF r = plotRect();
+    const int last = axisCount() - 1;
     const QColor text = pal.color(QPalette::Text);
     const QFontMetrics fm(font());
     // Names share the space between axes; when it is tight they alternate between two lines, each name
@@ -290,69 +300,38 @@ void ParallelCoordinates::renderLines()
             p.fillRect(QRectF(x - 6, r.bottom() - t1 * r.height(), 12, (t1 - t0) * r.height()), fill);
         }
     }
-    m_dirty = false;
 }
 
-// Many lines: QPainter's alpha-blended lines cost about 0.1 ms each, so the lines are rasterised here into
-// per-pixel counts (one column span per pixel column of every segment), and each pixel gets the mean colour of
-// its lines with an opacity that grows with the log of their count: a density view that keeps the bundles
-// visible and costs a few nanoseconds per pixel touched.
-QImage ParallelCoordinates::renderDenseLayer(const std::vector<Axis>& axes,
-                                             const std::vector<std::vector<double>>& rows, const Brushes& brushes,
-                                             bool lowIsGood, const LayerStyle& style)
+namespace {
+
+constexpr int kShades = 64; // colours of a dense layer's good-to-bad scale
+
+// Counts one segment from (x0, y0) to (x1, y1), in device pixels, into a w × h grid: in each pixel column it
+// crosses, every pixel between its heights there. `shades` (when given) adds `shade` at the same pixels.
+void countSegment(double y0, double y1, int x0, int x1, int w, int h, std::uint32_t* counts, std::uint32_t* shades,
+                  std::uint32_t shade)
 {
-    QImage image(style.pixelSize, QImage::Format_ARGB32_Premultiplied);
-    image.setDevicePixelRatio(style.dpr);
-    image.fill(style.base);
-    if (axes.empty() || image.isNull())
-        return image;
-    const int w = image.width(), h = image.height();
-    const qreal dpr = style.dpr;
-    const bool anyBrush = anyBrushIn(brushes);
-    constexpr int kShades = 64; // colours of the good-to-bad scale
-    // Per pixel: lines inside the brushes, the sum of their shades, lines outside. Buffers kept per thread
-    // between renders: re-allocating megabytes per render costs page faults.
-    thread_local std::vector<std::uint32_t> count, shade, faded;
-    for (auto* buffer : {&count, &shade, &faded})
-        buffer->assign(static_cast<std::size_t>(w) * h, 0);
-    const QRectF r = style.plot;
-    const int last = static_cast<int>(axes.size()) - 1;
-    std::vector<double> ys(static_cast<std::size_t>(last) + 1);
-    std::vector<int> xs(static_cast<std::size_t>(last) + 1);
-    for (int a = 0; a <= last; ++a)
-        xs[static_cast<std::size_t>(a)] = static_cast<int>(axisXIn(r, a, axes.size()) * dpr);
-    for (const std::vector<double>& row : rows) {
-        const bool in = !anyBrush || rowInBrushes(row, brushes);
-        double c = normalisedOn(axes.back(), row[static_cast<std::size_t>(last)]);
-        c = std::isnan(c) ? 0.5 : (lowIsGood ? c : 1 - c);
-        const auto s = static_cast<std::uint32_t>(std::clamp(c, 0.0, 1.0) * (kShades - 1) + 0.5);
-        std::uint32_t* counts = in ? count.data() : faded.data();
-        for (int a = 0; a <= last; ++a)
-            ys[static_cast<std::size_t>(a)] =
-                (r.bottom() - normalisedOn(axes[static_cast<std::size_t>(a)], row[static_cast<std::size_t>(a)]) *
-                                  r.height()) *
-                dpr;
-        for (int a = 0; a < last; ++a) {
-            const double y0 = ys[static_cast<std::size_t>(a)], y1 = ys[static_cast<std::size_t>(a) + 1];
-            if (std::isnan(y0) || std::isnan(y1))
-                continue;
-            const int x0 = xs[static_cast<std::size_t>(a)], x1 = xs[static_cast<std::size_t>(a) + 1];
-            const double slope = (y1 - y0) / std::max(1, x1 - x0);
-            double ya = y0;
-            for (int x = std::max(0, x0); x < std::min(w, x1); ++x, ya += slope) {
-                const double yb = ya + slope;
-                const int top = std::clamp(static_cast<int>(std::min(ya, yb)), 0, h - 1);
-                const int bottom = std::clamp(static_cast<int>(std::max(ya, yb)), top, h - 1);
-                std::size_t at = static_cast<std::size_t>(top) * w + x;
-                for (int y = top; y <= bottom; ++y, at += static_cast<std::size_t>(w)) {
-                    ++counts[at];
-                    if (in)
-                        shade[at] += s;
-                }
-            }
+    const double slope = (y1 - y0) / std::max(1, x1 - x0);
+    double ya = y0;
+    for (int x = std::max(0, x0); x < std::min(w, x1); ++x, ya += slope) {
+        const double yb = ya + slope;
+        const int top = std::clamp(static_cast<int>(std::min(ya, yb)), 0, h - 1);
+        const int bottom = std::clamp(static_cast<int>(std::max(ya, yb)), top, h - 1);
+        std::size_t at = static_cast<std::size_t>(top) * w + x;
+        for (int y = top; y <= bottom; ++y, at += static_cast<std::size_t>(w)) {
+            ++counts[at];
+            if (shades)
+                shades[at] += shade;
         }
     }
-    // Opacity grows with the log of the count, from a look-up table.
+}
+
+// Paints the counts over the image: each pixel with lines inside the brushes gets their mean shade, else the
+// text colour for faded lines, with an opacity that grows with the log of the count (from a look-up table).
+void paintDensity(QImage& image, const std::vector<std::uint32_t>& count, const std::vector<std::uint32_t>& shade,
+                  const std::vector<std::uint32_t>& faded, const ParallelCoordinates::LayerStyle& style)
+{
+    const int w = image.width(), h = image.height();
     const std::uint32_t maxCount = std::max<std::uint32_t>(1, *std::max_element(count.begin(), count.end()));
     const std::uint32_t maxFaded = std::max<std::uint32_t>(1, *std::max_element(faded.begin(), faded.end()));
     std::vector<int> alphaIn(maxCount + 1), alphaOut(maxFaded + 1);
@@ -380,6 +359,56 @@ QImage ParallelCoordinates::renderDenseLayer(const std::vector<Axis>& axes,
                 line[x] = blend(line[x], text, alphaOut[faded[at]]);
         }
     }
+}
+
+} // namespace
+
+// Many lines: QPainter's alpha-blended lines cost about 0.1 ms each, so the lines are rasterised here into
+// per-pixel counts (one column span per pixel column of every segment), and each pixel gets the mean colour of
+// its lines with an opacity that grows with the log of their count: a density view that keeps the bundles
+// visible and costs a few nanoseconds per pixel touched.
+QImage ParallelCoordinates::renderDenseLayer(const std::vector<Axis>& axes,
+                                             const std::vector<std::vector<double>>& rows, const Brushes& brushes,
+                                             bool lowIsGood, const LayerStyle& style)
+{
+    QImage image(style.pixelSize, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(style.dpr);
+    image.fill(style.base);
+    if (axes.empty() || image.isNull())
+        return image;
+    const int w = image.width(), h = image.height();
+    const qreal dpr = style.dpr;
+    const bool anyBrush = anyBrushIn(brushes);
+    // Per pixel: lines inside the brushes, the sum of their shades, lines outside. Buffers kept per thread
+    // between renders: re-allocating megabytes per render costs page faults.
+    thread_local std::vector<std::uint32_t> count, shade, faded;
+    for (auto* buffer : {&count, &shade, &faded})
+        buffer->assign(static_cast<std::size_t>(w) * h, 0);
+    const QRectF r = style.plot;
+    const int last = static_cast<int>(axes.size()) - 1;
+    std::vector<double> ys(static_cast<std::size_t>(last) + 1);
+    std::vector<int> xs(static_cast<std::size_t>(last) + 1);
+    for (int a = 0; a <= last; ++a)
+        xs[static_cast<std::size_t>(a)] = static_cast<int>(axisXIn(r, a, axes.size()) * dpr);
+    for (const std::vector<double>& row : rows) {
+        const bool in = !anyBrush || rowInBrushes(row, brushes);
+        double c = normalisedOn(axes.back(), row[static_cast<std::size_t>(last)]);
+        c = std::isnan(c) ? 0.5 : (lowIsGood ? c : 1 - c);
+        const auto s = static_cast<std::uint32_t>(std::clamp(c, 0.0, 1.0) * (kShades - 1) + 0.5);
+        for (int a = 0; a <= last; ++a)
+            ys[static_cast<std::size_t>(a)] =
+                (r.bottom() - normalisedOn(axes[static_cast<std::size_t>(a)], row[static_cast<std::size_t>(a)]) *
+                                  r.height()) *
+                dpr;
+        for (int a = 0; a < last; ++a) {
+            const double y0 = ys[static_cast<std::size_t>(a)], y1 = ys[static_cast<std::size_t>(a) + 1];
+            if (std::isnan(y0) || std::isnan(y1))
+                continue;
+            countSegment(y0, y1, xs[static_cast<std::size_t>(a)], xs[static_cast<std::size_t>(a) + 1], w, h,
+                         in ? count.data() : faded.data(), in ? shade.data() : nullptr, s);
+        }
+    }
+    paintDensity(image, count, shade, faded, style);
     return image;
 }
 

@@ -14,6 +14,8 @@
 #include <optional>
 #include <vector>
 
+class QPainter;
+
 namespace pitwall::ui {
 
 class ParallelCoordinates : public QWidget {
@@ -60,7 +62,6 @@ public:
     // A brush keeps values in [low, high] (data units) on one axis.
     void setBrush(int axis, double low, double high);
     void clearBrush(int axis);
-    void clearBrushes();
     std::optional<std::pair<double, double>> brush(int axis) const;
     // Labels of the lines inside every brush (all lines when there is no brush).
     QList<int> selected() const;
@@ -89,7 +90,12 @@ private:
     double normalised(int axis, double value) const;
     double valueAt(int axis, double t) const;
     bool inBrushes(std::size_t row) const;
+    // Re-makes m_cache: the lines, then the axes over them.
     void renderLines();
+    // m_cache's background: the dense layer (made again here when stale), or the base colour.
+    void startCache(bool dense);
+    void paintLines(QPainter& p); // one polyline per row (few rows), selected lines on top
+    void paintAxes(QPainter& p);  // axes, names, ticks and brushes
 
     std::vector<Axis> m_axes;
     std::vector<std::vector<double>> m_rows;
