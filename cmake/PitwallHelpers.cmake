@@ -80,7 +80,7 @@ function(pitwall_add_model_plugin name)
   target_link_libraries(${impl} PUBLIC Pitwall::Engine ${TORCH_LIBRARIES})
   target_include_directories(${impl} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_options(${impl} PRIVATE ${PITWALL_WARNINGS} ${TORCH_CXX_FLAGS})
-  target_precompile_headers(${impl} PRIVATE ${PROJECT_SOURCE_DIR}/core/engine/internal/torch_pch.h)
+  pitwall_torch_pch(${impl})
   pitwall_add_plugin(${name} SOURCES ${ARG_PLUGIN_SOURCES} LINK ${impl} SCHEMA ${ARG_SCHEMA}
     KIND model DESCRIPTION "${ARG_DESCRIPTION}")
 endfunction()
@@ -88,6 +88,38 @@ endfunction()
 # Copies a plugin's schema (metadata) file into the plugin folder as <name>.schema.yaml.
 function(pitwall_add_plugin_schema name file)
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${file} ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.schema.yaml COPYONLY)
+endfunction()
+
+# What every test finds in its environment (tests/support/testenv.h): the checkout, the build folder, the CLI.
+set(PITWALL_TEST_PATHS
+  "PITWALL_SOURCE_DIR=${PROJECT_SOURCE_DIR};PITWALL_BINARY_DIR=${PITWALL_OUTPUT_DIR};PITWALL_CLI=$<TARGET_FILE:pitwall>")
+
+# pitwall_test_path(<test> <VARIABLE> <path>): one more path in a test's environment (a helper executable, the GUI).
+function(pitwall_test_path test variable path)
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "${variable}=${path}")
+endfunction()
+
+# The engine's torch precompiled header, named relative to the checkout (an include directory), so that the
+# generated cmake_pch.hxx holds no absolute path and a clone in another folder hits ccache for the header and for
+# every object compiled with it. One of these per target that compiles torch code; tests reuse the engine tests'.
+function(pitwall_torch_pch target)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_precompile_headers(${target} PRIVATE [["core/engine/internal/torch_pch.h"]])
+endfunction()
+
+# pitwall_torch_test(<test>): a test that compiles torch code (after its pitwall_add_test). All such tests share
+# one precompiled header, built once for tst_trainer (their compile options and definitions are the same), instead
+# of one each.
+function(pitwall_torch_test name)
+  target_compile_options(${name} PRIVATE ${TORCH_CXX_FLAGS})
+  # What the build promised: the CUDA code compiled (PITWALL_CUDA), so a CUDA build that lost it fails its tests.
+  target_compile_definitions(${name} PRIVATE PITWALL_TEST_EXPECT_CUDA=$<BOOL:${PITWALL_CUDA}>)
+  if(name STREQUAL "tst_trainer")
+    pitwall_torch_pch(${name})
+  else()
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_precompile_headers(${name} REUSE_FROM tst_trainer)
+  endif()
 endfunction()
 
 # pitwall_add_test(<name> SOURCES ... [LINK ...] [LABELS ...] [TIMEOUT s] [MAY_SKIP])
@@ -99,11 +131,9 @@ function(pitwall_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${PITWALL_WARNINGS})
   target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LINK})
-  target_compile_definitions(${name} PRIVATE
-    QT_NO_KEYWORDS
-    PITWALL_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    PITWALL_BINARY_DIR="${PROJECT_BINARY_DIR}"
-    PITWALL_CLI="$<TARGET_FILE:pitwall>")
+  # No path is compiled in (a clone in another folder must compile the same objects and hit ccache): the test reads
+  # the checkout, the build folder and the CLI from the environment set below (tests/support/testenv.h).
+  target_compile_definitions(${name} PRIVATE QT_NO_KEYWORDS)
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/tests)
   add_dependencies(${name} pitwall)
   if(TARGET pitwall_engine_index)
@@ -114,7 +144,7 @@ function(pitwall_add_test name)
     set(ARG_TIMEOUT 300)
   endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR}")
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR};${PITWALL_TEST_PATHS}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
@@ -130,20 +160,17 @@ endfunction()
 function(pitwall_add_fuzz_target name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
   set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${name})
-  set(definitions PITWALL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(PITWALL_BUILD_TESTS)
     add_executable(${name}_replay ${ARG_SOURCES} ${CMAKE_CURRENT_SOURCE_DIR}/replay_main.cpp)
     target_compile_options(${name}_replay PRIVATE ${PITWALL_WARNINGS})
-    target_compile_definitions(${name}_replay PRIVATE ${definitions})
     target_link_libraries(${name}_replay PRIVATE Pitwall::Core ${ARG_LINK})
     set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/tests)
     add_test(NAME fuzz_replay_${name} COMMAND ${name}_replay ${corpus})
-    set_tests_properties(fuzz_replay_${name} PROPERTIES LABELS "core;fuzz" TIMEOUT 300)
+    set_tests_properties(fuzz_replay_${name} PROPERTIES LABELS "core;fuzz" TIMEOUT 300 ENVIRONMENT "${PITWALL_TEST_PATHS}")
   endif()
   if(PITWALL_BUILD_FUZZERS)
     add_executable(fuzz_${name} ${ARG_SOURCES})
     target_compile_options(fuzz_${name} PRIVATE ${PITWALL_WARNINGS})
-    target_compile_definitions(fuzz_${name} PRIVATE ${definitions})
     target_link_libraries(fuzz_${name} PRIVATE Pitwall::Core ${ARG_LINK})
     target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
     set_target_properties(fuzz_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/fuzz)

@@ -30,7 +30,7 @@ int synthesize(const Args& args)
             throw InputError(SourceLocation{*out}, "folder is not empty; pass --force to write into it");
     }
 
-    const synth::SynthProgress progress =
+    const ProgressReporter progress =
         synth::decileProgress(options.frames, [](const std::string& line) { std::fputs(line.c_str(), stderr); });
     std::fprintf(stderr, "writing %d frames (%d per episode, seed %llu) to %s\n", options.frames, options.episodeFrames,
                  static_cast<unsigned long long>(options.seed), out->c_str());

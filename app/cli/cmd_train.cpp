@@ -6,6 +6,7 @@
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/experimentreport.h"
 #include "core/engine/train/trainranks.h"
+#include "core/jobs/trainjob.h"
 #include "core/util/cancel.h"
 
 #include <nlohmann/json.hpp>
@@ -19,24 +20,17 @@ namespace {
 
 int trainCommand(const Args& args)
 {
+    const TrainJob job = TrainJob::fromArgs(args);
     const ResolvedConfig config = resolveConfigArgs(args, true);
     engine::ExperimentOptions options;
     options.storeLocation = args.database();
-    if (auto seed = args.integer("seed", 0))
-        options.seeds = {*seed};
-    options.resume = args.flag("resume");
+    if (job.seed)
+        options.seeds = {*job.seed};
+    options.resume = job.resume;
     ProgressLine line;
     const bool json = args.flag("json");
-    options.message = [&](const std::string& text) { line.message(text); };
-    options.dataProgress = line.reporter().counter("synthesising frames");
-    options.progress = [&](std::int64_t seed, const engine::TrainProgress& p) {
-        const engine::TrainProgressText text = engine::trainProgressText(seed, p);
-        if (p.epochDone)
-            line.message(text.text);
-        else
-            line.update(text.label, static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), text.detail);
-    };
-    options.cancel = processCancelToken().flag();
+    options.reporter = line.reporter();
+    options.cancel = &processCancelToken();
     installInterruptHandlers(InterruptPolicy::Command);
 
     const engine::ExperimentResult result = engine::runExperiment(config, options);
@@ -58,13 +52,9 @@ int trainCommand(const Args& args)
 
 void addTrainCommands(Cli& cli)
 {
-    cli.add(
-        {.path = "train",
-         .options = {dbOption(),
-                     jsonOption(),
-                     {"seed", "S", "train only this seed (instead of experiment.seeds)"},
-                     {"resume", "", "continue the study's unfinished trials of the same seeds from their checkpoints"}},
-         .run = trainCommand});
+    cli.add({.path = "train",
+             .options = withOptions({dbOption(), jsonOption()}, TrainJob::optionSpecs()),
+             .run = trainCommand});
     cli.add({"train-rank", "one rank of a data-parallel run (started by pitwall itself)",
              "CONFIG --rank R --world-size N --rendezvous FILE --seed S --data-dir DIR --checkpoint-dir DIR --threads "
              "T --result FILE",

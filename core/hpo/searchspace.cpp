@@ -411,23 +411,6 @@ private:
 
 } // namespace
 
-std::string_view spaceParamTypeName(SpaceParamType type)
-{
-    switch (type) {
-    case SpaceParamType::Uniform:
-        return "uniform";
-    case SpaceParamType::LogUniform:
-        return "loguniform";
-    case SpaceParamType::Int:
-        return "int";
-    case SpaceParamType::Categorical:
-        return "categorical";
-    case SpaceParamType::Fixed:
-        return "fixed";
-    }
-    return "?";
-}
-
 Distribution SpaceParam::distribution() const
 {
     Distribution d;

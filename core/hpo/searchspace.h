@@ -23,7 +23,6 @@
 namespace pitwall {
 
 enum class SpaceParamType { Uniform, LogUniform, Int, Categorical, Fixed };
-std::string_view spaceParamTypeName(SpaceParamType type); // "uniform", ..., "fixed"
 
 struct SpaceParam {
     std::string name;      // as written in the file; trial parameters use this name (as AutoSpeed's script)

@@ -45,31 +45,6 @@ std::string fileSafe(std::string text)
 
 } // namespace
 
-std::string_view poolEventKindName(PoolEventKind kind)
-{
-    switch (kind) {
-    case PoolEventKind::WorkerStarted:
-        return "worker_started";
-    case PoolEventKind::WorkerExited:
-        return "worker_exited";
-    case PoolEventKind::WorkerCrashed:
-        return "worker_crashed";
-    case PoolEventKind::WorkerGaveUp:
-        return "worker_gave_up";
-    case PoolEventKind::TrialStarted:
-        return "trial_started";
-    case PoolEventKind::TrialFinished:
-        return "trial_finished";
-    case PoolEventKind::StaleTrial:
-        return "stale_trial";
-    case PoolEventKind::HostBound:
-        return "host_bound";
-    case PoolEventKind::Error:
-        return "error";
-    }
-    return "?";
-}
-
 struct WorkerPool::Slot {
     LogicalDevice device;
     std::optional<ChildProcess> process;
@@ -361,7 +336,7 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
     return status;
 }
 
-PoolStatus WorkerPool::run(const std::atomic<bool>* cancel, const std::function<void(const PoolEvent&)>& onEvent,
+PoolStatus WorkerPool::run(const CancelToken* cancel, const std::function<void(const PoolEvent&)>& onEvent,
                            const std::function<void(const PoolStatus&)>& onStatus)
 {
     if (!m_started) {
@@ -375,7 +350,7 @@ PoolStatus WorkerPool::run(const std::atomic<bool>* cancel, const std::function<
                                  " (log " + slot->logFile + ")"});
     }
     for (;;) {
-        if (cancel && cancel->load())
+        if (cancel && cancel->requested())
             requestStop();
         const PoolStatus status = poll(onEvent);
         if (onStatus)

@@ -27,6 +27,7 @@
 #include "core/devices/devices.h"
 #include "core/sched/cpuload.h"
 #include "core/sched/trialstate.h"
+#include "core/util/cancel.h"
 
 #include <atomic>
 #include <functional>
@@ -72,7 +73,6 @@ enum class PoolEventKind {
     HostBound,     // warning: the CPU is saturated
     Error,         // the pool stops (bad input in a worker)
 };
-std::string_view poolEventKindName(PoolEventKind kind);
 
 struct PoolEvent {
     PoolEventKind kind = PoolEventKind::WorkerStarted;
@@ -112,7 +112,7 @@ public:
 
     // start(), then poll every pollIntervalSeconds until finished; `cancel` (may be null) turns into
     // requestStop(). Returns the last status.
-    PoolStatus run(const std::atomic<bool>* cancel, const std::function<void(const PoolEvent&)>& onEvent = {},
+    PoolStatus run(const CancelToken* cancel, const std::function<void(const PoolEvent&)>& onEvent = {},
                    const std::function<void(const PoolStatus&)>& onStatus = {});
 
 private:

@@ -231,24 +231,6 @@ CREATE TABLE IF NOT EXISTS pitwall_schema_version (
 
 } // namespace
 
-const std::vector<std::string>& optunaTableNames()
-{
-    static const std::vector<std::string> names{"studies",
-                                                "version_info",
-                                                "study_directions",
-                                                "study_user_attributes",
-                                                "study_system_attributes",
-                                                "trials",
-                                                "trial_user_attributes",
-                                                "trial_system_attributes",
-                                                "trial_params",
-                                                "trial_values",
-                                                "trial_intermediate_values",
-                                                "trial_heartbeats",
-                                                "alembic_version"};
-    return names;
-}
-
 const std::vector<Migration>& pitwallMigrations()
 {
     static const std::vector<Migration> migrations{

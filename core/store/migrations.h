@@ -16,8 +16,6 @@ inline constexpr int kOptunaSchemaVersion = 12;
 inline constexpr const char* kOptunaLibraryVersion = "3.1.0";
 inline constexpr const char* kOptunaAlembicVersion = "v3.0.0.d";
 
-// Tables whose presence makes a file an Optuna results database.
-const std::vector<std::string>& optunaTableNames();
 inline constexpr const char* kPitwallVersionTable = "pitwall_schema_version";
 
 struct Migration {

@@ -66,9 +66,11 @@ Runs runPitwall(const tpebench::TestFunction& function, int seeds, int trials, c
 std::map<std::string, Runs> runOptuna(const std::string& functions, int seeds, int trials, const std::string& folder,
                                       std::string& problem)
 {
-    const std::string command = "/usr/bin/python3 '" PITWALL_SOURCE_DIR "/tests/bench/bench_tpe_optuna.py' --seeds " +
-                                std::to_string(seeds) + " --trials " + std::to_string(trials) + " --functions " +
-                                functions + " --folder '" + folder + "'";
+    // The build copies the script beside this executable (tests/bench/CMakeLists.txt): no source path compiled in.
+    const std::string script =
+        (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "bench_tpe_optuna.py").string();
+    const std::string command = "/usr/bin/python3 '" + script + "' --seeds " + std::to_string(seeds) + " --trials " +
+                                std::to_string(trials) + " --functions " + functions + " --folder '" + folder + "'";
     std::map<std::string, Runs> out;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) {

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "tests/support/testpaths.h"
+
 struct CliResult {
     int exitCode = -1;
     QString out;
@@ -18,7 +20,7 @@ inline CliResult runCli(const QStringList& args, const QString& workingDir = QSt
     process.setProcessEnvironment(env);
     if (!workingDir.isEmpty())
         process.setWorkingDirectory(workingDir);
-    process.start(QStringLiteral(PITWALL_CLI), args);
+    process.start(pitwall::test::cliPath(), args);
     process.waitForFinished(120000);
     CliResult result;
     result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;

@@ -15,6 +15,10 @@
 
 #include <cmath>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 class TestCli : public QObject {
@@ -35,7 +39,7 @@ private Q_SLOTS:
     void benchVariantsChecksEveryVariantFirst();
 
 private:
-    QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
+    QString config(const QString& name) const { return sourcePath("/configs/") + name; }
 };
 
 void TestCli::helpAndUsage()
@@ -63,7 +67,7 @@ void TestCli::helpAndUsage()
 // states from the code (job kinds, the heartbeat grace, the partition benchmark's default config) are the code's.
 void TestCli::referenceDocumentsEveryCommand()
 {
-    QFile file(QStringLiteral(PITWALL_SOURCE_DIR "/docs/commands.md"));
+    QFile file(sourcePath("/docs/commands.md"));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
     QStringList documented;
@@ -368,9 +372,9 @@ void TestCli::benchVariantsChecksEveryVariantFirst()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("bench.db");
-    const CliResult r = runCli({"bench", "variants", PITWALL_SOURCE_DIR "/configs/transfuser/gpu.yaml", "--db", db,
-                                "device.backend=cpu"},
-                               dir.path());
+    const CliResult r =
+        runCli({"bench", "variants", sourcePath("/configs/transfuser/gpu.yaml"), "--db", db, "device.backend=cpu"},
+               dir.path());
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("variant 'Compile fp16'") && r.err.contains("fp16 needs a CUDA/HIP device"),
              qPrintable(r.err));

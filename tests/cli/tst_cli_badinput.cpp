@@ -18,6 +18,11 @@
 
 #include <unistd.h>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 class TestCliBadInput : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -32,7 +37,7 @@ private Q_SLOTS:
     void damagedDatabaseIsRefused();
 
 private:
-    QString config(const QString& name) const { return QStringLiteral(PITWALL_SOURCE_DIR "/configs/") + name; }
+    QString config(const QString& name) const { return sourcePath("/configs/") + name; }
 };
 
 void TestCliBadInput::configValidateRefuses_data()
@@ -127,7 +132,7 @@ void TestCliBadInput::readOnlyFolderIsReadable()
     QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther));
     auto run = [&](const QStringList& args) {
         QProcess process;
-        const QStringList command = prefix + QStringList{QStringLiteral(PITWALL_CLI)} + args;
+        const QStringList command = prefix + QStringList{cliPath()} + args;
         process.start(command.front(), command.mid(1));
         process.waitForFinished(60000);
         return CliResult{process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),

@@ -6,6 +6,10 @@
 #include <QFile>
 #include <QRegularExpression>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 class TestLayers : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -32,13 +36,13 @@ void TestLayers::includesPointDown()
     QFETCH(QString, exempt);
     const QRegularExpression includeLine(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
     const QRegularExpression bad(forbidden);
-    const QString root = QStringLiteral(PITWALL_SOURCE_DIR "/") + folder;
+    const QString root = sourcePath("/") + folder;
     QDirIterator it(root, {"*.h", "*.cpp", "*.hpp", "*.in"}, QDir::Files, QDirIterator::Subdirectories);
     int files = 0;
     QStringList violations;
     while (it.hasNext()) {
         const QString path = it.next();
-        const QString relative = QDir(PITWALL_SOURCE_DIR).relativeFilePath(path);
+        const QString relative = QDir(sourcePath()).relativeFilePath(path);
         if (!exempt.isEmpty() && relative.startsWith(exempt + "/"))
             continue;
         ++files;

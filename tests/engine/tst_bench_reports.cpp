@@ -13,6 +13,10 @@
 
 #include <functional>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourceFile;
+
 using namespace pitwall;
 
 class TestBenchReports : public QObject {
@@ -190,7 +194,7 @@ void TestBenchReports::loaderResult()
 void TestBenchReports::partitionSpec()
 {
     QTemporaryDir dir;
-    cmdline::Args args = argsOf({{"config", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"},
+    cmdline::Args args = argsOf({{"config", sourceFile("/configs/transfuser/smoke.yaml")},
                                  {"modes", "SPX, QPX"},
                                  {"batch-sizes", "4,8"},
                                  {"epochs", "1"},

@@ -12,6 +12,11 @@
 #include <thread>
 #include <unistd.h>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using namespace pitwall::engine;
 
@@ -21,7 +26,7 @@ int trainSmoke(const QTemporaryDir& dir, const QStringList& args, QByteArray& er
 {
     QProcess cli;
     cli.setWorkingDirectory(dir.path());
-    cli.start(PITWALL_CLI, QStringList{"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"} + args);
+    cli.start(cliPath(), QStringList{"train", sourcePath("/configs/transfuser/smoke.yaml")} + args);
     if (!cli.waitForFinished(timeoutMs))
         return -1;
     err = cli.readAllStandardError();

@@ -140,9 +140,9 @@ void TestEngineReports::synthGeneration()
              std::string("wrote 20 frames in 2 episodes to /out: 2.00 s, 10.0 frames/s, 2.0 KiB\n"));
     QCOMPARE(synth::generationJson("/out", stats)["frames_per_second"].get<double>(), 10.0);
     std::vector<std::string> lines;
-    const synth::SynthProgress progress = synth::decileProgress(20, [&](const std::string& l) { lines.push_back(l); });
+    const ProgressReporter progress = synth::decileProgress(20, [&](const std::string& l) { lines.push_back(l); });
     for (int done = 1; done <= 20; ++done)
-        progress(done, 20);
+        progress.progress({synth::kSynthesisingFrames, double(done), 20, ""});
     QCOMPARE(lines.size(), std::size_t(10)); // one line per tenth
     QVERIFY2(lines.back().rfind("  [100%] 20/20 frames, ", 0) == 0, lines.back().c_str());
 }

@@ -11,6 +11,10 @@
 
 #include <fstream>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourceFile;
+
 using namespace pitwall;
 
 class TestLoaderTable : public QObject {
@@ -77,8 +81,7 @@ void TestLoaderTable::speedUpAndSaving()
 void TestLoaderTable::shippedBenchFileReads()
 {
     // The bench file of the repository: four variants, each Pitwall one compared with its reference.
-    const engine::VariantsFile file =
-        engine::readVariantsFile(PITWALL_SOURCE_DIR "/configs/autospeed/loader_training.yaml");
+    const engine::VariantsFile file = engine::readVariantsFile(sourceFile("/configs/autospeed/loader_training.yaml"));
     QVERIFY(file.table == engine::VariantsTableKind::Loader);
     QCOMPARE(file.variants.size(), std::size_t(4));
     const Schema schema = loadSchema();

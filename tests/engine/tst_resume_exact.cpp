@@ -15,11 +15,16 @@
 #include <map>
 #include <tuple>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 namespace {
 
-const QStringList kConfig{PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml",
+const QStringList kConfig{sourcePath("/configs/transfuser/smoke.yaml"),
                           "training.stages.pretrain.epochs=3",
                           "training.stages.posttrain.epochs=1",
                           "training.optimization.num_threads=1",
@@ -69,7 +74,7 @@ QString train(const QString& cwd, const QString& db, const QStringList& extra = 
     QProcess p;
     p.setWorkingDirectory(cwd);
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(PITWALL_CLI, QStringList{"train"} + kConfig + QStringList{"--db", db} + extra);
+    p.start(cliPath(), QStringList{"train"} + kConfig + QStringList{"--db", db} + extra);
     if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
         return QStringLiteral("pitwall train failed (%1): %2").arg(p.exitCode()).arg(QString::fromUtf8(p.readAll()));
     return {};
@@ -154,7 +159,7 @@ void TestResumeExact::sigkillMidEpochThenResumeEqualsUninterrupted()
     QProcess victim;
     victim.setWorkingDirectory(dir.filePath("b"));
     victim.setProcessChannelMode(QProcess::MergedChannels);
-    victim.start(PITWALL_CLI, QStringList{"train"} + kConfig + QStringList{"--db", killed});
+    victim.start(cliPath(), QStringList{"train"} + kConfig + QStringList{"--db", killed});
     QVERIFY(victim.waitForStarted());
     const std::int64_t killAt = stepsPerEpoch + stepsPerEpoch / 2;
     // The victim creates the file before its tables: until they are there it has no steps.
@@ -195,7 +200,7 @@ void TestResumeExact::sigkillDuringCheckpointWriteThenResumeEqualsUninterrupted(
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("PITWALL_TEST_CRASH_IN_CHECKPOINT", "pretrain:1"); // kCrashInCheckpointVariable (torch-free here)
     victim.setProcessEnvironment(env);
-    victim.start(PITWALL_CLI, QStringList{"train"} + kConfig + QStringList{"--db", killed});
+    victim.start(cliPath(), QStringList{"train"} + kConfig + QStringList{"--db", killed});
     QVERIFY(victim.waitForFinished(600000));
     const QString output = QString::fromUtf8(victim.readAll());
     QVERIFY2(victim.exitStatus() == QProcess::CrashExit, qPrintable(output));

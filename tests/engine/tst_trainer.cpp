@@ -35,7 +35,7 @@ private Q_SLOTS:
 
 private:
     TrainResult run(const ResolvedConfig& cfg, std::int64_t seed, const QString& name, bool resume = false,
-                    const std::atomic<bool>* cancel = nullptr, std::function<void(const TrainProgress&)> progress = {});
+                    const CancelToken* cancel = nullptr, std::function<void(const TrainProgress&)> progress = {});
     std::vector<double> losses(const QString& name, std::int64_t runId);
 
     QTemporaryDir m_dir;
@@ -45,7 +45,7 @@ private:
 void TestTrainer::initTestCase() { m_data = enginetest::makeDataset(m_dir, enginetest::config(), 24); }
 
 TrainResult TestTrainer::run(const ResolvedConfig& cfg, std::int64_t seed, const QString& name, bool resume,
-                             const std::atomic<bool>* cancel, std::function<void(const TrainProgress&)> progress)
+                             const CancelToken* cancel, std::function<void(const TrainProgress&)> progress)
 {
     TrainRequest request;
     request.config = &cfg;
@@ -154,10 +154,10 @@ void TestTrainer::postTrainInANewProcessStartsFromThePretrainCheckpoint()
 {
     const auto cfg = enginetest::config({"training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1",
                                          "policy.transfuser.freeze_backbone=true"});
-    std::atomic<bool> cancel{false};
+    CancelToken cancel;
     const auto pretrainOnly = run(cfg, 6, "handoff2", false, &cancel, [&](const TrainProgress& p) {
         if (p.epochDone && p.stage == "pretrain")
-            cancel = true; // the run ends after pretrain: post-train starts in the next one
+            cancel.request(); // the run ends after pretrain: post-train starts in the next one
     });
     QVERIFY(pretrainOnly.cancelled);
     // Pretrain skipped (0 epochs): nothing but the hand-off can put the pretrain weights into the new model
@@ -240,10 +240,10 @@ void TestTrainer::lossWeightsWeighTheStoredTerms()
 void TestTrainer::resumesWithoutLosingFinishedEpochs()
 {
     const auto cfg = enginetest::config({"training.stages.pretrain.epochs=2", "training.stages.posttrain.epochs=1"});
-    std::atomic<bool> cancel{false};
+    CancelToken cancel;
     const auto first = run(cfg, 1, "resume", false, &cancel, [&](const TrainProgress& p) {
         if (p.epochDone && p.stage == "pretrain" && p.epoch == 0)
-            cancel = true; // interrupted after the first epoch
+            cancel.request(); // interrupted after the first epoch
     });
     QVERIFY(first.cancelled);
     QCOMPARE(first.stages.size(), std::size_t(1));

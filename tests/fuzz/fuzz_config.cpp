@@ -26,8 +26,8 @@ PITWALL_FUZZ_TARGET
             if (!line.empty())
                 overrides.push_back(line);
     return fuzz::runInput([&] {
-        const ResolvedConfig config =
-            resolveConfigText(fuzz::fuzzSchema(), yaml, "fuzz.yaml", overrides, PITWALL_SOURCE_DIR "/configs/transfuser");
+        const ResolvedConfig config = resolveConfigText(fuzz::fuzzSchema(), yaml, "fuzz.yaml", overrides,
+                                                        test::sourceFile("/configs/transfuser"));
         const std::string written = config.toYaml(true);
         try {
             const ResolvedConfig again = resolveConfigText(fuzz::fuzzSchema(), written, "written.yaml");

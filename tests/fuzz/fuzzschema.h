@@ -4,6 +4,7 @@
 
 #include "core/config/schema.h"
 #include "core/util/paths.h"
+#include "tests/support/testenv.h"
 
 namespace pitwall::fuzz {
 
@@ -12,7 +13,7 @@ inline const Schema& fuzzSchema()
     static const Schema schema = [] {
         Schema s = builtinSchema();
         for (const char* plugin : {"autospeed", "transfuser"}) {
-            const std::string file = std::string(PITWALL_SOURCE_DIR "/plugins/") + plugin + "/" + plugin + ".schema.yaml";
+            const std::string file = test::sourceFile("/plugins/") + plugin + "/" + plugin + ".schema.yaml";
             s.addFromYaml(readTextFile(file), file);
         }
         return s;

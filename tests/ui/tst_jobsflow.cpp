@@ -45,6 +45,11 @@
 
 #include <map>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 namespace {
@@ -229,10 +234,10 @@ void TestJobsFlow::openWindow(ui::MainWindow& window, const QString& name)
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.openDatabase(db);
-    window.configureView()->setCliPath(PITWALL_CLI);
-    window.jobsPanel()->setCliPath(PITWALL_CLI);
+    window.configureView()->setCliPath(cliPath());
+    window.jobsPanel()->setCliPath(cliPath());
     window.showView(ui::View::Configure);
-    QCOMPARE(window.configureView()->loadConfig(PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"), QString());
+    QCOMPARE(window.configureView()->loadConfig(sourcePath("/configs/transfuser/smoke.yaml")), QString());
 }
 
 void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
@@ -363,8 +368,8 @@ void TestJobsFlow::aJobStartedFromATerminalAppearsInThePanel()
     openWindow(window, "terminal.db");
     QProcess cli;
     cli.setWorkingDirectory(m_dir.path());
-    cli.start(PITWALL_CLI, {"eval", "driving", "--policy", "expert", "--routes", "1", "--route-seconds", "5", "--db",
-                            window.database(), "--detach"});
+    cli.start(cliPath(), {"eval", "driving", "--policy", "expert", "--routes", "1", "--route-seconds", "5", "--db",
+                          window.database(), "--detach"});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
     const qint64 id = QString::fromUtf8(cli.readAllStandardOutput()).trimmed().toLongLong();
@@ -398,6 +403,7 @@ void TestJobsFlow::aBadFieldBlocksStartWithTheMessageAtTheField()
     choose(run->kindBox(), "Closed-loop driving evaluation");
     typeInto(child<QWidget>(run, "drivingPolicy"), "twelve");
     QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QSignalSpy refused(configure, &ui::ConfigureView::launchRefused);
     click(child<QPushButton>(configure, "launchButton"));
     QVERIFY2(run->problemAt("drivingPolicy").contains("'twelve' is not a run id list"), qPrintable(run->problemAt("drivingPolicy")));
     QVERIFY(child<QLabel>(run, "drivingPolicyProblem")->isVisible());
@@ -406,7 +412,7 @@ void TestJobsFlow::aBadFieldBlocksStartWithTheMessageAtTheField()
     choose(run->kindBox(), "Hyperparameter search");
     click(child<QPushButton>(configure, "launchButton"));
     QVERIFY2(run->problemAt("searchSpaceFile").contains("add parameters"), qPrintable(run->problemAt("searchSpaceFile")));
-    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(refused.count(), 2); // both Starts ended there: nothing goes on asynchronously
     QCOMPARE(started.count(), 0);
     QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }
@@ -422,7 +428,7 @@ void TestJobsFlow::whatTheCliRefusesShowsAtItsField()
     ui::RunOptions* run = configure->runOptions();
     clickTab(configure->panels(), run);
     choose(run->kindBox(), "Hyperparameter search");
-    typeInto(child<QWidget>(run, "searchSpaceFile"), PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml");
+    typeInto(child<QWidget>(run, "searchSpaceFile"), sourcePath("/configs/transfuser/hpo/speed_space.yaml"));
     typeInto(child<QWidget>(run, "searchTrials"), "4");
     typeInto(child<QWidget>(run, "searchStudy"), "taken");
     QSignalSpy started(configure, &ui::ConfigureView::launched);
@@ -463,6 +469,7 @@ void TestJobsFlow::aBenchmarkTheCliRefusesShowsAtItsField()
     ui::ConfigureView* configure = window.configureView();
     ui::RunOptions* run = configure->runOptions();
     QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QSignalSpy refused(configure, &ui::ConfigureView::launchRefused);
     QPushButton* launch = child<QPushButton>(configure, "launchButton");
     clickTab(configure->panels(), run);
 
@@ -478,11 +485,13 @@ void TestJobsFlow::aBenchmarkTheCliRefusesShowsAtItsField()
 
     const QString typo =
         schedtest::writeFile(m_dir, "typo-bench.yaml",
-                             "name: typo\n"
-                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
-                             "seeds: [0]\n"
-                             "variants:\n"
-                             "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n");
+                             ("name: typo\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0]\n"
+                                         "variants:\n"
+                                         "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n"))
+                                 .toUtf8());
     choose(run->kindBox(), "Variant benchmark");
     typeInto(child<QWidget>(run, "variantsFile"), typo);
     click(launch);
@@ -502,7 +511,7 @@ void TestJobsFlow::aBenchmarkTheCliRefusesShowsAtItsField()
     QVERIFY(child<QLabel>(run, "partitionBatchSizesProblem")->isVisible());
     QTRY_VERIFY(launch->isEnabled());
 
-    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(refused.count(), 3); // each of the three Starts ended in its refusal: nothing goes on asynchronously
     QCOMPARE(started.count(), 0);
     QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }
@@ -551,7 +560,7 @@ void TestJobsFlow::drivingPicksARunFromTheDatabase()
 {
     const QString db = m_dir.filePath("driving.db");
     const CliResult trained =
-        runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=40",
+        runCli({"train", sourcePath("/configs/transfuser/smoke.yaml"), "data.synthetic.frames=40",
                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1", "--db", db},
                m_dir.path());
     QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
@@ -651,6 +660,7 @@ void TestJobsFlow::aDrivingRunTheCliRefusesShowsAtItsField()
     auto* policy = child<QLineEdit>(run, "drivingPolicy");
     QCOMPARE(policy->text(), QString::number(untrained));
     QSignalSpy started(configure, &ui::ConfigureView::launched);
+    QSignalSpy refused(configure, &ui::ConfigureView::launchRefused);
     QPushButton* launch = child<QPushButton>(configure, "launchButton");
     click(launch);
     QTRY_VERIFY_WITH_TIMEOUT(!run->problemAt("drivingPolicy").isEmpty(), 60000);
@@ -661,7 +671,7 @@ void TestJobsFlow::aDrivingRunTheCliRefusesShowsAtItsField()
     QVERIFY2(configure->launchOutput()->toPlainText().contains("pitwall eval driving refused it"),
              qPrintable(configure->launchOutput()->toPlainText()));
     QTRY_VERIFY(launch->isEnabled());
-    QTest::qWait(200); // nothing may start asynchronously either
+    QCOMPARE(refused.count(), 1); // the Start ended in its refusal: nothing goes on asynchronously
     QCOMPARE(started.count(), 0);
     QCOMPARE(JobStore(db.toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
 }

@@ -18,6 +18,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::pathFromEnvironment;
+
 using namespace pitwall;
 
 class TestLiveModel : public QObject {
@@ -72,7 +76,7 @@ void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
 
     constexpr int kSteps = 300, kBatch = 20, kPauseMs = 60;
     QProcess writer;
-    writer.start(PITWALL_UI_METRICS_WRITER,
+    writer.start(pathFromEnvironment("PITWALL_UI_METRICS_WRITER"),
                  {db, QString::number(kSteps), QString::number(kBatch), QString::number(kPauseMs), "--gate"});
     QVERIFY(writer.waitForStarted());
     QVERIFY(writer.waitForReadyRead(20000));

@@ -16,6 +16,11 @@
 #include <QXYSeries>
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 class TestLiveTrain : public QObject {
@@ -43,8 +48,8 @@ void TestLiveTrain::liveViewChartsTheKeysTrainWrites()
     QProcess train;
     train.setWorkingDirectory(dir.path());
     train.setProcessChannelMode(QProcess::MergedChannels);
-    train.start(PITWALL_CLI,
-                {"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "training.stages.pretrain.epochs=1",
+    train.start(cliPath(),
+                {"train", sourcePath("/configs/transfuser/smoke.yaml"), "training.stages.pretrain.epochs=1",
                  "training.stages.posttrain.epochs=1", "training.optimization.num_threads=1",
                  "training.experiment.log_scalars_every_n_steps=1", "experiment.name=live-train", "--db", db});
     QVERIFY(train.waitForFinished(600000));

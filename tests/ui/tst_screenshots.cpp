@@ -12,6 +12,10 @@
 
 #include <map>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::guiPath;
+
 class TestScreenshots : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -63,7 +67,7 @@ void TestScreenshots::rendersEachView()
     if (!study.isEmpty())
         args << "--study" << study;
     QProcess gui;
-    gui.start(PITWALL_GUI, args);
+    gui.start(guiPath(), args);
     QVERIFY(gui.waitForFinished(90000));
     QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
     QImage image(png);

@@ -15,6 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 namespace {
@@ -69,7 +73,7 @@ private Q_SLOTS:
 void TestSearchSpace::roundTripsAutoSpeedFiles_data()
 {
     QTest::addColumn<QString>("path");
-    const QDir dir(QStringLiteral(PITWALL_SOURCE_DIR "/configs/autospeed/hpo"));
+    const QDir dir(sourcePath("/configs/autospeed/hpo"));
     const QStringList files = dir.entryList({"*.yaml"}, QDir::Files, QDir::Name);
     QVERIFY2(files.size() >= 3, "configs/autospeed/hpo should hold AutoSpeed's spaces");
     for (const QString& file : files)
@@ -136,7 +140,7 @@ void TestSearchSpace::checksAgainstTheSchema()
     const Schema schema = loadSchema();
     ui::SearchSpaceEditor editor(&schema);
     editor.setModel("autospeed");
-    QCOMPARE(editor.load(PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment1.yaml"), QString());
+    QCOMPARE(editor.load(sourcePath("/configs/autospeed/hpo/experiment1.yaml")), QString());
     QVERIFY2(editor.problems().contains("searched"), qPrintable(editor.problems()));
     QCOMPARE(editor.setYaml("no_such_knob: {type: uniform, min: 0, max: 1}\n"), QString());
     QVERIFY2(editor.problems().contains("no_such_knob"), qPrintable(editor.problems()));

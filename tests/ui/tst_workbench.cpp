@@ -24,6 +24,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::guiPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using Col = ui::StudiesView::Column;
 
@@ -178,7 +184,7 @@ void TestWorkbench::opensAnOptunaDatabase()
 {
     // A copy: opening must not need to write, but the original fixture must never be at risk.
     const QString copy = m_dir.filePath("optuna-3.1-study.db");
-    QVERIFY(QFile::copy(PITWALL_SOURCE_DIR "/tests/data/optuna/optuna-3.1-study.db", copy));
+    QVERIFY(QFile::copy(sourcePath("/tests/data/optuna/optuna-3.1-study.db"), copy));
     const QByteArray before = [&] {
         QFile f(copy);
         f.open(QIODevice::ReadOnly);
@@ -206,7 +212,7 @@ void TestWorkbench::launchReportsABadConfigInPlace()
     ui::MainWindow window;
     window.openDatabase(db);
     ui::ConfigureView* configure = window.configureView();
-    configure->setCliPath(PITWALL_CLI);
+    configure->setCliPath(cliPath());
     // A config the schema accepts but the run cannot use: the data folder does not exist.
     QCOMPARE(configure->form()->setText("data.root", m_dir.filePath("no-such-dataset")), QString());
     QCOMPARE(configure->form()->setText("experiment.name", "launch-test"), QString());
@@ -294,7 +300,7 @@ void TestWorkbench::screenshotModeWritesAPicture()
 {
     const QString png = m_dir.filePath("studies.png");
     QProcess gui;
-    gui.start(PITWALL_GUI, {"--db", m_db, "--study", "speed-variants", "--screenshot", png});
+    gui.start(guiPath(), {"--db", m_db, "--study", "speed-variants", "--screenshot", png});
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 0);
     QImage image(png);
@@ -308,13 +314,13 @@ void TestWorkbench::commandLineAddsADatabaseToCompare()
     // view that never heard back would time out: exit 1).
     const QString png = m_dir.filePath("compare-two-databases.png");
     QProcess gui;
-    gui.start(PITWALL_GUI, {"--db", m_db, "--compare-db", m_demo, "--view", "compare", "--screenshot", png});
+    gui.start(guiPath(), {"--db", m_db, "--compare-db", m_demo, "--view", "compare", "--screenshot", png});
     QVERIFY(gui.waitForFinished(60000));
     QVERIFY2(gui.exitStatus() == QProcess::NormalExit && gui.exitCode() == 0, gui.readAllStandardError().constData());
     QVERIFY(!QImage(png).isNull());
     // A compare database that is not there is named before anything is drawn.
     const QString missing = m_dir.filePath("missing.db");
-    gui.start(PITWALL_GUI, {"--db", m_db, "--compare-db", missing, "--view", "compare", "--screenshot", png});
+    gui.start(guiPath(), {"--db", m_db, "--compare-db", missing, "--view", "compare", "--screenshot", png});
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(gui.readAllStandardError()).contains("no database at " + missing));
@@ -330,7 +336,7 @@ void TestWorkbench::startsUnderADecimalCommaLocale()
     env.insert("LC_ALL", "de_DE.UTF-8");
     env.insert("LANG", "de_DE.UTF-8");
     gui.setProcessEnvironment(env);
-    gui.start(PITWALL_GUI, {"--db", m_db, "--view", "configure", "--screenshot", png});
+    gui.start(guiPath(), {"--db", m_db, "--view", "configure", "--screenshot", png});
     QVERIFY(gui.waitForFinished(60000));
     QVERIFY2(gui.exitStatus() == QProcess::NormalExit && gui.exitCode() == 0, gui.readAllStandardError().constData());
     QVERIFY(!QImage(png).isNull());

@@ -70,6 +70,9 @@ Q_SIGNALS:
     void launched(qint64 jobId, int kind, const QString& study);
     // The started job ended (or the CLI refused it); `stderrTail` is the end of its log.
     void launchEnded(qint64 jobId, const QString& stderrTail);
+    // A Start ended without starting anything: a field's problem, a refused check, or a CLI that did not run.
+    // Emitted once per refused Start, after the problems are shown.
+    void launchRefused();
 
 private:
     QWidget* buildSpeedPanel();

@@ -17,7 +17,7 @@ std::optional<DrivingReport> drivePolicy(DrivingPolicy& policy, const DrivingEva
                                          CancelToken& cancel, const ProgressReporter& reporter)
 {
     DriveCallbacks callbacks;
-    callbacks.cancel = cancel.flag();
+    callbacks.cancel = &cancel;
     callbacks.progress = [&](const DriveProgress& p) {
         reporter.progress({policy.name() + " route " + std::to_string(p.route + 1) + "/" + std::to_string(p.routes),
                            p.timeS, p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %"});

@@ -44,11 +44,6 @@ double penaltyMultiplier(InfractionType type)
     return 1.0;
 }
 
-bool endsRoute(InfractionType type)
-{
-    return type == InfractionType::RouteDeviation || type == InfractionType::AgentBlocked;
-}
-
 double infractionPenalty(const std::vector<Infraction>& infractions)
 {
     double penalty = 1.0;

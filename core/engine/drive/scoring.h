@@ -49,7 +49,6 @@ constexpr std::array<InfractionType, kInfractionTypeCount> kInfractionTypes = {
 const char* infractionKey(InfractionType type);
 // 0.5, 0.6, 0.65, 0.7, and 1.0 for the route-ending ones.
 double penaltyMultiplier(InfractionType type);
-bool endsRoute(InfractionType type);
 
 struct Infraction {
     InfractionType type = InfractionType::CollisionVehicle;

@@ -84,7 +84,7 @@ RouteResult driveRoute(DrivingPolicy& policy, const RouteSpec& route, const Driv
                 {route.index, options.routes, world.time() - startTimeS, timeLimitS, monitor.completionPercent()});
     };
     for (long tick = 0; tick < ticks && !monitor.ended(); ++tick) {
-        if (callbacks.cancel && callbacks.cancel->load()) {
+        if (callbacks.cancel && callbacks.cancel->requested()) {
             monitor.finish(RouteStatus::Cancelled);
             break;
         }
@@ -118,7 +118,7 @@ DrivingReport evaluateDriving(DrivingPolicy& policy, const DrivingEvalOptions& o
     validateEvalOptions(options);
     std::vector<RouteResult> routes;
     for (const RouteSpec& route : routeSpecs(options)) {
-        if (callbacks.cancel && callbacks.cancel->load())
+        if (callbacks.cancel && callbacks.cancel->requested())
             break;
         routes.push_back(driveRoute(policy, route, options, callbacks));
     }

@@ -19,8 +19,8 @@
 #include "core/engine/drive/policy.h"
 #include "core/engine/drive/scoring.h"
 #include "core/engine/synth/render.h"
+#include "core/util/cancel.h"
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -69,7 +69,7 @@ struct DriveCallbacks {
     // After every tick, with the world and the monitor's view of it (tests, debugging).
     std::function<void(const synth::World&, const RouteMonitor&)> tick;
     // Checked every tick: a cancelled route ends with RouteStatus::Cancelled, and no more routes start.
-    const std::atomic<bool>* cancel = nullptr;
+    const CancelToken* cancel = nullptr;
 };
 
 // Drives one route with `policy` (reset first) and scores it.

@@ -137,9 +137,10 @@ Frame EpisodeGenerator::next()
     return frame;
 }
 
-GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& options, const SynthProgress& progress,
-                                  const std::atomic<bool>* cancel)
+GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& options, const ProgressReporter& reporter,
+                                  const CancelToken* cancel)
 {
+    const std::function<void(std::int64_t, std::int64_t)> progress = reporter.counter(kSynthesisingFrames);
     validateSynthOptions(options);
     const auto start = std::chrono::steady_clock::now();
     std::error_code ec;
@@ -160,7 +161,7 @@ GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& op
     std::atomic<bool> failed{false};
     std::exception_ptr error;
     std::mutex errorMutex;
-    auto cancelled = [&] { return failed.load() || (cancel && cancel->load()); };
+    auto cancelled = [&] { return failed.load() || (cancel && cancel->requested()); };
     auto work = [&](bool reportHere) {
         try {
             for (int e = nextEpisode++; e < episodes && !cancelled(); e = nextEpisode++) {
@@ -170,7 +171,7 @@ GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& op
                     const Frame frame = generator.next();
                     bytes += writeFrame(dir, first + k, e, k, frame, options);
                     const int done = ++written;
-                    if (reportHere && progress)
+                    if (reportHere)
                         progress(done, frames);
                 }
             }
@@ -192,12 +193,12 @@ GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& op
         while (running.load() > 0) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             const int done = written.load();
-            if (progress && done != reported)
+            if (done != reported)
                 progress(reported = done, frames);
         }
         for (std::thread& t : pool)
             t.join();
-        if (progress && written.load() != reported)
+        if (written.load() != reported)
             progress(written.load(), frames);
     }
     if (error)

@@ -17,10 +17,11 @@
 // mixSeed(seed, episode), so any episode can be regenerated alone and the bytes do not depend on threads.
 
 #include "core/engine/synth/render.h"
+#include "core/util/cancel.h"
+#include "core/util/progress.h"
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <functional>
 #include <string>
 
@@ -73,13 +74,15 @@ struct GenerationStats {
     std::uint64_t bytes = 0;
 };
 
-// Called on the calling thread with the frames written so far and the total.
-using SynthProgress = std::function<void(int done, int total)>;
+// The progress phase of writeSynthDataset.
+inline constexpr const char* kSynthesisingFrames = "synthesising frames";
 
 // Writes a dataset into `dir` (created if missing; existing frame files are overwritten). Throws InputError for
-// bad options and RuntimeError when a file cannot be written. `cancel`, when set, stops at the next frame.
+// bad options and RuntimeError when a file cannot be written. Progress goes to `reporter` on the calling thread as
+// the phase "synthesising frames" (frames written of the total; the phase ends with the last frame). `cancel`,
+// when set, stops at the next frame.
 GenerationStats writeSynthDataset(const std::string& dir, const SynthOptions& options,
-                                  const SynthProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
+                                  const ProgressReporter& reporter = {}, const CancelToken* cancel = nullptr);
 
 // Short names used by core/engine/train (same functions).
 inline SynthOptions generatorOptionsFrom(const ResolvedConfig& config)
@@ -87,9 +90,9 @@ inline SynthOptions generatorOptionsFrom(const ResolvedConfig& config)
     return synthOptionsFromConfig(config);
 }
 inline GenerationStats writeDataset(const std::string& dir, const SynthOptions& options,
-                                    const SynthProgress& progress = {}, const std::atomic<bool>* cancel = nullptr)
+                                    const ProgressReporter& reporter = {}, const CancelToken* cancel = nullptr)
 {
-    return writeSynthDataset(dir, options, progress, cancel);
+    return writeSynthDataset(dir, options, reporter, cancel);
 }
 
 // Whether `dir` holds a finished dataset this build can read (dataset.json present and valid).

@@ -76,12 +76,14 @@ std::string generationText(const std::string& dir, const GenerationStats& stats)
                         formatBytes(static_cast<double>(stats.bytes)).c_str());
 }
 
-SynthProgress decileProgress(int frames, std::function<void(const std::string&)> line)
+ProgressReporter decileProgress(int frames, std::function<void(const std::string&)> line)
 {
     const auto start = std::chrono::steady_clock::now();
     const int step = std::max(1, frames / 10);
     auto nextReport = std::make_shared<int>(step);
-    return [=](int done, int total) {
+    ProgressReporter reporter;
+    reporter.onProgress = [=](const ProgressReport& report) {
+        const int done = static_cast<int>(report.done), total = static_cast<int>(report.total);
         if (done < *nextReport && done != total)
             return;
         while (*nextReport <= done)
@@ -90,6 +92,7 @@ SynthProgress decileProgress(int frames, std::function<void(const std::string&)>
         line(stringPrintf("  [%3d%%] %d/%d frames, %.1f frames/s\n", 100 * done / total, done, total,
                           seconds > 0 ? done / seconds : 0.0));
     };
+    return reporter;
 }
 
 nlohmann::json datasetInfoJson(const SynthDataset& dataset, int framesChecked)

@@ -25,9 +25,9 @@ nlohmann::json generationJson(const std::string& dir, const GenerationStats& sta
 // "wrote N frames in E episodes to DIR: S s, F frames/s, SIZE"
 std::string generationText(const std::string& dir, const GenerationStats& stats);
 
-// A progress callback for writeSynthDataset that hands `line` one "  [ P%] done/total frames, F frames/s" line
+// A progress reporter for writeSynthDataset that hands `line` one "  [ P%] done/total frames, F frames/s" line
 // per tenth of `frames` (and at the end), timed from when it is made.
-SynthProgress decileProgress(int frames, std::function<void(const std::string&)> line);
+ProgressReporter decileProgress(int frames, std::function<void(const std::string&)> line);
 
 // The dataset's description; `framesChecked` is how many frames were decoded (0: not checked).
 nlohmann::json datasetInfoJson(const SynthDataset& dataset, int framesChecked);

@@ -4,6 +4,7 @@
 #include "core/engine/model/modelapi.h"
 #include "core/engine/synth/dataset.h"
 #include "core/engine/train/dataparallel.h"
+#include "core/engine/train/experimentreport.h"
 #include "core/engine/train/precision.h"
 #include "core/engine/train/trainranks.h"
 #include "core/sched/workerpool.h"
@@ -135,7 +136,7 @@ TrainResult trainDataParallel(const TrainRequest& request, const std::vector<Log
     return trainResultFromJson(nlohmann::json::parse(readTextFile(work / "result_0.json")));
 }
 
-std::string ensureDataset(const ResolvedConfig& config, const std::function<void(std::int64_t, std::int64_t)>& progress)
+std::string ensureDataset(const ResolvedConfig& config, const ProgressReporter& reporter)
 {
     const std::string root = config.getString("data.root");
     if (!root.empty()) {
@@ -146,7 +147,7 @@ std::string ensureDataset(const ResolvedConfig& config, const std::function<void
     const fs::path dir = fs::path(config.getString("experiment.output_dir")) / "synthetic" / syntheticKey(config);
     if (synth::isCompleteDataset(dir.string()))
         return dir.string();
-    synth::writeDataset(dir.string(), synth::generatorOptionsFrom(config), progress);
+    synth::writeDataset(dir.string(), synth::generatorOptionsFrom(config), reporter);
     return dir.string();
 }
 
@@ -184,7 +185,7 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     // A run spanning several logical devices gets one process per device of the configured partition mode.
     const std::vector<LogicalDevice> devices = runDevices(config);
     checkRunnable(config, options.device);
-    result.dataDir = ensureDataset(config, options.dataProgress);
+    result.dataDir = ensureDataset(config, options.reporter);
     // Opening the data before touching the store: a bad dataset leaves the store as it was.
     if (modelPlan(config).batches == BatchKind::DetectionImages)
         data::requireSamples(data::indexDataset(result.dataDir));
@@ -233,9 +234,8 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         store->setTrialUserAttr(trial->id, "checkpoint_trial", *checkpointTrial);
         const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / studyFolder(result.study) /
                                      ("trial_" + std::to_string(*checkpointTrial));
-        if (options.message)
-            options.message((resuming ? "resuming trial " : "trial ") + std::to_string(trial->number) + " (seed " +
-                            std::to_string(seed) + "), checkpoints in " + checkpoints.string());
+        options.reporter.message((resuming ? "resuming trial " : "trial ") + std::to_string(trial->number) + " (seed " +
+                                 std::to_string(seed) + "), checkpoints in " + checkpoints.string());
         TrainRequest request;
         request.config = &config;
         request.storeLocation = options.storeLocation;
@@ -246,8 +246,7 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         request.checkpointDir = checkpoints.string();
         request.resume = resuming;
         request.cancel = options.cancel;
-        if (options.progress)
-            request.progress = [&](const TrainProgress& p) { options.progress(seed, p); };
+        request.progress = [&](const TrainProgress& p) { reportTrainProgress(options.reporter, seed, p); };
         try {
             SeedResult seedResult{seed, trial->number, checkpoints.string(),
                                   devices.size() > 1 ? trainDataParallel(request, devices) : train(request)};
@@ -274,9 +273,8 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
                 store->setTrialSystemAttr(trial->id, "fail_reason",
                                           "training diverged: the final validation loss is " + formatDouble(value));
                 store->finishTrial(trial->id, TrialState::Fail, {});
-                if (options.message)
-                    options.message("trial " + std::to_string(trial->number) + " FAIL: training diverged (validation loss " +
-                                    formatDouble(value) + ")");
+                options.reporter.message("trial " + std::to_string(trial->number) +
+                                         " FAIL: training diverged (validation loss " + formatDouble(value) + ")");
                 result.seeds.push_back(std::move(seedResult));
                 continue;
             }

@@ -4,6 +4,7 @@
 // Plain values only: no torch in this header.
 
 #include "core/engine/train/trainer.h"
+#include "core/util/progress.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,10 +19,11 @@ struct ExperimentOptions {
     std::vector<std::int64_t> seeds;     // empty: experiment.seeds
     bool resume = false;                 // continue unfinished trials of the study (same seed) from checkpoints
     LogicalDevice device;                // empty id: the whole CPU
-    std::function<void(const std::string&)> message;                 // lines for the user
-    std::function<void(std::int64_t seed, const TrainProgress&)> progress;
-    std::function<void(std::int64_t done, std::int64_t total)> dataProgress; // synthesising frames
-    const std::atomic<bool>* cancel = nullptr;
+    // What the user sees, on the calling thread: lines (a trial starts, an epoch ends with its losses, a trial
+    // fails), the phase "synthesising frames" when the data is generated, and per stage of each seed the steps
+    // done of the stage's steps (label "seed S STAGE", detail "epoch E/N loss L  F samples/s"; trainProgressReport).
+    ProgressReporter reporter;
+    const CancelToken* cancel = nullptr; // checked between steps
 };
 
 struct SeedResult {
@@ -39,8 +41,7 @@ struct ExperimentResult {
 
 // The dataset folder of a config: data.root, or the synthetic world for data.synthetic.* cached under
 // <experiment.output_dir>/synthetic/<key>, generated when missing.
-std::string ensureDataset(const ResolvedConfig& config,
-                          const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+std::string ensureDataset(const ResolvedConfig& config, const ProgressReporter& reporter = {});
 
 // TrainResult as JSON (what a rank process hands back to the process that started it).
 nlohmann::json trainResultToJson(const TrainResult& result);

@@ -53,6 +53,25 @@ std::string experimentResultText(const ExperimentResult& result, const std::stri
     return text;
 }
 
+ProgressReport trainProgressReport(std::int64_t seed, const TrainProgress& p)
+{
+    ProgressReport out;
+    out.label = "seed " + std::to_string(seed) + " " + p.stage;
+    out.done = static_cast<double>(p.epoch) * static_cast<double>(p.stepsPerEpoch) + static_cast<double>(p.step);
+    out.total = static_cast<double>(p.epochs) * static_cast<double>(p.stepsPerEpoch);
+    out.detail = "epoch " + std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs) + "  " +
+                 trainProgressText(seed, p).detail;
+    return out;
+}
+
+void reportTrainProgress(const ProgressReporter& reporter, std::int64_t seed, const TrainProgress& progress)
+{
+    if (progress.epochDone)
+        reporter.message(trainProgressText(seed, progress).text);
+    else
+        reporter.progress(trainProgressReport(seed, progress));
+}
+
 TrainProgressText trainProgressText(std::int64_t seed, const TrainProgress& p)
 {
     TrainProgressText out;

@@ -27,4 +27,11 @@ struct TrainProgressText {
 };
 TrainProgressText trainProgressText(std::int64_t seed, const TrainProgress& progress);
 
+// The same event as progress of the whole stage, so that a bar or a job's fraction never goes back at an epoch's
+// start and a log gets a line per tenth of a stage rather than per epoch: label "seed S STAGE", done/total the
+// stage's steps (epochs x steps per epoch), detail "epoch E/N  loss L  F samples/s".
+ProgressReport trainProgressReport(std::int64_t seed, const TrainProgress& progress);
+// Hands the event to `reporter`: an epoch's end as the line of trainProgressText, a step as trainProgressReport.
+void reportTrainProgress(const ProgressReporter& reporter, std::int64_t seed, const TrainProgress& progress);
+
 } // namespace pitwall::engine

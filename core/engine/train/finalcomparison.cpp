@@ -51,13 +51,10 @@ FinalComparison runFinalComparison(const SearchSetup& setup, const TrialRecord& 
         const ResolvedConfig config = setup.trialConfig(overrides);
         ExperimentOptions run;
         run.storeLocation = spec.storeLocation;
-        run.cancel = cancel.flag();
-        run.message = [&](const std::string& text) { reporter.message(text); };
-        run.progress = [&](std::int64_t, const TrainProgress& p) {
-            if (!p.epochDone)
-                reporter.progress({"final " + v.label + " " + p.stage + " epoch " + std::to_string(p.epoch + 1) +
-                                       "/" + std::to_string(p.epochs),
-                                   static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), ""});
+        run.cancel = &cancel;
+        run.reporter = reporter;
+        run.reporter.onProgress = [&](const ProgressReport& p) {
+            reporter.progress({"final " + v.label + " " + p.label, p.done, p.total, p.detail});
         };
         const ExperimentResult r = runExperiment(config, run);
         FinalRun row;

@@ -120,7 +120,7 @@ PartitionCell measurePartition(const std::string& mode, long long batchSize, con
         launches.push_back(std::move(r));
         cell.runs.push_back({devices[i].id, kFailedFps, kFailedFps, ""});
     }
-    const RankExits exits = runTrainRanks(launches, cancel.flag(), RankFailure::KeepOthers);
+    const RankExits exits = runTrainRanks(launches, &cancel, RankFailure::KeepOthers);
     bool allOk = true;
     double compute = 0, full = 0;
     for (std::size_t i = 0; i < launches.size(); ++i) {
@@ -175,7 +175,7 @@ PartitionBenchResult runPartitionBench(const PartitionBenchSpec& spec, CancelTok
     PartitionBenchResult result;
     const PartitionBenchCheck check = checkPartitionBench(spec);
     result.backend = check.backend;
-    const std::string dataDir = ensureDataset(spec.configs.front(), reporter.counter("synthesising frames"));
+    const std::string dataDir = ensureDataset(spec.configs.front(), reporter);
     for (const PartitionModeCheck& mode : check.modes) {
         const std::string& name = mode.mode;
         if (!mode.why.empty()) {

@@ -64,7 +64,7 @@ public:
 
 private:
     std::int64_t worldSize() const { return m_parallel ? m_parallel->worldSize() : 1; }
-    bool cancelled() const { return m_request.cancel && m_request.cancel->load(); }
+    bool cancelled() const { return m_request.cancel && m_request.cancel->requested(); }
     void checkInput();
     void setUpTraining();
     void openRunRecord();

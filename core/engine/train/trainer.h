@@ -8,8 +8,8 @@
 
 #include "core/config/config.h"
 #include "core/devices/devices.h"
+#include "core/util/cancel.h"
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,7 +71,7 @@ struct TrainRequest {
     int worldSize = 1;
     std::string rendezvous;
     std::function<void(const TrainProgress&)> progress;
-    const std::atomic<bool>* cancel = nullptr; // checked between steps
+    const CancelToken* cancel = nullptr; // checked between steps
 };
 
 // Trains; records the run, metrics and events in the store. Throws InputError for bad configuration or

@@ -40,8 +40,7 @@ std::vector<std::string> rankArguments(const RankLaunch& r)
 
 } // namespace
 
-RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<bool>* cancel,
-                                       RankFailure onFailure)
+RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const CancelToken* cancel, RankFailure onFailure)
 {
     std::vector<ChildProcess> children;
     for (const RankLaunch& r : ranks) {
@@ -56,7 +55,7 @@ RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<
     RankExits result;
     bool cancelSent = false;
     for (std::size_t done = 0; done < children.size();) {
-        if (cancel && cancel->load() && !cancelSent) {
+        if (cancel && cancel->requested() && !cancelSent) {
             cancelSent = true;
             for (ChildProcess& child : children)
                 child.signal(SIGTERM);
@@ -111,7 +110,7 @@ int trainRankCommand(const cmdline::Args& args)
     if (args.value("trial-id"))
         request.trialId = integer("trial-id");
     request.resume = args.flag("resume");
-    request.cancel = processCancelToken().flag();
+    request.cancel = &processCancelToken();
     installInterruptHandlers(InterruptPolicy::Command);
     const TrainResult result = train(request);
     std::ofstream out(args.value("result", ""));

@@ -3,10 +3,10 @@
 // data-parallel run (trainDataParallel: one world of N ranks) and the partition benchmark (N worlds of one).
 
 #include "core/devices/devices.h"
+#include "core/util/cancel.h"
 #include "core/util/cmdline.h"
 #include "core/util/process.h"
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,8 +45,7 @@ struct RankExits {
 
 // Starts every rank at once and waits for all. When `cancel` (may be null) is set, every rank gets one SIGTERM
 // (a graceful stop: it ends its step and writes a cancelled result). RuntimeError when a process cannot start.
-RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const std::atomic<bool>* cancel,
-                                       RankFailure onFailure);
+RankExits runTrainRanks(const std::vector<RankLaunch>& ranks, const CancelToken* cancel, RankFailure onFailure);
 
 // The rank's side, `pitwall train-rank CONFIG --rank R ...` with the options rankArguments passes: trains the
 // resolved config as one TrainRequest (stopping gracefully on SIGINT/SIGTERM) and writes its TrainResult as JSON

@@ -38,20 +38,20 @@ public:
         request.checkpointDir = (fs::path(config.getString("experiment.output_dir")) / studyFolder(context.studyName) /
                                  ("trial_" + std::to_string(asked.trial.number)))
                                     .string();
-        std::atomic<bool> stop{false};
+        CancelToken stop;
         bool pruned = false;
         std::int64_t epoch = 0; // over all stages: the pruner's step
         request.cancel = &stop;
         request.progress = [&](const TrainProgress& p) {
             if (context.cancel && context.cancel->load())
-                stop = true;
-            if (!p.epochDone || stop)
+                stop.request();
+            if (!p.epochDone || stop.requested())
                 return;
             // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
             const auto it = p.validation.find(m_metric);
             if (it != p.validation.end() && context.report(epoch, it->second)) {
                 pruned = true;
-                stop = true;
+                stop.request();
             }
             context.epochsDone(++epoch);
         };

@@ -1,6 +1,7 @@
 #include "core/engine/train/variantsbench.h"
 
 #include "core/engine/drive/runeval.h"
+#include "core/engine/synth/dataset.h"
 #include "core/engine/train/benchcheck.h"
 #include "core/engine/train/meters.h"
 #include "core/sched/trialstate.h"
@@ -118,16 +119,13 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
         ExperimentOptions options;
         options.storeLocation = spec.storeLocation;
         options.seeds = file.seeds;
-        options.cancel = cancel.flag();
-        options.message = [&](const std::string& text) { reporter.message("   " + text); };
-        options.dataProgress = [&](std::int64_t done, std::int64_t total) {
-            reporter.progress({"   synthesising frames", static_cast<double>(done), static_cast<double>(total), ""});
-        };
-        options.progress = [&](std::int64_t seed, const TrainProgress& p) {
-            if (!p.epochDone)
-                reporter.progress({"   " + name + " seed " + std::to_string(seed) + " " + p.stage + " epoch " +
-                                       std::to_string(p.epoch + 1) + "/" + std::to_string(p.epochs),
-                                   static_cast<double>(p.step), static_cast<double>(p.stepsPerEpoch), ""});
+        options.cancel = &cancel;
+        // The variant's lines indented under its heading, its progress bars named after it.
+        options.reporter = reporter;
+        options.reporter.onMessage = [&](const std::string& text) { reporter.message("   " + text); };
+        options.reporter.onProgress = [&](const ProgressReport& p) {
+            const bool data = p.label == synth::kSynthesisingFrames;
+            reporter.progress({"   " + (data ? p.label : name + " " + p.label), p.done, p.total, p.detail});
         };
         const double cpuStart = processTreeCpuSeconds();
         const auto wallStart = std::chrono::steady_clock::now();

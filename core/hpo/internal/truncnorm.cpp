@@ -95,13 +95,4 @@ double truncnormPpf(double q, double a, double b)
     return -ndtriExp(logSum(logNdtr(-b), std::log1p(-q) + logGaussMass(a, b)));
 }
 
-double truncnormLogPdf(double x, double a, double b)
-{
-    if (a == b)
-        return std::numeric_limits<double>::quiet_NaN();
-    if (x < a || x > b)
-        return -std::numeric_limits<double>::infinity();
-    return -0.5 * x * x - kLogSqrt2Pi - logGaussMass(a, b);
-}
-
 } // namespace pitwall::hpo_internal

@@ -11,7 +11,5 @@ double logNdtr(double a);
 double logGaussMass(double a, double b);
 // The q-quantile (q in [0, 1]) of the standard normal truncated to [a, b].
 double truncnormPpf(double q, double a, double b);
-// log density at x (standard units) of the standard normal truncated to [a, b]; -inf outside.
-double truncnormLogPdf(double x, double a, double b);
 
 } // namespace pitwall::hpo_internal

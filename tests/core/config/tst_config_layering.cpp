@@ -5,6 +5,10 @@
 
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 class TestConfigLayering : public QObject {
@@ -118,7 +122,7 @@ void TestConfigLayering::yamlOutputReadsBackToTheSameValues()
 void TestConfigLayering::shippedConfigsValidate_data()
 {
     QTest::addColumn<QString>("file");
-    QDirIterator it(PITWALL_SOURCE_DIR "/configs", {"*.yaml"}, QDir::Files, QDirIterator::Subdirectories);
+    QDirIterator it(sourcePath("/configs"), {"*.yaml"}, QDir::Files, QDirIterator::Subdirectories);
     int count = 0;
     while (it.hasNext()) {
         const QString path = it.next();
@@ -128,7 +132,7 @@ void TestConfigLayering::shippedConfigsValidate_data()
         // Search spaces and variant lists are not experiment configs (their own tests read them).
         if (path.contains("/hpo/") || text.contains("\nvariants:"))
             continue;
-        QTest::newRow(qPrintable(QDir(PITWALL_SOURCE_DIR).relativeFilePath(path))) << path;
+        QTest::newRow(qPrintable(QDir(sourcePath()).relativeFilePath(path))) << path;
         ++count;
     }
     QVERIFY(count >= 8);

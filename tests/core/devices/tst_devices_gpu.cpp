@@ -16,15 +16,20 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <map>
+
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
 
 using namespace pitwall;
 
 namespace {
 
-const QString kData = PITWALL_SOURCE_DIR "/tests/data/vendor-tools/";
+const QString kData = sourcePath("/tests/data/vendor-tools/");
 
 std::string fixture(const QString& name)
 {
@@ -453,11 +458,17 @@ void TestDevicesGpu::systemRunnerTimesOut()
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(r.out, std::string("out\n"));
     QCOMPARE(r.err, std::string("err\n"));
-    QElapsedTimer timer;
-    timer.start();
-    const ToolResult slow = runner.run({"sleep", "20"}, std::chrono::milliseconds(300));
+    // A tool that would run for 5 minutes (longer than this test may): the timeout must stop it, not wait for it.
+    QTemporaryDir dir;
+    const std::string pidFile = dir.filePath("tool.pid").toStdString();
+    const ToolResult slow =
+        runner.run({"sh", "-c", "echo $$ > '" + pidFile + "'; exec sleep 300"}, std::chrono::milliseconds(300));
     QVERIFY(slow.timedOut);
-    QVERIFY2(timer.elapsed() < 5000, "the timeout must stop the tool");
+    QFile pid(QString::fromStdString(pidFile));
+    QVERIFY(pid.open(QIODevice::ReadOnly));
+    const pid_t tool = pid.readAll().trimmed().toInt();
+    QVERIFY(tool > 0);
+    QTRY_VERIFY2(::kill(tool, 0) != 0, "the timed-out tool is still running");
     QVERIFY(!runner.run({"no-such-tool-pitwall"}, std::chrono::seconds(1)).started);
 }
 

@@ -5,6 +5,7 @@
 #include "core/config/schema.h"
 #include "core/hpo/sampler.h"
 #include "core/util/paths.h"
+#include "tests/support/testenv.h"
 
 #include <functional>
 #include <limits>
@@ -15,7 +16,7 @@ namespace hpotest {
 inline pitwall::Schema schemaWithAutoSpeed()
 {
     pitwall::Schema schema = pitwall::builtinSchema();
-    const std::string file = PITWALL_SOURCE_DIR "/plugins/autospeed/autospeed.schema.yaml";
+    const std::string file = pitwall::test::sourceFile("/plugins/autospeed/autospeed.schema.yaml");
     schema.addFromYaml(pitwall::readTextFile(file), file);
     return schema;
 }

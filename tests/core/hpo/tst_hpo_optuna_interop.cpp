@@ -15,13 +15,17 @@
 #include <random>
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using namespace storetest;
 
 namespace {
 
-const QString kScript = PITWALL_SOURCE_DIR "/tests/core/hpo/hpo_interop.py";
-const QString kExperiment2 = PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml";
+const QString kScript = sourcePath("/tests/core/hpo/hpo_interop.py");
+const QString kExperiment2 = sourcePath("/configs/autospeed/hpo/experiment2.yaml");
 
 // The same objective as hpo_interop.py's objective_value.
 double objectiveValue(const Json& params)

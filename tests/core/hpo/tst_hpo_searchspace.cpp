@@ -8,6 +8,10 @@
 
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourceFile;
+
 using namespace pitwall;
 
 class TestSearchSpace : public QObject {
@@ -43,7 +47,7 @@ void TestSearchSpace::shippedSpacesParse()
     QFETCH(QString, file);
     QFETCH(int, searched);
     QFETCH(int, fixed);
-    const std::string path = PITWALL_SOURCE_DIR "/configs/autospeed/hpo/" + file.toStdString();
+    const std::string path = sourceFile("/configs/autospeed/hpo/") + file.toStdString();
     const SearchSpace space = SearchSpace::load(path, m_schema, ownerSections(m_schema, "autospeed"));
     QCOMPARE(static_cast<int>(space.requests().size()), searched);
     QCOMPARE(static_cast<int>(space.params().size()) - searched, fixed);

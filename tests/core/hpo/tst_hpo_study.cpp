@@ -18,12 +18,16 @@
 #include <cmath>
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using namespace hpotest;
 
 namespace {
 
-const QString kSpace = PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml";
+const QString kSpace = sourcePath("/configs/autospeed/hpo/experiment2.yaml");
 
 QJsonObject parseLine(const QString& out)
 {

@@ -4,7 +4,10 @@
 
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
 using namespace pitwall;
+using pitwall::test::pathFromEnvironment;
 
 class TestPlugins : public QObject {
     Q_OBJECT
@@ -41,7 +44,7 @@ QString joined(const std::vector<std::string>& lines)
 
 void TestPlugins::scanLoadsGoodAndReportsBroken()
 {
-    const PluginScan scan = scanPlugins({TEST_PLUGIN_DIR});
+    const PluginScan scan = scanPlugins({pathFromEnvironment("TEST_PLUGIN_DIR").toStdString()});
     QCOMPARE(scan.plugins.size(), std::size_t(1));
     const PluginLibrary& good = scan.plugins[0];
     QCOMPARE(std::string(good.info().name), std::string("good"));
@@ -65,7 +68,7 @@ void TestPlugins::scanLoadsGoodAndReportsBroken()
 
 void TestPlugins::requirePluginNamesAlternatives()
 {
-    const PluginScan scan = scanPlugins({TEST_PLUGIN_DIR});
+    const PluginScan scan = scanPlugins({pathFromEnvironment("TEST_PLUGIN_DIR").toStdString()});
     QCOMPARE(std::string(requirePlugin(scan, "good", PluginKind::Runner).info().name), std::string("good"));
     try {
         requirePlugin(scan, "missing", PluginKind::Runner);
@@ -104,7 +107,7 @@ void TestPlugins::manifestsListWithoutLoading()
 void TestPlugins::checkComparesManifestWithLibrary()
 {
     QTemporaryDir dir;
-    const QString good = QStringLiteral(TEST_PLUGIN_DIR "/tst_plugin_good.so");
+    const QString good = pathFromEnvironment("TEST_PLUGIN_DIR") + "/tst_plugin_good.so";
     QVERIFY(QFile::copy(good, dir.filePath("good.so")));
     writeFile(dir.filePath("good.plugin.json"), manifest("good", "runner", "a plugin that loads", pitwallBuildId()));
     QVERIFY(QFile::copy(good, dir.filePath("later.so"))); // the library says "good", its manifest something older

@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/testpaths.h"
+
 namespace schedtest {
 
-inline const QString kTrialScript = PITWALL_SOURCE_DIR "/tests/core/sched/data/trial.py";
+inline const QString kTrialScript = pitwall::test::sourcePath("/tests/core/sched/data/trial.py");
 
 // The command template running the trial script with Debian's Python (fast to start, no pyenv shim).
 inline QString trialCommand(const QString& extra = {})

@@ -306,8 +306,9 @@ void TestJobsCore::ownGroupSignalReachesGrandchildren()
 
 void TestJobsCore::secondSignalStopsAtOnce()
 {
-    // A child installs the handlers and loops while not cancelled: one SIGINT ends it gracefully (exit 7 from
-    // its own code), a second one during its deliberately slow clean-up ends it at once with 130.
+    // A child installs the handlers and loops while not cancelled: one SIGINT starts its graceful stop (it says so
+    // on a pipe, then cleans up slowly and would exit 7 from its own code), a second signal during that clean-up
+    // ends it at once with 130. No timing: each step waits for the child's word on the pipe.
     for (int signals : {1, 2}) {
         int ready[2];
         QVERIFY(::pipe(ready) == 0);
@@ -318,25 +319,29 @@ void TestJobsCore::secondSignalStopsAtOnce()
             (void)!::write(ready[1], "r", 1);
             while (!processCancelToken().requested())
                 ::usleep(1000);
-            for (int i = 0; i < 20000; ++i) // a slow graceful stop: 20 s
+            (void)!::write(ready[1], "s", 1); // the first signal was taken as a request: stopping gracefully
+            for (int i = 0; i < 20000; ++i)   // a slow graceful stop: 20 s
                 ::usleep(1000);
             _exit(7);
         }
         ::close(ready[1]);
         char c = 0;
         QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
-        ::close(ready[0]);
+        QCOMPARE(c, 'r');
         ::kill(child, SIGINT);
-        if (signals == 2) {
-            ::usleep(100000);
-            ::kill(child, SIGTERM);
-        }
+        // Had one SIGINT ended the process at once, the pipe would close without the 's'.
+        c = 0;
+        QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
+        ::close(ready[0]);
+        QCOMPARE(c, 's');
         int status = 0;
         if (signals == 1) {
-            ::kill(child, SIGKILL); // the graceful path would take 20 s: check only that it did not exit at once
+            QCOMPARE(::waitpid(child, &status, WNOHANG), pid_t(0)); // still in its graceful stop after one SIGINT
+            ::kill(child, SIGKILL);                                 // the graceful path would take 20 s
             ::waitpid(child, &status, 0);
-            QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "one SIGINT ended the process at once");
+            QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended before it was killed");
         } else {
+            ::kill(child, SIGTERM);
             ::waitpid(child, &status, 0);
             QVERIFY(WIFEXITED(status));
             QCOMPARE(WEXITSTATUS(status), 130);

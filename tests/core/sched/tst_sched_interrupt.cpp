@@ -22,6 +22,10 @@
 
 #include <vector>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+
 using namespace pitwall;
 using namespace schedtest;
 
@@ -92,9 +96,27 @@ void TestSchedInterrupt::secondSignalStopsEverythingAtOnce()
     if (wholeGroup)
         hpo.setChildProcessModifier([] { ::setpgid(0, 0); }); // as a shell starts a job: its own group
     // A term grace far beyond this test's waits: whatever stops the commands below is the second signal.
-    hpo.start(PITWALL_CLI, {"hpo", "--db", db, "--command", trialCommand("--gate " + gate), "--space", space,
-                            "--trials", "4", "--partition", partition, "--sampler", "random", "--pruner", "none",
-                            "--study", "si", "--term-grace", "600", "--heartbeat-interval", "0.2"});
+    hpo.start(cliPath(), {"hpo",
+                          "--db",
+                          db,
+                          "--command",
+                          trialCommand("--gate " + gate),
+                          "--space",
+                          space,
+                          "--trials",
+                          "4",
+                          "--partition",
+                          partition,
+                          "--sampler",
+                          "random",
+                          "--pruner",
+                          "none",
+                          "--study",
+                          "si",
+                          "--term-grace",
+                          "600",
+                          "--heartbeat-interval",
+                          "0.2"});
     QVERIFY(hpo.waitForStarted());
     const pid_t target = wholeGroup ? -static_cast<pid_t>(hpo.processId()) : static_cast<pid_t>(hpo.processId());
     QVERIFY2(waitFor([&] { return commandPids(dir).size() == workers; }, 120000), "the trials did not start");

@@ -24,12 +24,17 @@
 #include <map>
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using namespace schedtest;
 
 namespace {
 
-const QString kCrashSpace = PITWALL_SOURCE_DIR "/tests/core/sched/data/crash_space.yaml";
+const QString kCrashSpace = sourcePath("/tests/core/sched/data/crash_space.yaml");
 
 // DPX where this machine has two cores for it, else SPX.
 QString twoWayPartition()
@@ -131,9 +136,8 @@ void TestSchedWorkers::killedWorkerIsReplaced()
     const QString space = writeFile(dir, "space.yaml", "mode: wait\nx: {type: uniform, min: 0.0, max: 1.0}\n");
     QProcess hpo;
     hpo.setWorkingDirectory(dir.path());
-    hpo.start(PITWALL_CLI,
-              {"hpo", "--db", db, "--command", trialCommand("--gate " + gate), "--space", space, "--trials", "3",
-               "--partition", "SPX", "--sampler", "random", "--pruner", "none", "--study", "k"});
+    hpo.start(cliPath(), {"hpo", "--db", db, "--command", trialCommand("--gate " + gate), "--space", space, "--trials",
+                          "3", "--partition", "SPX", "--sampler", "random", "--pruner", "none", "--study", "k"});
     // The first trial waits for the gate; kill its worker as an out-of-memory killer would.
     std::optional<TrialRecord> victim;
     QVERIFY(waitFor([&] {
@@ -196,7 +200,7 @@ void TestSchedWorkers::vanishedWorkerIsFoundByHeartbeat()
     // A worker started by hand (as a cluster job would), with no pool watching it.
     QProcess worker;
     worker.setWorkingDirectory(dir.path());
-    worker.start(PITWALL_CLI,
+    worker.start(cliPath(),
                  {"worker", "--db", db, "--study", "hb", "--command", trialCommand("--gate " + gate), "--space", space,
                   "--trials-left", "1", "--heartbeat-interval", "0.2", "--log-dir", dir.filePath("logs")});
     QVERIFY(waitFor([&] {
@@ -226,27 +230,27 @@ void TestSchedWorkers::resumesAfterTheParentWasKilled()
     QProcess hpo;
     hpo.setWorkingDirectory(dir.path());
     hpo.setChildProcessModifier([] { ::setpgid(0, 0); }); // its own group: killed with its workers below
-    hpo.start(PITWALL_CLI, {"hpo",
-                            "--db",
-                            db,
-                            "--command",
-                            trialCommand("--gate " + gate),
-                            "--space",
-                            space,
-                            "--trials",
-                            "4",
-                            "--partition",
-                            twoWayPartition(),
-                            "--sampler",
-                            "random",
-                            "--pruner",
-                            "none",
-                            "--study",
-                            "rs",
-                            "--heartbeat-interval",
-                            "0.2",
-                            "--heartbeat-grace",
-                            "1"});
+    hpo.start(cliPath(), {"hpo",
+                          "--db",
+                          db,
+                          "--command",
+                          trialCommand("--gate " + gate),
+                          "--space",
+                          space,
+                          "--trials",
+                          "4",
+                          "--partition",
+                          twoWayPartition(),
+                          "--sampler",
+                          "random",
+                          "--pruner",
+                          "none",
+                          "--study",
+                          "rs",
+                          "--heartbeat-interval",
+                          "0.2",
+                          "--heartbeat-grace",
+                          "1"});
     std::set<int> ghosts;
     QVERIFY(waitFor([&] {
         ghosts.clear();
@@ -333,7 +337,7 @@ void TestSchedWorkers::resumedSearchEqualsUninterrupted()
     QProcess hpo;
     hpo.setWorkingDirectory(dir.path());
     hpo.setChildProcessModifier([] { ::setpgid(0, 0); }); // its own group: killed with its worker below
-    hpo.start(PITWALL_CLI, hpoArguments(killed, 4));
+    hpo.start(cliPath(), hpoArguments(killed, 4));
     QVERIFY(waitFor([&] {
         const auto all = trials(killed, "same");
         return all.size() == 3 && all[2].state == TrialState::Running && all[2].intermediateValues.size() == 2;

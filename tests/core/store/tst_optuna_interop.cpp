@@ -13,13 +13,17 @@
 #include <cmath>
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using namespace storetest;
 
 namespace {
 
 // Optuna's side of each check lives in optuna_interop.py beside this file.
-const QString kInteropScript = PITWALL_SOURCE_DIR "/tests/core/store/optuna_interop.py";
+const QString kInteropScript = sourcePath("/tests/core/store/optuna_interop.py");
 
 Json runInteropScript(const QStringList& arguments, const QString& workDir)
 {
@@ -312,8 +316,7 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
 void TestOptunaInterop::shippedFixtureOpens()
 {
     // Needs no Python: the file in tests/data was written by Optuna 3.1.0 (see its README).
-    const auto path =
-        storetest::copyFile(PITWALL_SOURCE_DIR "/tests/data/optuna/optuna-3.1-study.db", m_dir, "fixture.db");
+    const auto path = storetest::copyFile(sourcePath("/tests/data/optuna/optuna-3.1-study.db"), m_dir, "fixture.db");
     auto store = openStore(path, OpenMode::ReadOnly);
     const auto study = store->requireStudy("reference");
     QCOMPARE(study.directions, std::vector<StudyDirection>{StudyDirection::Minimize});

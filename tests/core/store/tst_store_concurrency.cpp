@@ -9,6 +9,10 @@
 #include <memory>
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::pathFromEnvironment;
+
 using namespace pitwall;
 
 namespace {
@@ -35,9 +39,10 @@ void TestStoreConcurrency::workersWriteAtOnce()
     std::vector<std::unique_ptr<QProcess>> children;
     for (int worker = 0; worker < kWorkers; ++worker) {
         auto process = std::make_unique<QProcess>();
-        process->start(STORE_CHILD_WRITER, {QString::fromStdString(path), "concurrent", QString::number(worker),
-                                            QString::number(kTrialsPerWorker), QString::number(kRowsPerWorker),
-                                            QString::number(kBatchRows)});
+        process->start(pathFromEnvironment("STORE_CHILD_WRITER"),
+                       {QString::fromStdString(path), "concurrent", QString::number(worker),
+                        QString::number(kTrialsPerWorker), QString::number(kRowsPerWorker),
+                        QString::number(kBatchRows)});
         QVERIFY2(process->waitForStarted(10000), qPrintable(process->errorString()));
         children.push_back(std::move(process));
     }

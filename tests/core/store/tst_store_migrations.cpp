@@ -9,6 +9,10 @@
 
 #include <QtTest>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 using storetest::query;
 using storetest::scalar;
@@ -161,7 +165,7 @@ void TestStoreMigrations::migrateIsIdempotent()
 void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
 {
     const auto path =
-        storetest::copyFile(PITWALL_SOURCE_DIR "/tests/data/optuna/optuna-3.1-study.db", m_dir, "optuna-only.db");
+        storetest::copyFile(sourcePath("/tests/data/optuna/optuna-3.1-study.db"), m_dir, "optuna-only.db");
     const auto optunaRows = query(path, "SELECT * FROM trials ORDER BY trial_id");
     const auto optunaParams = query(path, "SELECT * FROM trial_params ORDER BY param_id");
     std::string trialsBefore;

@@ -14,6 +14,10 @@
 
 #include <set>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+
 using namespace pitwall::engine::data;
 namespace fs = std::filesystem;
 
@@ -260,9 +264,9 @@ void TestDataLoader::referenceModeMatches()
 void TestDataLoader::benchCommandJson()
 {
     QProcess run;
-    run.start(PITWALL_CLI, {"bench", "loader", "--images", QString::fromStdString(m_index->root + "/images"),
-                            "--batch", "2", "--width", "64", "--height", "32", "--batches", "4", "--warmup", "1",
-                            "--threads", "2", "--json"});
+    run.start(cliPath(),
+              {"bench", "loader", "--images", QString::fromStdString(m_index->root + "/images"), "--batch", "2",
+               "--width", "64", "--height", "32", "--batches", "4", "--warmup", "1", "--threads", "2", "--json"});
     QVERIFY(run.waitForFinished(120000));
     QCOMPARE(run.exitCode(), 0);
     const auto json = nlohmann::json::parse(run.readAllStandardOutput().toStdString());
@@ -272,7 +276,7 @@ void TestDataLoader::benchCommandJson()
     QCOMPARE(json["images"].get<int>(), 10);
 
     QProcess bad;
-    bad.start(PITWALL_CLI, {"bench", "loader", "--images", m_dir.filePath("nothing-here")});
+    bad.start(cliPath(), {"bench", "loader", "--images", m_dir.filePath("nothing-here")});
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
 }
@@ -305,7 +309,7 @@ void TestDataLoader::benchFailsWhenNothingDecodes()
         if (!format.isEmpty())
             args << format;
         QProcess run;
-        run.start(PITWALL_CLI, args);
+        run.start(cliPath(), args);
         QVERIFY(run.waitForFinished(60000));
         const QString err = QString::fromUtf8(run.readAllStandardError());
         QCOMPARE(run.exitCode(), 2);
@@ -323,8 +327,8 @@ void TestDataLoader::benchCountsFailedImages()
     datatest::writeJpegFolder(root, 3, 64, 48);
     writeUndecodable(root);
     QProcess run;
-    run.start(PITWALL_CLI, {"bench", "loader", "--images", dir.path(), "--batch", "2", "--width", "64", "--height",
-                            "32", "--batches", "3", "--warmup", "1", "--threads", "2"});
+    run.start(cliPath(), {"bench", "loader", "--images", dir.path(), "--batch", "2", "--width", "64", "--height", "32",
+                          "--batches", "3", "--warmup", "1", "--threads", "2"});
     QVERIFY(run.waitForFinished(60000));
     QCOMPARE(run.exitCode(), 0);
     const QString out = QString::fromUtf8(run.readAllStandardOutput());

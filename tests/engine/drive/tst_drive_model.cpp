@@ -16,6 +16,10 @@
 
 #include <cmath>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourceFile;
+
 using namespace pitwall;
 using namespace pitwall::drive;
 
@@ -42,7 +46,7 @@ private:
 void TestDriveModel::initTestCase()
 {
     m_db = m_dir.filePath("drive.db").toStdString();
-    const ResolvedConfig config = resolveConfig(loadSchema(), {PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"},
+    const ResolvedConfig config = resolveConfig(loadSchema(), {sourceFile("/configs/transfuser/smoke.yaml")},
                                                 {"experiment.output_dir=" + m_dir.filePath("runs").toStdString()});
     engine::ExperimentOptions options;
     options.storeLocation = m_db;

@@ -23,6 +23,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall::engine::eval;
 namespace fs = std::filesystem;
 
@@ -456,7 +460,7 @@ void TestEvalDetection::cliNamesTheApMethod()
 void TestEvalDetection::apMethodKeyIsChecked()
 {
     // autospeed.ap_method is a schema choice: another value is bad input (exit 2) naming the choices.
-    const QString smoke = QStringLiteral(PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml");
+    const QString smoke = sourcePath("/configs/autospeed/smoke.yaml");
     const CliResult bad = runCli({"config", "validate", smoke, "autospeed.ap_method=voc"});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains("'autospeed.ap_method'") && bad.err.contains("'voc' is not one of: autospeed, coco"),

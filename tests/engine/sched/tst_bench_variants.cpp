@@ -10,6 +10,10 @@
 
 #include <cmath>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 namespace {
@@ -47,13 +51,15 @@ void TestBenchVariants::markdownTableMatchesTheStore()
     QTemporaryDir dir;
     const QString file =
         schedtest::writeFile(dir, "tiny.yaml",
-                             "name: tiny\n"
-                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
-                             "seeds: [0, 1]\n"
-                             "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
-                             "variants:\n"
-                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
-                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+                             ("name: tiny\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0, 1]\n"
+                                         "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
+                                         "variants:\n"
+                                         "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                                         "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n"))
+                                 .toUtf8());
     const QString db = dir.filePath("v.db");
     const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
                                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},
@@ -100,13 +106,15 @@ void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
     QTemporaryDir dir;
     const QString file =
         schedtest::writeFile(dir, "drive.yaml",
-                             "name: drive\n"
-                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
-                             "seeds: [0]\n"
-                             "driving: {routes: 2, route_seconds: 4, seed: 3}\n"
-                             "variants:\n"
-                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
-                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+                             ("name: drive\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0]\n"
+                                         "driving: {routes: 2, route_seconds: 4, seed: 3}\n"
+                                         "variants:\n"
+                                         "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                                         "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n"))
+                                 .toUtf8());
     const QString db = dir.filePath("d.db");
     const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
                                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},

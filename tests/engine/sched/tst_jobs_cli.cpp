@@ -24,6 +24,10 @@
 #include <map>
 #include <vector>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::sourcePath;
+
 using namespace pitwall;
 
 namespace {
@@ -51,9 +55,25 @@ QStringList hpoArgs(const QString& db, const QString& partition)
 {
     // Trials long enough (two epochs per stage on 120 frames, a few seconds each) that the search is still
     // running when the test stops it right after the first trial finished.
-    return {"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=120",
-            "--space", PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4", "--epochs", "2",
-            "--partition", partition, "--sampler", "random", "--seed", "5", "--study", "jobs-hpo", "--db", db};
+    return {"hpo",
+            sourcePath("/configs/transfuser/smoke.yaml"),
+            "data.synthetic.frames=120",
+            "--space",
+            sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
+            "--trials",
+            "4",
+            "--epochs",
+            "2",
+            "--partition",
+            partition,
+            "--sampler",
+            "random",
+            "--seed",
+            "5",
+            "--study",
+            "jobs-hpo",
+            "--db",
+            db};
 }
 } // namespace
 
@@ -76,7 +96,7 @@ void TestJobsCli::foregroundTrainRecordsFinishedJob()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("t.db");
-    const CliResult r = runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=40",
+    const CliResult r = runCli({"train", sourcePath("/configs/transfuser/smoke.yaml"), "data.synthetic.frames=40",
                                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1", "--db", db},
                                dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -165,10 +185,10 @@ void TestJobsCli::trainingStopKeepsEpochsAndResumeFinishes()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("r.db");
-    const CliResult started = runCli({"train", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "data.synthetic.frames=80",
-                                      "training.stages.pretrain.epochs=4", "training.stages.posttrain.epochs=2", "--db", db,
-                                      "--detach"},
-                                     dir.path());
+    const CliResult started =
+        runCli({"train", sourcePath("/configs/transfuser/smoke.yaml"), "data.synthetic.frames=80",
+                "training.stages.pretrain.epochs=4", "training.stages.posttrain.epochs=2", "--db", db, "--detach"},
+               dir.path());
     QVERIFY2(started.exitCode == 0, qPrintable(started.err));
     const QString id = started.out.trimmed();
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(db) && !finishedEpochs(db)["pretrain"].empty(), kJobTimeoutMs);
@@ -238,10 +258,27 @@ void TestJobsCli::hpoFinalIsItsOwnJob()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("f.db");
-    const CliResult r = runCli({"hpo", PITWALL_SOURCE_DIR "/configs/autospeed/smoke.yaml", "autospeed.bn_momentum=0.3",
-                                "--space", PITWALL_SOURCE_DIR "/configs/autospeed/hpo/experiment2.yaml", "--trials", "2",
-                                "--epochs", "1", "--final-epochs", "1", "--partition", "SPX", "--sampler", "random",
-                                "--seed", "1", "--pruner", "none", "--db", db},
+    const CliResult r = runCli({"hpo",
+                                sourcePath("/configs/autospeed/smoke.yaml"),
+                                "autospeed.bn_momentum=0.3",
+                                "--space",
+                                sourcePath("/configs/autospeed/hpo/experiment2.yaml"),
+                                "--trials",
+                                "2",
+                                "--epochs",
+                                "1",
+                                "--final-epochs",
+                                "1",
+                                "--partition",
+                                "SPX",
+                                "--sampler",
+                                "random",
+                                "--seed",
+                                "1",
+                                "--pruner",
+                                "none",
+                                "--db",
+                                db},
                                dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err.right(800)));
     QVERIFY(r.out.contains("held-out validation after 1 epoch(s)")); // the output is as before
@@ -320,9 +357,13 @@ void TestJobsCli::searchCheckWritesNothing()
     const QString db = dir.filePath("c.db");
     const QString partition = processCores().size() >= 2 ? "DPX" : "SPX";
     const int workers = partition == "DPX" ? 2 : 1;
-    const QStringList search{"hpo", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml", "--space",
-                             PITWALL_SOURCE_DIR "/configs/transfuser/hpo/speed_space.yaml", "--trials", "4",
-                             "--partition", partition, "--study", "chk", "--db", db, "--check"};
+    const QStringList search{"hpo",         sourcePath("/configs/transfuser/smoke.yaml"),
+                             "--space",     sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
+                             "--trials",    "4",
+                             "--partition", partition,
+                             "--study",     "chk",
+                             "--db",        db,
+                             "--check"};
     const CliResult ok = runCli(search, dir.path());
     QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
     QVERIFY2(ok.out.contains(QString("ok: study 'chk' would run 4 trial(s) on %1 cpu worker(s) (%2: ")
@@ -389,20 +430,24 @@ void TestJobsCli::benchChecksWriteNothing()
     schedtest::writeFile(dir, "nojpeg/notes.txt", "not an image\n");
     const QString variants =
         schedtest::writeFile(dir, "variants.yaml",
-                             "name: chk\n"
-                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
-                             "seeds: [0, 1]\n"
-                             "variants:\n"
-                             "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
-                             "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
+                             ("name: chk\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0, 1]\n"
+                                         "variants:\n"
+                                         "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                                         "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n"))
+                                 .toUtf8());
     const QString typo =
         schedtest::writeFile(dir, "typo.yaml",
-                             "name: typo\n"
-                             "base: [" PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml]\n"
-                             "seeds: [0]\n"
-                             "variants:\n"
-                             "  - {name: Baseline, overrides: []}\n"
-                             "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n");
+                             ("name: typo\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0]\n"
+                                         "variants:\n"
+                                         "  - {name: Baseline, overrides: []}\n"
+                                         "  - {name: Typo, overrides: [policy.transfuser.upsample_mod=nearest]}\n"))
+                                 .toUtf8());
     const QByteArray dbBefore = fileBytes(db);
     QVERIFY(!dbBefore.isEmpty());
     const QStringList treeBefore = treeOf(dir.path());
@@ -411,7 +456,7 @@ void TestJobsCli::benchChecksWriteNothing()
         QStringList args;
         QStringList expected; // lines of what would run
     };
-    const QString smoke = PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml";
+    const QString smoke = sourcePath("/configs/transfuser/smoke.yaml");
     for (const Good& g : QList<Good>{
              {{"bench", "variants", variants, "--seeds", "3", "data.synthetic.frames=60"},
               {"ok: variant 'Bilinear': study 'chk/Bilinear', 3 seed(s)",
@@ -472,9 +517,10 @@ void TestJobsCli::commandsThatDoNotTrainLoadNoLibTorch()
     QCOMPARE(runCli({"study", "create", "--study", "s", "--db", db}).exitCode, 0);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("LD_DEBUG", "files"); // the dynamic loader names every library it opens on stderr
-    for (const QStringList& args : {QStringList{"--version"}, QStringList{"--help"}, QStringList{"study", "list", "--db", db},
-                                    QStringList{"jobs", "list", "--db", db}, QStringList{"db", "info", "--db", db},
-                                    QStringList{"config", "validate", PITWALL_SOURCE_DIR "/configs/transfuser/smoke.yaml"}}) {
+    for (const QStringList& args :
+         {QStringList{"--version"}, QStringList{"--help"}, QStringList{"study", "list", "--db", db},
+          QStringList{"jobs", "list", "--db", db}, QStringList{"db", "info", "--db", db},
+          QStringList{"config", "validate", sourcePath("/configs/transfuser/smoke.yaml")}}) {
         const CliResult r = runCli(args, dir.path(), env);
         QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err.right(500)));
         QVERIFY2(!r.err.contains("libtorch"), qPrintable(args.join(' ') + " loaded LibTorch"));

@@ -8,6 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/testpaths.h"
+
+using pitwall::test::cliPath;
+
 using namespace pitwall::synth;
 namespace fs = std::filesystem;
 
@@ -209,13 +213,13 @@ void TestSynthDataset::missingOrBadDatasetJson()
 void TestSynthDataset::cliWritesDataset()
 {
     QProcess help;
-    help.start(PITWALL_CLI, {"data", "synth", "--help"});
+    help.start(cliPath(), {"data", "synth", "--help"});
     // The engine's tests are built only with the engine, whose command module always has `data synth`.
     QVERIFY2(help.waitForFinished(30000) && help.exitStatus() == QProcess::NormalExit && help.exitCode() == 0,
              "this pitwall build has no 'data synth' command");
     const QString out = m_dir.path() + "/cli";
     QProcess run;
-    run.start(PITWALL_CLI, {"data", "synth", "--frames", "4", "--episode-frames", "2", "--seed", "9", "--out", out});
+    run.start(cliPath(), {"data", "synth", "--frames", "4", "--episode-frames", "2", "--seed", "9", "--out", out});
     QVERIFY(run.waitForFinished(60000));
     QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
     const SynthDataset dataset = SynthDataset::open(out.toStdString());
@@ -223,12 +227,12 @@ void TestSynthDataset::cliWritesDataset()
     QCOMPARE(dataset.info().seed, std::uint64_t(9));
     // Bad input: exit status 2 and a message naming the key; a non-empty folder is refused without --force.
     QProcess bad;
-    bad.start(PITWALL_CLI, {"data", "synth", "--frames", "0", "--out", m_dir.path() + "/cli2"});
+    bad.start(cliPath(), {"data", "synth", "--frames", "0", "--out", m_dir.path() + "/cli2"});
     QVERIFY(bad.waitForFinished(30000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("data.synthetic.frames"));
     QProcess again;
-    again.start(PITWALL_CLI, {"data", "synth", "--frames", "2", "--out", out});
+    again.start(cliPath(), {"data", "synth", "--frames", "2", "--out", out});
     QVERIFY(again.waitForFinished(30000));
     QCOMPARE(again.exitCode(), 2);
 }
