@@ -1,6 +1,7 @@
 #include "ui/views/configureview.h"
 
 #include "core/store/jobstore.h"
+#include "ui/tasks/taskmanager.h"
 #include "ui/views/configform.h"
 #include "ui/views/devicepanel.h"
 #include "ui/views/jobspanel.h"
@@ -63,6 +64,21 @@ QString tailOf(const QString& path, qint64 maxBytes = 4000)
     for (const QString& line : text.split(QLatin1Char('\n')))
         lines << line.section(QLatin1Char('\r'), -1);
     return lines.join(QLatin1Char('\n')).trimmed();
+}
+
+// A launched job's record, read by a task: `read` is false when the store was busy or unreadable (look again).
+struct LaunchedJob {
+    bool read = false;
+    std::optional<JobRecord> job;
+};
+
+LaunchedJob readLaunchedJob(const QString& db, qint64 id)
+{
+    try {
+        return {true, JobStore(db.toStdString(), OpenMode::ReadOnly).job(id)};
+    } catch (const std::exception&) {
+        return {};
+    }
 }
 
 } // namespace
@@ -412,17 +428,21 @@ void ConfigureView::startJob(const QStringList& words)
         }
         m_jobId = id;
         m_jobLog.clear();
-        try {
-            if (const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(id))
-                m_jobLog = QString::fromStdString(job->logFile);
-        } catch (const std::exception&) {
-        }
-        report(tr("Started job %1: pitwall %2\nIt keeps running if this window closes; its log: %3")
-                   .arg(id)
-                   .arg(words.join(QLatin1Char(' ')), m_jobLog),
-               false);
-        m_watch->start();
-        Q_EMIT launched(id, kind, study);
+        TaskManager::instance()->start(
+            {tr("Reading job %1").arg(id), TaskManager::keyFor(this, QStringLiteral("launched-job"))}, this,
+            [db = m_db, id](TaskContext&) { return readLaunchedJob(db, id); },
+            [this, id, words, kind, study](LaunchedJob read) {
+                if (id != m_jobId)
+                    return; // another job was launched meanwhile
+                if (read.job)
+                    m_jobLog = QString::fromStdString(read.job->logFile);
+                report(tr("Started job %1: pitwall %2\nIt keeps running if this window closes; its log: %3")
+                           .arg(id)
+                           .arg(words.join(QLatin1Char(' ')), m_jobLog),
+                       false);
+                m_watch->start();
+                Q_EMIT launched(id, kind, study);
+            });
     });
     connect(start, &QProcess::errorOccurred, this, [this, start](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)
@@ -436,24 +456,28 @@ void ConfigureView::startJob(const QStringList& words)
 
 void ConfigureView::watchLaunch()
 {
-    std::optional<JobRecord> job;
-    try {
-        job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(m_jobId);
-    } catch (const std::exception&) {
-        return; // busy or being written: look again
-    }
-    if (job && !isFinal(job->state))
-        return;
-    m_watch->stop();
-    const QString tail = tailOf(m_jobLog);
-    // A job the CLI refused (bad input) removes its record: its log says why.
-    const bool failed = !job || job->state == JobState::Failed;
-    const QString how = !job ? tr("was refused") : tr("ended %1").arg(QString::fromLatin1(jobStateName(job->state)));
-    if (failed)
-        report(tr("Job %1 %2; its log ends:\n%3").arg(m_jobId).arg(how, tail), true);
-    else
-        report(tr("Job %1 %2.").arg(m_jobId).arg(how), false);
-    Q_EMIT launchEnded(m_jobId, tail);
+    const qint64 id = m_jobId;
+    TaskManager::instance()->start(
+        {tr("Following job %1").arg(id), TaskManager::keyFor(this, QStringLiteral("launch-watch"))}, this,
+        [db = m_db, id](TaskContext&) { return readLaunchedJob(db, id); },
+        [this, id](LaunchedJob read) {
+            if (id != m_jobId || !m_watch->isActive() || !read.read)
+                return; // another job since, already reported, or busy: look again
+            const std::optional<JobRecord>& job = read.job;
+            if (job && !isFinal(job->state))
+                return;
+            m_watch->stop();
+            const QString tail = tailOf(m_jobLog);
+            // A job the CLI refused (bad input) removes its record: its log says why.
+            const bool failed = !job || job->state == JobState::Failed;
+            const QString how =
+                !job ? tr("was refused") : tr("ended %1").arg(QString::fromLatin1(jobStateName(job->state)));
+            if (failed)
+                report(tr("Job %1 %2; its log ends:\n%3").arg(m_jobId).arg(how, tail), true);
+            else
+                report(tr("Job %1 %2.").arg(m_jobId).arg(how), false);
+            Q_EMIT launchEnded(m_jobId, tail);
+        });
 }
 
 QString ConfigureView::speedComparisonYaml(const QString& configFile, QString& problem) const

@@ -4,18 +4,16 @@
 #include "core/util/numformat.h"
 #include "core/util/strings.h"
 #include "ui/exporting.h"
+#include "ui/tasks/taskmanager.h"
 #include "ui/views/configform.h"
 
-#include <QApplication>
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QRadioButton>
-#include <QThread>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -27,21 +25,6 @@ namespace {
 
 const char* const kBackendKey = "device.backend";
 const char* const kModeKey = "device.partition_mode";
-
-// GPU discovery runs once per process; panels that ask while it runs are told when it ends. GUI thread only.
-struct Discovery {
-    bool running = false;
-    bool done = false;
-    std::vector<std::shared_ptr<DeviceBackend>> backends;
-    QStringList problems;
-    std::vector<std::function<void()>> waiting;
-};
-
-Discovery& discovery()
-{
-    static Discovery d;
-    return d;
-}
 
 QString coreList(const std::vector<int>& cores)
 {
@@ -110,47 +93,21 @@ DevicePanel::~DevicePanel() = default;
 
 void DevicePanel::startDiscovery()
 {
-    Discovery& d = discovery();
-    QPointer<DevicePanel> self(this);
-    auto adopt = [self] {
-        if (!self)
-            return;
-        for (const auto& backend : discovery().backends)
-            self->m_backends.push_back(backend);
-        self->m_discoveryProblems = discovery().problems;
-        self->m_discoveryDone = true;
-        self->showBackend();
-    };
-    if (d.done) {
-        adopt();
-        return;
-    }
-    d.waiting.push_back(adopt);
-    if (d.running)
-        return;
-    d.running = true;
-    QThread* thread = QThread::create([] {
-        auto found = std::make_shared<GpuDiscovery>(discoverGpuBackends());
-        QMetaObject::invokeMethod(
-            qApp,
-            [found] {
-                Discovery& d = discovery();
-                for (auto& backend : found->backends)
-                    d.backends.push_back(std::shared_ptr<DeviceBackend>(std::move(backend)));
-                for (const std::string& problem : found->problems)
-                    d.problems << QString::fromStdString(problem);
-                d.done = true;
-                d.running = false;
-                auto waiting = std::move(d.waiting);
-                d.waiting.clear();
-                for (auto& callback : waiting)
-                    callback();
-            },
-            Qt::QueuedConnection);
-    });
-    thread->setObjectName("gpu-discovery");
-    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    thread->start();
+    // nvidia-smi and amd-smi may take seconds: a task, whose result is adopted when it comes.
+    TaskManager::instance()->start(
+        {tr("Looking for GPU devices"), TaskManager::keyFor(this, QStringLiteral("gpu-discovery"))}, this,
+        [](TaskContext& context) {
+            context.setProgress(0, tr("running nvidia-smi and amd-smi"));
+            return discoverGpuBackends();
+        },
+        [this](GpuDiscovery found) {
+            for (auto& backend : found.backends)
+                m_backends.push_back(std::shared_ptr<DeviceBackend>(std::move(backend)));
+            for (const std::string& problem : found.problems)
+                m_discoveryProblems << QString::fromStdString(problem);
+            m_discoveryDone = true;
+            showBackend();
+        });
 }
 
 const DeviceBackend* DevicePanel::currentBackend() const

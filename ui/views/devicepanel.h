@@ -1,8 +1,8 @@
 #pragma once
 // The device panel of the configure view: the compute backend (device.backend), the partition mode
 // (device.partition_mode, SPX/DPX/QPX/CPX) with the logical devices the mode yields on this machine, and why
-// a mode is unavailable. The CPU backend is read at once; GPU backends are discovered in a background thread
-// (nvidia-smi / amd-smi may take seconds) and appear when found. GUI thread only.
+// a mode is unavailable. The CPU backend is read at once; GPU backends are discovered by a task (nvidia-smi /
+// amd-smi may take seconds, off the GUI thread) and appear when found. GUI thread only.
 
 #include "core/devices/devices.h"
 #include "core/store/records.h"

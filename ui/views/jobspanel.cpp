@@ -1,5 +1,7 @@
 #include "ui/views/jobspanel.h"
 
+#include "ui/tasks/taskmanager.h"
+
 #include "core/store/jobstore.h"
 #include "core/util/process.h"
 #include "core/util/timefmt.h"
@@ -75,6 +77,30 @@ bool isBenchmark(const std::string& kind)
 
 } // namespace
 
+JobsRead readJobs(const QString& db)
+{
+    JobsRead read;
+    if (!QFileInfo::exists(db)) {
+        read.missing = true;
+        return read;
+    }
+    try {
+        JobStore store(db.toStdString(), OpenMode::ReadOnly);
+        read.jobs = store.jobs(true);
+        const double now = nowSeconds();
+        if (std::any_of(read.jobs.begin(), read.jobs.end(),
+                        [now](const JobRecord& j) { return looksVanished(j, now); })) {
+            // The same rule as `pitwall jobs list`: a job whose process is gone is recorded as failed.
+            if (JobStore(db.toStdString()).reapVanished(now) > 0)
+                read.jobs = store.jobs(true);
+        }
+    } catch (const std::exception& e) {
+        read.jobs.clear();
+        read.error = QString::fromStdString(e.what());
+    }
+    return read;
+}
+
 void releaseRunningCommands(QObject* owner)
 {
     for (QProcess* process : owner->findChildren<QProcess*>()) {
@@ -133,7 +159,7 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
     connect(m_log, &QPushButton::clicked, this, &JobsPanel::openLog);
     connect(m_results, &QPushButton::clicked, this, &JobsPanel::showResultsOfSelected);
     connect(m_again, &QPushButton::clicked, this, [this] {
-        const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(selectedJob());
+        const JobRecord* job = selectedRecord();
         if (!job)
             return;
         QStringList words = originalWords(*job);
@@ -141,7 +167,7 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
         runCli(words, QString::fromStdString(job->spec.value("cwd", std::string())));
     });
     connect(m_edit, &QPushButton::clicked, this, [this] {
-        if (const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(selectedJob()))
+        if (const JobRecord* job = selectedRecord())
             Q_EMIT editSpec(originalWords(*job), QString::fromStdString(job->spec.value("cwd", std::string())));
     });
 
@@ -169,6 +195,8 @@ void JobsPanel::setDatabase(const QString& location)
 {
     m_db = location;
     m_table->clear();
+    m_jobs.clear();
+    m_wantedSelection = 0;
     refresh();
     m_timer->start();
 }
@@ -185,9 +213,17 @@ bool JobsPanel::selectJob(std::int64_t id)
         if (QTreeWidgetItem* item = m_table->topLevelItem(i); item->data(kId, Qt::UserRole).toLongLong() == id) {
             m_table->setCurrentItem(item);
             item->setSelected(true);
+            m_wantedSelection = 0;
             return true;
         }
+    m_wantedSelection = id; // selected once a refresh lists it
     return false;
+}
+
+const JobRecord* JobsPanel::selectedRecord() const
+{
+    const auto it = m_jobs.find(selectedJob());
+    return it == m_jobs.end() ? nullptr : &it->second;
 }
 
 QString JobsPanel::lastMessage() const
@@ -197,23 +233,32 @@ QString JobsPanel::lastMessage() const
 
 void JobsPanel::refresh()
 {
-    if (m_db.isEmpty() || !QFileInfo::exists(m_db))
+    if (m_db.isEmpty())
         return;
-    std::vector<JobRecord> jobs;
-    try {
-        JobStore store(m_db.toStdString(), OpenMode::ReadOnly);
-        jobs = store.jobs(true);
-        const double now = nowSeconds();
-        if (std::any_of(jobs.begin(), jobs.end(), [now](const JobRecord& j) { return looksVanished(j, now); })) {
-            // The same rule as `pitwall jobs list`: a job whose process is gone is recorded as failed.
-            if (JobStore(m_db.toStdString()).reapVanished(now) > 0)
-                jobs = store.jobs(true);
-        }
-    } catch (const std::exception& e) {
+    const QString db = m_db;
+    TaskManager::instance()->start(
+        {tr("Reading the jobs of %1").arg(QFileInfo(db).fileName()), TaskManager::keyFor(this, QStringLiteral("jobs"))},
+        this, [db](TaskContext&) { return readJobs(db); },
+        [this, db](JobsRead read) {
+            if (db == m_db) // not of a database set since
+                showJobs(std::move(read));
+        });
+}
+
+void JobsPanel::showJobs(JobsRead read)
+{
+    if (read.missing)
+        return;
+    if (!read.error.isEmpty()) {
         // A database without a jobs table (Optuna's own, an older Pitwall) simply has no jobs.
-        m_table->setToolTip(QString::fromStdString(e.what()));
+        m_table->setToolTip(read.error);
         return;
     }
+    m_table->setToolTip({});
+    const std::vector<JobRecord>& jobs = read.jobs;
+    m_jobs.clear();
+    for (const JobRecord& j : jobs)
+        m_jobs.emplace(j.id, j);
     std::map<std::int64_t, QTreeWidgetItem*> shown;
     for (int i = 0; i < m_table->topLevelItemCount(); ++i)
         shown[m_table->topLevelItem(i)->data(kId, Qt::UserRole).toLongLong()] = m_table->topLevelItem(i);
@@ -259,6 +304,8 @@ void JobsPanel::refresh()
         delete item;
     for (int c : {kId, kKind, kState, kElapsed, kEta, kDevices})
         m_table->resizeColumnToContents(c);
+    if (m_wantedSelection != 0 && selectJob(m_wantedSelection))
+        m_wantedSelection = 0;
     updateButtons();
     Q_EMIT refreshed();
 }
@@ -318,7 +365,7 @@ void JobsPanel::runCli(const QStringList& words, const QString& cwd)
 
 void JobsPanel::openLog()
 {
-    const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(selectedJob());
+    const JobRecord* job = selectedRecord();
     if (!job)
         return;
     if (job->logFile.empty()) {
@@ -332,7 +379,7 @@ void JobsPanel::openLog()
 
 void JobsPanel::showResultsOfSelected()
 {
-    const auto job = JobStore(m_db.toStdString(), OpenMode::ReadOnly).job(selectedJob());
+    const JobRecord* job = selectedRecord();
     if (!job)
         return;
     if (isBenchmark(job->kind)) {

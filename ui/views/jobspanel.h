@@ -1,16 +1,22 @@
 #pragma once
 // The Jobs panel (a dock of the workbench, visible from every view): the database's jobs — started from the
 // window, from a terminal or by another machine — with kind, state, a progress bar and message, elapsed time,
-// ETA and devices, read from the store every second. Its actions run the same `pitwall jobs` commands a
-// terminal user would (stop, stop now, resume), start a job again from its spec, show its log as a live tail,
-// and hand the job's results or spec to the window (showResults, editSpec). Reopening the window re-attaches:
-// everything shown comes from the store. GUI thread only.
+// ETA and devices, read from the store every second by a task (readJobs, off the GUI thread), which also marks
+// a job whose process is gone as failed. Its actions run the same `pitwall jobs` commands a terminal user would
+// (stop, stop now, resume), start a job again from its spec, show its log as a live tail, and hand the job's
+// results or spec to the window (showResults, editSpec); they act on the records of the latest refresh.
+// Reopening the window re-attaches: everything shown comes from the store. GUI thread only.
+
+#include "core/store/jobstore.h"
 
 #include <QDialog>
+#include <QString>
 #include <QStringList>
 #include <QWidget>
 
 #include <cstdint>
+#include <map>
+#include <vector>
 
 class QLabel;
 class QPlainTextEdit;
@@ -19,6 +25,16 @@ class QTimer;
 class QTreeWidget;
 
 namespace pitwall::ui {
+
+struct JobsRead {
+    std::vector<JobRecord> jobs; // newest first
+    QString error;               // the store could not be read (no jobs table: an Optuna or older database)
+    bool missing = false;        // no such file (yet)
+};
+
+// The jobs of the database at `db`, after marking those whose process is gone as failed (the rule of
+// `pitwall jobs list`: the one write the panel makes). Any thread; opens its own connections.
+JobsRead readJobs(const QString& db);
 
 class JobsPanel : public QWidget {
     Q_OBJECT
@@ -30,9 +46,10 @@ public:
     void setDatabase(const QString& location);
     void setCliPath(const QString& path) { m_cli = path; }
     QTreeWidget* table() const { return m_table; }
-    // Reads the store now (the panel also does every second).
+    // Reads the store now, in a task (the panel also does every second); `refreshed` once shown.
     void refresh();
-    // The job shown selected (0 when none) and selecting one by id (false when it is not listed).
+    // The job shown selected (0 when none) and selecting one by id (false when it is not listed yet: then
+    // it is selected once a refresh lists it).
     std::int64_t selectedJob() const;
     bool selectJob(std::int64_t id);
     // Output of the last action ("" before any).
@@ -50,6 +67,9 @@ Q_SIGNALS:
     void refreshed();
 
 private:
+    void showJobs(JobsRead read);
+    // The latest refresh's record of the selected job (null when none).
+    const JobRecord* selectedRecord() const;
     void updateButtons();
     // Runs `pitwall <words>` (attached, short: the jobs commands) and reports its output in the status line.
     void runCli(const QStringList& words, const QString& cwd = {});
@@ -68,6 +88,8 @@ private:
     QPushButton* m_again = nullptr;
     QPushButton* m_edit = nullptr;
     QTimer* m_timer = nullptr;
+    std::map<std::int64_t, JobRecord> m_jobs; // as last shown
+    std::int64_t m_wantedSelection = 0;
 };
 
 // "Open log": the job's log file, followed while the dialog is open (the last 256 KiB).

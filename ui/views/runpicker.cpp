@@ -1,12 +1,12 @@
 #include "ui/views/runpicker.h"
 
+#include "ui/tasks/taskmanager.h"
 #include "ui/views/compareview.h"
 
 #include "core/store/store.h"
 
 #include <QDateTime>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -15,8 +15,6 @@
 #include <QStandardItemModel>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QPromise>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <memory>
@@ -49,14 +47,21 @@ void summariseMetrics(Store& store, RunSummary& run)
 
 } // namespace
 
-std::vector<RunSummary> loadRunSummaries(const QString& location)
+std::vector<RunSummary> loadRunSummaries(const QString& location, const CancelToken* cancel,
+                                         const ProgressSink& progress)
 {
     std::vector<RunSummary> out;
     if (location.isEmpty() || !QFileInfo::exists(location))
         return out;
     try {
         auto store = openStore(location.toStdString(), OpenMode::ReadOnly);
-        for (const RunRecord& r : store->runs()) {
+        const std::vector<RunRecord> runs = store->runs();
+        for (const RunRecord& r : runs) {
+            if (cancel && cancel->requested())
+                return {};
+            if (progress)
+                progress(static_cast<double>(out.size()) / static_cast<double>(runs.size()),
+                         "run " + std::to_string(r.id));
             RunSummary run{r.id, QString::fromStdString(r.kind), {},
                            QString::fromUtf8(runStatusName(r.status).data()), r.startTime, {}, {}, {}};
             for (const auto& [key, value] : flattenYaml(QString::fromStdString(r.configYaml)))
@@ -104,8 +109,6 @@ RunPicker::RunPicker(QWidget* parent) : QWidget(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
-    m_watcher = new QFutureWatcher<std::vector<RunSummary>>(this);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, [this] { show(m_watcher->result()); });
     connect(m_filter, &QLineEdit::textChanged, m_filtered, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_refresh, &QPushButton::clicked, this, &RunPicker::refresh);
     // A click picks again what is selected (the field may have been typed over since).
@@ -117,10 +120,7 @@ RunPicker::RunPicker(QWidget* parent) : QWidget(parent)
     connect(m_view, &QTreeView::clicked, this, pick);
 }
 
-RunPicker::~RunPicker()
-{
-    m_watcher->waitForFinished();
-}
+RunPicker::~RunPicker() = default; // a read in flight is cancelled (its receiver is gone), not waited for
 
 void RunPicker::setDatabase(const QString& location)
 {
@@ -130,15 +130,15 @@ void RunPicker::setDatabase(const QString& location)
 
 void RunPicker::refresh()
 {
-    if (m_watcher->isRunning())
-        m_watcher->waitForFinished();
-    auto promise = std::make_shared<QPromise<std::vector<RunSummary>>>();
-    m_watcher->setFuture(promise->future());
-    promise->start();
-    QThreadPool::globalInstance()->start([promise, location = m_location] {
-        promise->addResult(loadRunSummaries(location));
-        promise->finish();
-    });
+    // A read in flight is of an older database or state: cancelled, its result dropped.
+    TaskManager::instance()->start(
+        {tr("Reading the runs of %1").arg(QFileInfo(m_location).fileName()),
+         TaskManager::keyFor(this, QStringLiteral("runs")), Supersede::Running},
+        this,
+        [location = m_location](TaskContext& context) {
+            return loadRunSummaries(location, &context.cancelToken(), context.progressSink());
+        },
+        [this](std::vector<RunSummary> runs) { show(std::move(runs)); });
 }
 
 bool RunPicker::hasRun(std::int64_t id) const

@@ -1,7 +1,10 @@
 #pragma once
 // The runs of the results database to pick from (closed-loop driving evaluation's policy): id, model, date,
 // last stage, final metric and status, filterable by any of them. Selecting rows emits their ids; the
-// catalogue is read off the GUI thread (loadRunSummaries) whenever the database is set or Refresh is clicked.
+// catalogue is read by a task (loadRunSummaries, off the GUI thread) whenever the database is set or Refresh is
+// clicked; a newer read cancels one in flight.
+
+#include "core/util/cancel.h"
 
 #include <QList>
 #include <QString>
@@ -11,7 +14,6 @@
 #include <optional>
 #include <vector>
 
-template <typename T> class QFutureWatcher;
 class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -29,8 +31,10 @@ struct RunSummary {
     std::optional<double> finalMetric;
 };
 
-// Every run of the database at `location`, newest first; empty when it cannot be read. Any thread.
-std::vector<RunSummary> loadRunSummaries(const QString& location);
+// Every run of the database at `location`, newest first; empty when it cannot be read or `cancel` was
+// requested. `progress` hears the fraction of runs summarised. Any thread.
+std::vector<RunSummary> loadRunSummaries(const QString& location, const CancelToken* cancel = nullptr,
+                                         const ProgressSink& progress = {});
 
 class RunPicker : public QWidget {
     Q_OBJECT
@@ -57,7 +61,6 @@ private:
     QString m_location;
     bool m_loaded = false;
     std::vector<std::int64_t> m_ids;
-    QFutureWatcher<std::vector<RunSummary>>* m_watcher = nullptr;
     QStandardItemModel* m_model = nullptr;
     QSortFilterProxyModel* m_filtered = nullptr;
     QLineEdit* m_filter = nullptr;

@@ -3,6 +3,7 @@
 #include "ui/chartview.h"
 #include "ui/markerlayer.h"
 #include "ui/storepoller.h"
+#include "ui/tasks/taskmanager.h"
 #include "ui/theme.h"
 #include "ui/views/parallelcoords.h"
 #include "ui/views/parampicker.h"
@@ -20,10 +21,8 @@
 #include <QPainter>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QTimer>
-#include <QFutureWatcher>
-#include <QPromise>
 #include <QThreadPool>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -95,8 +94,6 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
         if (m_pending && isVisible())
             draw();
     });
-    m_watcher = new QFutureWatcher<StudyFrame>(this);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &StudyView::frameFinished);
     connect(m_topK, &QSpinBox::valueChanged, this, [this] { draw(); });
     connect(m_picker, &ParamPicker::picked, this, [this](const QStringList& names) { setPickedParams(names); });
     connect(m_picker, &ParamPicker::automaticRequested, this, [this] { setPickedParams(std::nullopt); });
@@ -106,7 +103,8 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
 
 StudyView::~StudyView()
 {
-    m_watcher->future().cancel(); // the computation owns its input; it stops at its next stage
+    if (m_frameTask)
+        m_frameTask->cancel(); // the computation owns its input; it stops at its next stage, unheard
     releaseRetired();
 }
 
@@ -189,8 +187,8 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
                 std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     releaseRetired(); // no computation follows to take them
     m_pending = false;
-    m_again = false;
-    ++m_generation; // a frame in flight is stale now
+    if (m_frameTask)
+        m_frameTask->cancel(); // a frame in flight is stale now
     applyFrame(computeStudyFrame(makeInput()));
 }
 
@@ -216,14 +214,12 @@ void StudyView::showEvent(QShowEvent* event)
 void StudyView::draw()
 {
     m_pending = false;
-    ++m_generation;
     requestFrame();
 }
 
 StudyInput StudyView::makeInput() const
 {
     StudyInput input;
-    input.generation = m_generation;
     input.direction = m_direction;
     input.trials = m_trials;
     input.runs = m_runs;
@@ -246,39 +242,28 @@ StudyInput StudyView::makeInput() const
 
 void StudyView::requestFrame()
 {
-    if (m_computing) {
-        m_again = true; // one computation at a time; the latest data is computed when this one ends
-        return;
-    }
-    m_again = false;
-    m_computing = true;
+    // One computation at a time: a newer request cancels the one in flight (its frame is of stale data and is
+    // dropped) and runs when it has returned. Replaced data is released by the computation before it starts:
+    // one pool task per refresh, and not while the GUI thread applies and paints the frame.
     auto input = std::make_shared<const StudyInput>(makeInput());
-    auto promise = std::make_shared<QPromise<StudyFrame>>();
-    m_watcher->setFuture(promise->future());
-    promise->start();
-    // Replaced data is released by the computation before it starts: one pool task per refresh, not one
-    // more to wake (on a busy machine a woken thread can take the GUI thread's core), and not while the GUI
-    // thread applies and paints the frame.
-    QThreadPool::globalInstance()->start([input, promise, retired = std::move(m_retired)]() mutable {
-        retired.clear();
-        if (!promise->isCanceled())
-            promise->addResult(computeStudyFrame(*input, [&promise] { return promise->isCanceled(); }));
-        promise->finish();
-    });
+    m_frameTask = TaskManager::instance()->start(
+        {tr("Drawing study %1").arg(m_name), TaskManager::keyFor(this, QStringLiteral("study-frame")),
+         Supersede::Running},
+        this,
+        [input, retired = std::move(m_retired)](TaskContext& context) mutable {
+            retired.clear();
+            return computeStudyFrame(*input, [&context] { return context.canceled(); });
+        },
+        [this](StudyFrame frame) {
+            m_frameTask.clear(); // the latest (a newer request would have cancelled this one)
+            applyFrame(std::move(frame));
+        });
     m_retired.clear(); // moved from: valid again
 }
 
-void StudyView::frameFinished()
+bool StudyView::ready() const
 {
-    m_computing = false;
-    QFuture<StudyFrame> future = m_watcher->future();
-    if (!future.isCanceled() && future.resultCount() > 0) {
-        StudyFrame frame = future.takeResult();
-        if (frame.generation == m_generation)
-            applyFrame(std::move(frame));
-    }
-    if (m_again)
-        requestFrame();
+    return m_drawn && !m_pending && !(m_frameTask && m_frameTask->isActive());
 }
 
 void StudyView::applyFrame(StudyFrame frame)

@@ -8,19 +8,18 @@
 // A top-k filter restricts parallel coordinates and intermediate curves to the k best complete trials.
 // Data: the poller's snapshot of the study in focus. Drawn only while visible, at most every kMinRedrawMs.
 // What is drawn (a StudyFrame: points, rows, importance, bars, the dense parallel-coordinates layer) is
-// computed off the GUI thread, one computation at a time; the GUI thread only swaps the frame in. Frames of
-// data that changed meanwhile are dropped (by generation) and computed again.
+// computed by a task off the GUI thread, one computation at a time; the GUI thread only swaps the frame in. A
+// change of the data cancels the computation in flight (its frame is dropped) and computes again.
 
 #include "core/store/records.h"
 
+#include <QPointer>
 #include <QWidget>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
-
-template <typename T> class QFutureWatcher;
 
 class QLabel;
 class QSpinBox;
@@ -38,6 +37,8 @@ struct StoreSnapshot;
 struct StudyFrame;
 struct StudyInput;
 struct StudyParams;
+
+class Task;
 
 class StudyView : public QWidget {
     Q_OBJECT
@@ -61,7 +62,7 @@ public:
     // Draws exactly these parameters (nullopt: the kMaxDrawnParams most important); drawn as setStudy.
     void setPickedParams(std::optional<QStringList> names);
     // True once the latest data is drawn, with no computation pending or in flight.
-    bool ready() const { return m_drawn && !m_pending && !m_computing && !m_again; }
+    bool ready() const;
 
     ChartView* history() const { return m_history; }
     // The history's markers: set 0 the complete trials, set 1 the pruned ones (thinned as StudyFrame says).
@@ -87,9 +88,8 @@ private:
     void replaceData(std::shared_ptr<const std::vector<TrialRecord>> trials,
                      std::shared_ptr<const std::vector<RunRecord>> runs);
     void releaseRetired();
-    void draw(); // asynchronous: a new generation, computed off the GUI thread
+    void draw(); // asynchronous: computed off the GUI thread
     void requestFrame();
-    void frameFinished();
     StudyInput makeInput() const;
     void applyFrame(StudyFrame frame);
     void applyParams(const StudyFrame& frame);
@@ -103,10 +103,7 @@ private:
     std::vector<std::shared_ptr<const void>> m_retired;
     std::shared_ptr<const StudyParams> m_params; // of m_trials, once a frame computed them
     std::optional<QStringList> m_picked;         // the user's choice of parameters drawn
-    std::uint64_t m_generation = 0; // bumped on every change of what is shown
-    bool m_computing = false;       // a frame is being computed
-    bool m_again = false;           // and another was asked for meanwhile
-    QFutureWatcher<StudyFrame>* m_watcher = nullptr;
+    QPointer<Task> m_frameTask;                  // the latest frame's computation, until it ended
     bool m_pending = false;
     std::uint64_t m_signature = 0;
     bool m_drawn = false;
