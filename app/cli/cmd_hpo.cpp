@@ -42,7 +42,7 @@ int workerCommand(const Args& args)
     const std::unique_ptr<TrialRunner> runner = engine::makeTrialRunner(setup, run.loop.storeLocation, run.device);
     WorkerLoopOptions& loop = run.loop;
     loop.space = &*setup.space;
-    loop.cancel = processCancelToken().flag();
+    loop.cancel = &processCancelToken();
     loop.message = [&](const std::string& text) {
         std::cerr << formatTimestamp(nowSeconds()).substr(11, 8) << " [" << loop.device << "] " << text << std::endl;
     };
@@ -59,7 +59,7 @@ SearchSpec searchSpec(const Args& args)
 {
     SearchSpec spec = searchSpecFromArgs(args);
     spec.prepareData = [](const ResolvedConfig& config, const ProgressReporter& reporter) {
-        return engine::ensureDataset(config, reporter.counter("synthesising frames"));
+        return engine::ensureDataset(config, reporter);
     };
     return spec;
 }

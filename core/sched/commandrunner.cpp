@@ -186,7 +186,7 @@ public:
             for (const std::string& line : m_process.readLines(kReadTimeoutMs))
                 handleLine(line);
             m_log.flush();
-            if (!cancelled && !pruned && m_context.cancel && m_context.cancel->load()) {
+            if (!cancelled && !pruned && m_context.cancel && m_context.cancel->requested()) {
                 cancelled = true;
                 m_log << "[pitwall] cancelled: stopping the command\n";
                 stop();

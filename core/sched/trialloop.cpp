@@ -128,7 +128,7 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
     HeartbeatThread heartbeat(options.storeLocation, options.heartbeatIntervalSeconds);
     WorkerLoopResult result;
     for (;;) {
-        if (options.cancel && options.cancel->load()) {
+        if (options.cancel && options.cancel->requested()) {
             result.cancelled = true;
             result.stopReason = "cancelled";
             break;

@@ -17,6 +17,7 @@
 // calling thread and must call report() on it too.
 
 #include "core/hpo/study.h"
+#include "core/util/cancel.h"
 
 #include <atomic>
 #include <functional>
@@ -30,7 +31,7 @@ struct TrialContext {
     std::string studyName;
     std::string trialDir; // <logDir>/trial_<number>, created before run()
     std::string logFile;  // <trialDir>/trial.log: what a runner writes about the trial (stderr, non-JSON output)
-    const std::atomic<bool>* cancel = nullptr; // set by the worker's signal handler
+    const CancelToken* cancel = nullptr; // the worker's: set by its signal handler
     // Stores the value at `step` (>= 0; a step reported twice keeps the first value, as Optuna) and returns
     // the pruner's verdict: true means stop the trial now and return TrialState::Pruned.
     std::function<bool(std::int64_t step, double value)> report;
@@ -64,7 +65,7 @@ struct WorkerLoopOptions {
     std::string workerLog;         // the worker's own log file, if known
     std::string logDir;            // trial folders go here
     double heartbeatIntervalSeconds = 5.0;
-    const std::atomic<bool>* cancel = nullptr;
+    const CancelToken* cancel = nullptr;
     std::function<void(const std::string&)> message; // one line per trial start and end, for the worker's log
 };
 

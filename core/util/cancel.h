@@ -16,8 +16,6 @@ class CancelToken {
 public:
     bool requested() const { return m_flag.load(std::memory_order_relaxed); }
     void request() { m_flag.store(true); }
-    // For the operations that take a plain flag (ExperimentOptions::cancel, TrialLoop::cancel, ...).
-    std::atomic<bool>* flag() { return &m_flag; }
 
 private:
     std::atomic<bool> m_flag{false};

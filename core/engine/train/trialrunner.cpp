@@ -43,7 +43,7 @@ public:
         std::int64_t epoch = 0; // over all stages: the pruner's step
         request.cancel = &stop;
         request.progress = [&](const TrainProgress& p) {
-            if (context.cancel && context.cancel->load())
+            if (context.cancel && context.cancel->requested())
                 stop.request();
             if (!p.epochDone || stop.requested())
                 return;
