@@ -1,5 +1,6 @@
 #include "app/cli/cli.h"
 #include "core/sched/commandjob.h"
+#include "core/util/error.h"
 
 #include <iostream>
 
@@ -31,6 +32,18 @@ int printReport(const Args& args, const nlohmann::json& json, const std::string&
     else
         std::cout << text;
     return kExitOk;
+}
+
+int checkReport(const Args& args, const JobFields& fields, const std::function<int()>& check)
+{
+    if (!args.flag("json"))
+        return check();
+    try {
+        return check();
+    } catch (const InputError& e) {
+        std::cout << jobProblemsJson(jobProblems(e, fields, args)).dump(2) << "\n";
+        return kExitBadInput;
+    }
 }
 
 OptionSpec jsonOption() { return {"json", "", "print one JSON document on stdout instead of text"}; }

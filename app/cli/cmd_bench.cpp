@@ -5,6 +5,7 @@
 #include "core/engine/loaderbenchreport.h"
 #include "core/engine/train/partitionbenchreport.h"
 #include "core/engine/train/variantsbenchreport.h"
+#include "core/jobs/benchjobs.h"
 #include "core/util/cancel.h"
 
 #include <cstdio>
@@ -16,9 +17,11 @@ namespace {
 
 int benchVariantsCheck(const Args& args)
 {
-    const engine::VariantsBenchSpec spec = engine::variantsBenchSpec(args);
-    const std::vector<engine::VariantCheck> checks = engine::checkVariantsBench(spec);
-    return printReport(args, engine::variantsCheckJson(spec, checks), engine::variantsCheckText(spec, checks));
+    return checkReport(args, VariantsBenchJob::fields(), [&] {
+        const engine::VariantsBenchSpec spec = engine::variantsBenchSpec(args);
+        const std::vector<engine::VariantCheck> checks = engine::checkVariantsBench(spec);
+        return printReport(args, engine::variantsCheckJson(spec, checks), engine::variantsCheckText(spec, checks));
+    });
 }
 
 int benchVariants(const Args& args)
@@ -33,10 +36,12 @@ int benchVariants(const Args& args)
 // `bench loader --check`: the options and the dataset as the benchmark would see them; no batch is loaded.
 int benchLoaderCheck(const Args& args)
 {
-    const engine::data::LoaderBenchOptions options = engine::loaderBenchOptions(args);
-    const engine::data::LoaderBenchCheck check = engine::data::checkLoaderBench(options);
-    return printReport(args, engine::loaderBenchCheckJson(options, check),
-                       engine::loaderBenchCheckText(options, check));
+    return checkReport(args, LoaderBenchJob::fields(), [&] {
+        const engine::data::LoaderBenchOptions options = engine::loaderBenchOptions(args);
+        const engine::data::LoaderBenchCheck check = engine::data::checkLoaderBench(options);
+        return printReport(args, engine::loaderBenchCheckJson(options, check),
+                           engine::loaderBenchCheckText(options, check));
+    });
 }
 
 int benchLoader(const Args& args)
@@ -51,9 +56,11 @@ int benchLoader(const Args& args)
 // `bench partitions --check`: what would be measured, and where; nothing is trained or written.
 int benchPartitionsCheck(const Args& args)
 {
-    const engine::PartitionBenchSpec spec = engine::partitionBenchSpec(args);
-    const engine::PartitionBenchCheck check = engine::checkPartitionBench(spec);
-    return printReport(args, engine::partitionCheckJson(spec, check), engine::partitionCheckText(spec, check));
+    return checkReport(args, PartitionBenchJob::fields(), [&] {
+        const engine::PartitionBenchSpec spec = engine::partitionBenchSpec(args);
+        const engine::PartitionBenchCheck check = engine::checkPartitionBench(spec);
+        return printReport(args, engine::partitionCheckJson(spec, check), engine::partitionCheckText(spec, check));
+    });
 }
 
 int benchPartitions(const Args& args)
@@ -74,20 +81,15 @@ int benchPartitions(const Args& args)
 void addBenchCommands(Cli& cli)
 {
     cli.add({.path = "bench variants",
-             .options = {dbOption(),
-                         jsonOption(),
-                         {"seeds", "N|LIST",
-                          "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
-                         {"only", "NAMES", "comma-separated variant names to run"},
-                         {"markdown", "", "print the table as Markdown"}},
+             .options = withOptions({dbOption(), jsonOption()}, VariantsBenchJob::optionSpecs()),
              .run = benchVariants,
              .check = benchVariantsCheck});
     cli.add({.path = "bench partitions",
-             .options = withOptions({dbOption(), jsonOption()}, engine::partitionBenchOptionSpecs()),
+             .options = withOptions({dbOption(), jsonOption()}, PartitionBenchJob::optionSpecs()),
              .run = benchPartitions,
              .check = benchPartitionsCheck});
     cli.add({.path = "bench loader",
-             .options = withOptions(engine::loaderBenchOptionSpecs(), {jsonOption()}),
+             .options = withOptions(LoaderBenchJob::optionSpecs(), {jsonOption()}),
              .run = benchLoader,
              .check = benchLoaderCheck});
 }

@@ -15,9 +15,11 @@ namespace {
 
 int evalDrivingCheck(const Args& args)
 {
-    const drive::PolicyEvalSpec spec = drive::policyEvalSpec(args);
-    const std::vector<std::string> policies = drive::checkPolicies(spec);
-    return printReport(args, drive::policyCheckJson(spec, policies), drive::policyCheckText(spec, policies));
+    return checkReport(args, DrivingEvalJob::fields(), [&] {
+        const drive::PolicyEvalSpec spec = drive::policyEvalSpec(args);
+        const std::vector<std::string> policies = drive::checkPolicies(spec);
+        return printReport(args, drive::policyCheckJson(spec, policies), drive::policyCheckText(spec, policies));
+    });
 }
 
 int evalDriving(const Args& args)
@@ -49,7 +51,7 @@ int evalDetection(const Args& args)
 void addEvalCommands(Cli& cli)
 {
     cli.add({.path = "eval driving",
-             .options = withOptions({dbOption(), jsonOption()}, drive::policyEvalOptionSpecs()),
+             .options = withOptions({dbOption(), jsonOption()}, DrivingEvalJob::optionSpecs()),
              .run = evalDriving,
              .check = evalDrivingCheck});
     cli.add({.path = "eval detection",

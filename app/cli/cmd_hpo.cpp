@@ -87,15 +87,17 @@ int searchExitStatus(const SearchSpec& spec, const SearchResult& r, bool cancell
 
 int hpoCheck(const Args& args)
 {
-    const SearchCheck check = checkSearch(searchSpec(args));
-    if (args.flag("json")) {
-        std::cout << searchCheckJson(check).dump(2) << "\n";
+    return checkReport(args, HpoJob::fields(), [&] {
+        const SearchCheck check = checkSearch(searchSpec(args));
+        if (args.flag("json")) {
+            std::cout << searchCheckJson(check).dump(2) << "\n";
+            return kExitOk;
+        }
+        for (const std::string& warning : check.warnings)
+            std::cerr << "warning: " << warning << "\n";
+        std::fputs(searchCheckText(check).c_str(), stdout);
         return kExitOk;
-    }
-    for (const std::string& warning : check.warnings)
-        std::cerr << "warning: " << warning << "\n";
-    std::fputs(searchCheckText(check).c_str(), stdout);
-    return kExitOk;
+    });
 }
 
 int hpoCommand(const Args& args)
@@ -139,7 +141,7 @@ int hpoCommand(const Args& args)
 void addHpoCommands(Cli& cli)
 {
     cli.add({.path = "hpo",
-             .options = withOptions({dbOption(), jsonOption()}, searchOptionSpecs()),
+             .options = withOptions({dbOption(), jsonOption()}, HpoJob::optionSpecs()),
              .run = hpoCommand,
              .check = hpoCheck});
     cli.add({.path = "worker", .options = withOptions({dbOption()}, workerOptionSpecs()), .run = workerCommand});

@@ -11,24 +11,6 @@ using namespace data;
 
 namespace {
 
-// Bounds that keep a typo from asking for gigabytes or a hundred thousand threads.
-constexpr int kMaxImageSide = 8192;
-constexpr int kMaxThreads = 256;
-constexpr int kMaxBatch = 4096;
-constexpr int kMaxCount = 1000000;
-
-int intOption(const cmdline::Args& args, const std::string& name, int fallback, int min, int max)
-{
-    const auto text = args.value(name);
-    if (!text)
-        return fallback;
-    const auto value = cmdline::integerWithin(*text, min, max);
-    if (!value)
-        throw InputError("--" + name + " " + *text + ": give a whole number in " + std::to_string(min) + ".." +
-                         std::to_string(max));
-    return static_cast<int>(*value);
-}
-
 ScaleChoice scaleChoice(const std::string& scale)
 {
     if (scale == "fast")
@@ -44,43 +26,35 @@ ScaleChoice scaleChoice(const std::string& scale)
 
 } // namespace
 
+LoaderBenchOptions loaderBenchOptionsFromJob(const LoaderBenchJob& job)
+{
+    LoaderBenchOptions o;
+    o.images = job.images;
+    o.dataset = job.dataset;
+    o.split = job.split;
+    o.batches = job.batches.value_or(1000);
+    o.warmup = job.warmup.value_or(300);
+    LoaderOptions& l = o.loader;
+    l.batchSize = job.batch.value_or(8);
+    l.sample.outputWidth = job.width.value_or(1024);
+    l.sample.outputHeight = job.height.value_or(372);
+    l.threads = job.threads.value_or(0);
+    l.prefetchBatches = job.prefetch.value_or(l.prefetchBatches);
+    l.shard.seed = static_cast<std::uint64_t>(job.seed.value_or(0));
+    l.sample.augment.enabled = !job.noAugment;
+    l.usePreprocessed = job.preprocessed;
+    l.cachePath = job.cache;
+    l.mode = job.mode.value_or("pitwall") == "reference" ? LoaderMode::Reference : LoaderMode::Pitwall;
+    if (l.mode == LoaderMode::Reference && !job.prefetch)
+        l.prefetchBatches = 2; // DataLoader's prefetch_factor
+    l.sample.scaleChoice = scaleChoice(job.dctScale.value_or("fast"));
+    l.sample.regionDecode = job.decode.value_or("region") == "region";
+    return o;
+}
+
 LoaderBenchOptions loaderBenchOptions(const cmdline::Args& args)
 {
-    if (!args.positionals.empty())
-        throw InputError("pitwall bench loader takes no positional arguments (got '" + args.positionals.front() +
-                         "'): name the images with --images DIR or --dataset DIR; it reads no config files or "
-                         "key=value overrides");
-    LoaderBenchOptions o;
-    o.images = args.value("images", "");
-    o.dataset = args.value("dataset", "");
-    o.split = args.value("split", "");
-    o.batches = intOption(args, "batches", 1000, 1, kMaxCount);
-    o.warmup = intOption(args, "warmup", 300, 0, kMaxCount);
-    LoaderOptions& l = o.loader;
-    l.batchSize = intOption(args, "batch", 8, 1, kMaxBatch);
-    l.sample.outputWidth = intOption(args, "width", 1024, 1, kMaxImageSide);
-    l.sample.outputHeight = intOption(args, "height", 372, 1, kMaxImageSide);
-    l.threads = intOption(args, "threads", 0, 0, kMaxThreads);
-    l.prefetchBatches = intOption(args, "prefetch", l.prefetchBatches, 1, kMaxBatch);
-    l.shard.seed = static_cast<std::uint64_t>(intOption(args, "seed", 0, 0, 2147483647));
-    l.sample.augment.enabled = !args.flag("no-augment");
-    l.usePreprocessed = args.flag("preprocessed");
-    l.cachePath = args.value("cache", "");
-    const std::string mode = args.value("mode", "pitwall");
-    if (mode == "pitwall")
-        l.mode = LoaderMode::Pitwall;
-    else if (mode == "reference")
-        l.mode = LoaderMode::Reference;
-    else
-        throw InputError("--mode " + mode + ": give pitwall or reference");
-    if (l.mode == LoaderMode::Reference && !args.value("prefetch"))
-        l.prefetchBatches = 2; // DataLoader's prefetch_factor
-    l.sample.scaleChoice = scaleChoice(args.value("dct-scale", "fast"));
-    const std::string decode = args.value("decode", "region");
-    if (decode != "region" && decode != "whole")
-        throw InputError("--decode " + decode + ": give region or whole");
-    l.sample.regionDecode = decode == "region";
-    return o;
+    return loaderBenchOptionsFromJob(LoaderBenchJob::fromArgs(args));
 }
 
 nlohmann::json loaderBenchCheckJson(const LoaderBenchOptions& options, const LoaderBenchCheck& check)
@@ -192,32 +166,6 @@ std::string loaderBenchResultText(const LoaderBenchResult& r, const LoaderOption
             text += stringPrintf("    %s: %s\n", r.problems[i].file.c_str(), r.problems[i].reason.c_str());
     }
     return text;
-}
-
-std::vector<cmdline::OptionSpec> loaderBenchOptionSpecs()
-{
-    return {
-        {"images", "DIR", "a folder of JPEGs (searched recursively)"},
-        {"dataset", "DIR", "a dataset folder: synthetic world, YOLO (images/ + labels/) or OpenLane CIPO"},
-        {"split", "NAME", "YOLO / OpenLane split (default: all)"},
-        {"batch", "N", "batch size (default 8)"},
-        {"width", "W", "output width (default 1024)"},
-        {"height", "H", "output height (default 372)"},
-        {"batches", "N", "batches measured after warm-up (default 1000)"},
-        {"warmup", "N", "batches fetched before measuring (default 300)"},
-        {"threads", "N", "loader threads, or worker processes in reference mode (default: this process's cores)"},
-        {"prefetch", "N", "batches in flight (default 4; reference mode: 2 per worker, as prefetch_factor)"},
-        {"mode", "MODE", "pitwall (default) or reference"},
-        {"no-augment", "", "no random zoom, crop, flip or colour change (centred cover fit)"},
-        {"preprocessed", "", "decode and resize once into a memory-mapped cache (data.use_preprocessed)"},
-        {"cache", "FILE", "cache file (default DIR/.pitwall-cache/preprocessed.bin)"},
-        {"dct-scale", "CHOICE",
-         "DCT scales the decoder may use: fast (1/8, 1/4, 1/2, 1; default), any (M/8, M <= 8), any-up (M/8, M <= 16), "
-         "full"},
-        {"decode", "HOW",
-         "region (default: only the pixels the crop reads, rendered band by band as they are decoded) or whole "
-         "(decode the whole image, then render; the same output bytes)"},
-        {"seed", "S", "shuffle and augmentation seed (default 0)"}};
 }
 
 } // namespace pitwall::engine

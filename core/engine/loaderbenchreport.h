@@ -4,6 +4,7 @@
 // the benchmark itself is core/engine/data/loaderbench.h.
 
 #include "core/engine/data/loaderbench.h"
+#include "core/jobs/benchjobs.h"
 #include "core/util/cmdline.h"
 
 #include <nlohmann/json.hpp>
@@ -12,11 +13,12 @@
 
 namespace pitwall::engine {
 
-// --images, --dataset, --split, --batches, --warmup, --batch, --width, --height, --threads, --prefetch, --seed,
-// --no-augment, --preprocessed, --cache, --mode and --dct-scale (defaults: batch 8 at 1024x372, 1000 batches after
-// 300 warm-up). InputError for positionals or a value out of its range ("--NAME TEXT: give a whole number in A..B").
+// The job's images or dataset, split, batches, warm-up, batch size, output size, threads, prefetch, seed,
+// augmentation, pre-processed cache, mode, DCT scales and decode (defaults: batch 8 at 1024x372, 1000 batches after
+// 300 warm-up). The second reads the job from a parsed command line: InputError for positionals or a value out of its
+// range ("--NAME TEXT: give a whole number in A..B").
+data::LoaderBenchOptions loaderBenchOptionsFromJob(const LoaderBenchJob& job);
 data::LoaderBenchOptions loaderBenchOptions(const cmdline::Args& args);
-std::vector<cmdline::OptionSpec> loaderBenchOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "mode", "dataset_kind", "root", "images", "workers", "batch", "width", "height", "batches",
 // "warmup", "cache"}

@@ -10,7 +10,7 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
     const std::string samplerName = args.value("sampler", "tpe");
     const auto sampler = parseSamplerKind(samplerName);
     if (!sampler)
-        throw InputError("--sampler '" + samplerName + "' is not one of random, grid, tpe");
+        throw InputError::forOption("sampler", "--sampler '" + samplerName + "' is not one of random, grid, tpe");
     options.sampler.kind = *sampler;
     if (auto seed = args.integer("seed", 0))
         options.sampler.seed = static_cast<std::uint64_t>(*seed);
@@ -22,7 +22,8 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
     const std::string prunerName = args.value("pruner", "median");
     const auto pruner = parsePrunerKind(prunerName);
     if (!pruner)
-        throw InputError("--pruner '" + prunerName + "' is not one of none, median, sha, hyperband");
+        throw InputError::forOption("pruner",
+                                    "--pruner '" + prunerName + "' is not one of none, median, sha, hyperband");
     options.pruner = PrunerSettings::defaults(*pruner);
     options.pruner.warmupSteps = args.integer("warmup-steps", options.pruner.warmupSteps, 0);
     options.pruner.startupTrials =
@@ -44,7 +45,7 @@ std::optional<StudyDirection> directionFromArgs(const cmdline::Args& args)
         return std::nullopt;
     const auto direction = parseStudyDirection(*text);
     if (!direction)
-        throw InputError("--direction '" + *text + "' is not minimize or maximize");
+        throw InputError::forOption("direction", "--direction '" + *text + "' is not minimize or maximize");
     return direction;
 }
 

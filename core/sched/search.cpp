@@ -63,8 +63,9 @@ void checkSampler(const StudyOptions& options, const SearchSetup& setup, HpoSett
     if (options.sampler.kind == SamplerKind::Grid) {
         const auto points = gridPoints(*setup.space);
         if (!points)
-            throw InputError("--sampler grid needs discrete values: give continuous parameters of " +
-                             settings.spacePath + " a 'step' or make them categorical");
+            throw InputError::forOption("sampler",
+                                        "--sampler grid needs discrete values: give continuous parameters of " +
+                                            settings.spacePath + " a 'step' or make them categorical");
         if (settings.targetTrials > *points) {
             note("the grid has " + std::to_string(*points) + " points: --trials " +
                  std::to_string(settings.targetTrials) + " lowered to " + std::to_string(*points));
@@ -88,8 +89,9 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
                             : StudyDirection::Minimize;
     p.studyName = spec.studyName.value_or(defaultStudyName(setup));
     if (store && store->findStudy(p.studyName))
-        throw InputError("study '" + p.studyName + "' already exists in " + spec.storeLocation +
-                         ": continue it with --resume " + p.studyName + ", or name a new one with --study NAME");
+        throw InputError::forOption("study", "study '" + p.studyName + "' already exists in " + spec.storeLocation +
+                                                 ": continue it with --resume " + p.studyName +
+                                                 ", or name a new one with --study NAME");
     checkSampler(options, setup, p.settings, note);
     p.settings.logDir =
         absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / studyFolder(p.studyName) / "hpo").string()));
@@ -116,8 +118,9 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
                    : objectiveFromConfig ? "hpo.objective"
                                          : "--objective");
     if (spec.finalEpochs && !setup.builtin())
-        throw InputError("--final-epochs retrains with the built-in trainer; a --command search has no config to "
-                         "retrain (run your command with the values of best_params.yaml)");
+        throw InputError::forOption(
+            "final-epochs", "--final-epochs retrains with the built-in trainer; a --command search has no config to "
+                            "retrain (run your command with the values of best_params.yaml)");
     p.bestParamsPath = absolutePath(spec.bestParamsPath.value_or(
         (fs::path(outputDir(setup)) /
          studyFolder(spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup)))) / "best_params.yaml")
@@ -129,7 +132,8 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         resume ? p.settings.backend : (setup.base ? setup.base->getString("device.backend") : "auto"));
     const auto mode = parsePartitionMode(p.settings.partition);
     if (!mode)
-        throw InputError("--partition '" + p.settings.partition + "' is not one of SPX, DPX, QPX, CPX");
+        throw InputError::forOption("partition",
+                                    "--partition '" + p.settings.partition + "' is not one of SPX, DPX, QPX, CPX");
     const auto backend = chooseBackend(p.settings.backend);
     p.devices = backend->logicalDevices(*mode);
     p.settings.backend = backend->name();

@@ -1,7 +1,6 @@
 #include "core/sched/searchargs.h"
 
 #include "core/config/configargs.h"
-#include "core/hpo/studyargs.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -13,75 +12,61 @@ namespace pitwall {
 
 namespace {
 
-// --NAME as an int >= minimum (nullopt when absent).
-std::optional<int> countOption(const cmdline::Args& args, const std::string& name, int minimum)
-{
-    const auto value = args.integer(name, minimum);
-    return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
-}
-
-// The settings of a new search from the command line.
-HpoSettings newSettings(const cmdline::Args& args)
+// The settings of a new search from its spec.
+HpoSettings newSettings(const HpoJob& job)
 {
     HpoSettings s;
-    absoluteConfigArgs(args, s.configs, s.overrides);
-    const auto space = args.value("space");
-    if (!space)
-        throw InputError(
-            "--space SPACE.yaml is required: the search space (e.g. configs/transfuser/hpo/speed_space.yaml)");
-    s.spacePath = absolutePath(*space);
-    s.command = args.value("command", "");
-    const auto trials = countOption(args, "trials", 1);
-    if (!trials)
-        throw InputError("--trials N is required: how many trials the study should have");
-    s.targetTrials = *trials;
-    s.epochs = countOption(args, "epochs", 1);
-    s.objective = args.value("objective", s.command.empty() ? "" : "objective"); // built-in: hpo.objective later
-    if (!s.command.empty() && args.value("objective"))
-        throw InputError("--objective chooses a validation metric of the built-in trainer; a command reports its "
-                         "objective itself ({\"objective\": V})");
-    s.model = args.value("model", "");
-    s.termGraceSeconds = args.positive("term-grace", s.termGraceSeconds, "number of seconds");
+    for (const std::string& file : job.configs)
+        s.configs.push_back(absolutePath(file));
+    s.overrides = job.overrides;
+    if (job.space.empty())
+        throw InputError::forOption(
+            "space", "--space SPACE.yaml is required: the search space (e.g. configs/transfuser/hpo/speed_space.yaml)");
+    s.spacePath = absolutePath(job.space);
+    s.command = job.command;
+    if (!job.trials)
+        throw InputError::forOption("trials", "--trials N is required: how many trials the study should have");
+    s.targetTrials = *job.trials;
+    s.epochs = job.epochs;
+    s.objective = job.objective.value_or(s.command.empty() ? "" : "objective"); // built-in: hpo.objective later
+    if (!s.command.empty() && job.objective)
+        throw InputError::forOption("objective",
+                                    "--objective chooses a validation metric of the built-in trainer; a command "
+                                    "reports its objective itself ({\"objective\": V})");
+    s.model = job.model;
+    s.termGraceSeconds = job.termGraceSeconds.value_or(s.termGraceSeconds);
     return s;
-}
-
-void checkResumeArgs(const cmdline::Args& args)
-{
-    for (const char* option : {"space", "command", "config", "sampler", "pruner", "direction", "objective", "study",
-                               "epochs", "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps",
-                               "term-grace"})
-        if (args.value(option))
-            throw InputError(std::string("--resume continues with the study's stored settings; --") + option +
-                             " cannot change them (--trials, --partition, --backend and --heartbeat-* can)");
-    if (!args.positionals.empty())
-        throw InputError("--resume continues with the study's stored configs; give no config arguments");
 }
 
 } // namespace
 
-SearchSpec searchSpecFromArgs(const cmdline::Args& args)
+SearchSpec searchSpecFromJob(const HpoJob& job)
 {
     SearchSpec spec;
-    spec.storeLocation = absolutePath(args.database());
+    spec.storeLocation = absolutePath(job.database.value_or(defaultDatabasePath()));
     spec.schema = schemaWithWarnings();
-    spec.resumeStudy = args.value("resume");
+    spec.resumeStudy = job.resume;
     if (spec.resumeStudy) {
-        checkResumeArgs(args);
-        spec.targetTrials = countOption(args, "trials", 1);
+        spec.targetTrials = job.trials;
     } else {
-        spec.settings = newSettings(args);
-        spec.studyName = args.value("study");
-        spec.direction = directionFromArgs(args);
-        spec.study = studyOptionsFromArgs(args);
-        spec.logDir = args.value("log-dir");
+        spec.settings = newSettings(job);
+        spec.studyName = job.study;
+        spec.direction = job.direction;
+        spec.study = job.studyOptions;
+        spec.logDir = job.logDir;
     }
-    spec.finalEpochs = countOption(args, "final-epochs", 1);
-    spec.bestParamsPath = args.value("best-params");
-    spec.partition = args.value("partition");
-    spec.backend = args.value("backend");
-    spec.heartbeatGraceSeconds = args.positive("heartbeat-grace", 60.0, "number of seconds");
-    spec.heartbeatIntervalSeconds = args.positive("heartbeat-interval", 5.0, "number of seconds");
+    spec.finalEpochs = job.finalEpochs;
+    spec.bestParamsPath = job.bestParams;
+    spec.partition = job.partition;
+    spec.backend = job.backend;
+    spec.heartbeatGraceSeconds = job.heartbeatGraceSeconds.value_or(60.0);
+    spec.heartbeatIntervalSeconds = job.heartbeatIntervalSeconds.value_or(5.0);
     return spec;
+}
+
+SearchSpec searchSpecFromArgs(const cmdline::Args& args)
+{
+    return searchSpecFromJob(HpoJob::fromArgs(args));
 }
 
 HpoSettings workerSettingsFromArgs(const cmdline::Args& args, HpoSettings settings)
@@ -140,32 +125,7 @@ WorkerRun workerRunFromArgs(const cmdline::Args& args, const HpoSettings& settin
 
 std::vector<cmdline::OptionSpec> searchOptionSpecs()
 {
-    const std::vector<cmdline::OptionSpec> data{
-        {"config", "CFG", "config file (repeatable; files may also be given as arguments)", true},
-        {"space", "FILE", "search space YAML (AutoSpeed's format)"},
-        {"trials", "N", "trials the study should have (failed trials count, cancelled ones do not)"},
-        {"epochs", "E", "epochs per enabled stage of every trial (built-in), or {epochs} for the command"},
-        {"partition", "MODE", "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's)"},
-        {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"}};
-    const std::vector<cmdline::OptionSpec> search{
-        {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
-        {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
-        {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
-        {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
-        {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
-        {"best-params", "FILE",
-         "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
-        {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
-        {"resume", "STUDY", "continue a search that pitwall hpo started"},
-        {"log-dir", "DIR",
-         "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
-         "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
-        {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
-        {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"},
-        {"term-grace", "S",
-         "a command trial that is stopped (pruned, Ctrl-C) has S seconds after SIGTERM before "
-         "SIGKILL (default 10); a second Ctrl-C stops everything at once"}};
-    return cmdline::withOptions(cmdline::withOptions(data, studyOptionSpecs()), search); // then sampler, pruner
+    return HpoJob::optionSpecs();
 }
 
 std::vector<cmdline::OptionSpec> workerOptionSpecs()

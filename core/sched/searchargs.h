@@ -2,6 +2,7 @@
 // What `pitwall hpo` and `pitwall worker` make of their options: the search to run, and a worker's settings.
 
 #include "core/devices/devices.h"
+#include "core/jobs/hpojob.h"
 #include "core/sched/hposettings.h"
 #include "core/sched/search.h"
 #include "core/sched/trialloop.h"
@@ -15,6 +16,9 @@ namespace pitwall {
 // --heartbeat-grace, --heartbeat-interval and --db (made absolute). The schema is loaded with its warnings on
 // stderr. prepareData is left empty for the caller. InputError naming the option for a bad or missing value.
 SearchSpec searchSpecFromArgs(const cmdline::Args& args);
+// The same from the typed spec (searchSpecFromArgs is searchSpecFromJob(HpoJob::fromArgs(args))): configs and
+// --space made absolute, --space and --trials required for a new search, --objective refused with --command.
+SearchSpec searchSpecFromJob(const HpoJob& job);
 
 // A worker's settings: `stored` (the study's) with the command line's on top: configs and overrides (made
 // absolute) or --command replace the stored ones together; --space, --epochs, --objective, --model, --log-dir.
@@ -35,9 +39,9 @@ struct WorkerRun {
 };
 WorkerRun workerRunFromArgs(const cmdline::Args& args, const HpoSettings& settings);
 
-// The options the functions above read, declared for the commands' help and parsers: `pitwall hpo`'s (with
-// studyOptionSpecs for a new search's sampler and pruner) and `pitwall worker`'s; --db and --json are the
-// command line's own.
+// The options the functions above read, declared for the commands' help and parsers: `pitwall hpo`'s
+// (HpoJob::optionSpecs, with studyOptionSpecs for a new search's sampler and pruner) and `pitwall worker`'s; --db
+// and --json are the command line's own.
 std::vector<cmdline::OptionSpec> searchOptionSpecs();
 std::vector<cmdline::OptionSpec> workerOptionSpecs();
 

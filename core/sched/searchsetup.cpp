@@ -38,9 +38,9 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
     SearchSetup setup;
     setup.settings = settings;
     if (settings.spacePath.empty())
-        throw InputError("give the search space (--space SPACE.yaml)");
+        throw InputError::forOption("space", "give the search space (--space SPACE.yaml)");
     if (settings.targetTrials < 1)
-        throw InputError("the number of trials must be at least 1 (--trials N)");
+        throw InputError::forOption("trials", "the number of trials must be at least 1 (--trials N)");
     if (settings.configs.empty() && settings.command.empty())
         throw InputError("give a config (--config CFG, for the built-in trainer) or an external --command");
     const std::string spaceText = readTextFile(settings.spacePath);
@@ -54,7 +54,8 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
         if (settings.epochs) {
             const auto more = epochOverrides(base, *settings.epochs);
             if (more.empty() && setup.builtin())
-                throw InputError("--epochs: the config trains no stage (every training.stages.*.epochs is 0)");
+                throw InputError::forOption(
+                    "epochs", "--epochs: the config trains no stage (every training.stages.*.epochs is 0)");
             setup.baseOverrides.insert(setup.baseOverrides.end(), more.begin(), more.end());
             base = resolveConfig(setup.schema, settings.configs, setup.baseOverrides);
         }
@@ -62,15 +63,16 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
         const std::string model = settings.model.empty() ? setup.base->getString("experiment.model") : settings.model;
         setup.modelSections = ownerSections(setup.schema, model);
         if (setup.modelSections.empty() && !settings.model.empty())
-            throw InputError("--model '" + settings.model +
-                             "' declares no config keys (known: " + join(setup.schema.owners(), ", ") + ")");
+            throw InputError::forOption("model", "--model '" + settings.model + "' declares no config keys (known: " +
+                                                     join(setup.schema.owners(), ", ") + ")");
     }
     setup.space = SearchSpace::parse(spaceText, settings.spacePath, setup.schema, setup.modelSections);
     if (!setup.builtin()) {
         setup.commandWords = splitCommandLine(settings.command);
         if (!settings.epochs && commandPlaceholders(setup.commandWords).count("epochs"))
-            throw InputError("the command uses {epochs}, but no --epochs E says how many: add --epochs E (the epochs "
-                             "each trial trains), or leave {epochs} out of --command");
+            throw InputError::forOption(
+                "epochs", "the command uses {epochs}, but no --epochs E says how many: add --epochs E (the epochs "
+                          "each trial trains), or leave {epochs} out of --command");
         checkCommandPlaceholders(setup.commandWords,
                                  knownPlaceholders(*setup.space, setup.base.has_value(), settings.epochs.has_value()));
         if (setup.commandWords.front().find('{') == std::string::npos)
@@ -123,7 +125,10 @@ void checkObjective(const SearchSetup& setup, const std::string& objective, cons
     const auto near = nearestNames(wanted, known, 1);
     if (!near.empty())
         message += " (did you mean " + near.front() + "?)";
-    throw InputError(message + "; known objectives: " + join(known, ", "));
+    message += "; known objectives: " + join(known, ", ");
+    if (source == "the study's objective")
+        throw InputError(message);
+    throw InputError::forOption("objective", message); // --objective, or the config's hpo.objective it stands for
 }
 
 } // namespace pitwall

@@ -114,7 +114,7 @@ std::string Args::required(const std::string& name, const std::string& what) con
 {
     const auto text = value(name);
     if (!text || text->empty())
-        throw InputError("--" + name + " is required: " + what);
+        throw InputError::forOption(name, "--" + name + " is required: " + what);
     return *text;
 }
 
@@ -136,7 +136,8 @@ std::optional<std::int64_t> Args::integer(const std::string& name, std::int64_t 
         return std::nullopt;
     const auto parsed = parseInteger(*text);
     if (!parsed || *parsed < minimum)
-        throw InputError("--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
+        throw InputError::forOption(name,
+                                    "--" + name + " '" + *text + "' is not an integer >= " + std::to_string(minimum));
     return *parsed;
 }
 
@@ -153,8 +154,8 @@ std::int64_t Args::integerIn(const std::string& name, std::int64_t fallback, std
         return fallback;
     const auto parsed = integerWithin(*text, minimum, maximum);
     if (!parsed)
-        throw InputError("--" + name + " '" + *text + "': give an integer in " + std::to_string(minimum) + ".." +
-                         std::to_string(maximum));
+        throw InputError::forOption(name, "--" + name + " '" + *text + "': give an integer in " +
+                                              std::to_string(minimum) + ".." + std::to_string(maximum));
     return *parsed;
 }
 
@@ -165,8 +166,8 @@ double Args::numberIn(const std::string& name, double fallback, double minimum, 
         return fallback;
     const auto parsed = parseDouble(*text);
     if (!parsed || !(*parsed >= minimum && *parsed <= maximum))
-        throw InputError("--" + name + " '" + *text + "': give a number in " + formatDouble(minimum) + ".." +
-                         formatDouble(maximum));
+        throw InputError::forOption(name, "--" + name + " '" + *text + "': give a number in " + formatDouble(minimum) +
+                                              ".." + formatDouble(maximum));
     return *parsed;
 }
 
@@ -177,7 +178,7 @@ double Args::positive(const std::string& name, double fallback, const std::strin
         return fallback;
     const auto parsed = parseDouble(*text);
     if (!parsed || !(*parsed > 0))
-        throw InputError("--" + name + " '" + *text + "' is not a positive " + what);
+        throw InputError::forOption(name, "--" + name + " '" + *text + "' is not a positive " + what);
     return *parsed;
 }
 
@@ -280,55 +281,102 @@ const Command* findCommand(const std::vector<Command>& commands, const std::vect
     return command;
 }
 
-bool isHelp(const std::string& word)
-{
-    return word == "--help" || word == "-h";
-}
+// Why the option at words[i] could not be taken ("" when it was: its value is in `args` and i is past it).
+struct OptionProblem {
+    std::string text;     // "unknown option '--x'; did you mean '--y'?", "option '--x' needs a value (N)", ...
+    bool unknown = false; // the option is not declared (the caller adds the usage)
+};
 
-} // namespace
-
-std::optional<int> CommandTree::takeOption(const Command& command, const std::vector<std::string>& words,
-                                           std::size_t& i, Args& args) const
+OptionProblem takeOptionWord(const std::vector<OptionSpec>& options, const std::vector<std::string>& words,
+                             std::size_t& i, Args& args)
 {
-    const std::string where = m_program.name + " " + command.path;
     std::string name = words[i].substr(2);
     std::optional<std::string> inlineValue;
     if (auto eq = name.find('='); eq != std::string::npos) {
         inlineValue = name.substr(eq + 1);
         name = name.substr(0, eq);
     }
-    auto spec = std::find_if(command.options.begin(), command.options.end(),
-                             [&](const OptionSpec& o) { return o.name == name; });
-    if (spec == command.options.end()) {
+    auto spec = std::find_if(options.begin(), options.end(), [&](const OptionSpec& o) { return o.name == name; });
+    if (spec == options.end()) {
         std::vector<std::string> known;
-        for (const OptionSpec& o : command.options)
+        for (const OptionSpec& o : options)
             known.push_back(o.name);
         const auto near = nearestNames(name, known, 1);
-        std::cerr << where << ": unknown option '--" << name << "'"
-                  << (near.empty() ? "" : "; did you mean '--" + near[0] + "'?") << "\n"
-                  << "Usage: " << where << " " << command.usage << "\n";
-        return kExitBadInput;
+        return {"unknown option '--" + name + "'" + (near.empty() ? "" : "; did you mean '--" + near[0] + "'?"), true};
     }
     std::string value;
     if (!spec->valueName.empty()) {
-        if (inlineValue) {
+        if (inlineValue)
             value = *inlineValue;
-        } else if (i + 1 < words.size()) {
+        else if (i + 1 < words.size())
             value = words[++i];
-        } else {
-            std::cerr << where << ": option '--" << name << "' needs a value (" << spec->valueName << ")\n";
-            return kExitBadInput;
-        }
+        else
+            return {"option '--" + name + "' needs a value (" + spec->valueName + ")"};
     } else if (inlineValue) {
-        std::cerr << where << ": option '--" << name << "' takes no value\n";
-        return kExitBadInput;
+        return {"option '--" + name + "' takes no value"};
     }
-    if (args.options.count(name) && !spec->repeatable) {
-        std::cerr << where << ": option '--" << name << "' given twice\n";
-        return kExitBadInput;
-    }
+    if (args.options.count(name) && !spec->repeatable)
+        return {"option '--" + name + "' given twice"};
     args.options[name].push_back(value);
-    return std::nullopt;
+    return {};
+}
+
+bool isHelp(const std::string& word)
+{
+    return word == "--help" || word == "-h";
+}
+
+// The words from `start` on into `args`: the positionals (and every word after "--") kept, each option word handed
+// to `option`, which takes it (moving i past its value) or returns false to end the walk; `stop` (when set) ends it
+// first at the word it returns true for. Returns whether the walk reached the end.
+bool walkWords(const std::vector<std::string>& words, std::size_t start, Args& args,
+               const std::function<bool(const std::string&)>& stop, const std::function<bool(std::size_t&)>& option)
+{
+    for (std::size_t i = start; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        if (stop && stop(word))
+            return false;
+        if (word == "--") {
+            args.positionals.insert(args.positionals.end(), words.begin() + static_cast<long>(i) + 1, words.end());
+            break;
+        }
+        if (!startsWith(word, "--") || word.size() == 2) {
+            args.positionals.push_back(word);
+            continue;
+        }
+        if (!option(i))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+Args parseArgs(const std::vector<OptionSpec>& options, const std::vector<std::string>& words)
+{
+    Args args;
+    walkWords(words, 0, args, nullptr, [&](std::size_t& i) {
+        const std::size_t at = i;
+        if (const OptionProblem problem = takeOptionWord(options, words, i, args); !problem.text.empty()) {
+            const std::string name = words[at].substr(2);
+            throw InputError::forOption(name.substr(0, name.find('=')), problem.text);
+        }
+        return true;
+    });
+    return args;
+}
+
+std::optional<int> CommandTree::takeOption(const Command& command, const std::vector<std::string>& words,
+                                           std::size_t& i, Args& args) const
+{
+    const std::string where = m_program.name + " " + command.path;
+    const OptionProblem problem = takeOptionWord(command.options, words, i, args);
+    if (problem.text.empty())
+        return std::nullopt;
+    std::cerr << where << ": " << problem.text << "\n";
+    if (problem.unknown)
+        std::cerr << "Usage: " << where << " " << command.usage << "\n";
+    return kExitBadInput;
 }
 
 int CommandTree::runCommand(const Command& command, const Args& args, const std::vector<std::string>& words) const
@@ -388,25 +436,24 @@ int CommandTree::run(int argc, char** argv) const
     const Command* command = findCommand(m_commands, words, used);
     if (!command)
         return unknownCommand(words);
-    // The words after the command path: options and positionals.
+    // The words after the command path: options and positionals; --help (before "--") shows the help instead.
     Args args;
-    for (std::size_t i = used; i < words.size(); ++i) {
-        const std::string& word = words[i];
-        if (isHelp(word)) {
+    std::optional<int> status;
+    const bool parsed = walkWords(
+        words, used, args,
+        [&](const std::string& word) {
+            if (!isHelp(word))
+                return false;
             printHelp(*command);
-            return kExitOk;
-        }
-        if (word == "--") {
-            args.positionals.insert(args.positionals.end(), words.begin() + static_cast<long>(i) + 1, words.end());
-            break;
-        }
-        if (!startsWith(word, "--") || word.size() == 2) {
-            args.positionals.push_back(word);
-            continue;
-        }
-        if (const auto status = takeOption(*command, words, i, args))
-            return *status;
-    }
+            status = kExitOk;
+            return true;
+        },
+        [&](std::size_t& i) {
+            status = takeOption(*command, words, i, args);
+            return !status;
+        });
+    if (!parsed)
+        return *status;
     return runCommand(*command, args, words);
 }
 

@@ -63,6 +63,11 @@ struct Args {
     double positive(const std::string& name, double fallback, const std::string& what = "number") const;
 };
 
+// A command's words after its path, parsed against `options` as CommandTree::run parses them (positionals, "--"
+// ends the options, --NAME=VALUE); InputError naming the option for one that is not declared, lacks its value, takes
+// none or is given twice. For a front end that edits a command line (core/jobs) rather than runs it.
+Args parseArgs(const std::vector<OptionSpec>& options, const std::vector<std::string>& words);
+
 struct Command {
     std::string path;        // "db info"
     std::string summary = {};     // one line for the command list

@@ -44,6 +44,11 @@ InputError::InputError(SourceLocation where, std::string message)
 {
 }
 
+InputError InputError::forOption(const std::string& option, std::string message)
+{
+    return InputError(std::vector<Diagnostic>{Diagnostic{{}, std::move(message), "--" + option}});
+}
+
 InputError::InputError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(joinDiagnostics(diagnostics)), m_diagnostics(std::move(diagnostics))
 {

@@ -23,6 +23,9 @@ struct SourceLocation {
 struct Diagnostic {
     SourceLocation where;
     std::string message;
+    // The command-line option whose value is wrong ("--trials"), "" when the problem is not one option's: a
+    // front end shows the problem at that option's field (core/jobs/jobproblems.h).
+    std::string option = {};
 
     // "where: message" or just the message.
     std::string toString() const;
@@ -34,6 +37,9 @@ public:
     explicit InputError(std::string message);
     InputError(SourceLocation where, std::string message);
     explicit InputError(std::vector<Diagnostic> diagnostics);
+
+    // Bad input in the value of one option: `option` is its name without the dashes ("trials").
+    static InputError forOption(const std::string& option, std::string message);
 
     const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
 

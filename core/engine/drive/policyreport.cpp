@@ -2,28 +2,13 @@
 
 #include "core/report/table.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
 namespace pitwall::drive {
 
 namespace {
-
-std::vector<PolicySource> parsePolicies(const std::string& text)
-{
-    if (text == "expert" || text == "idle")
-        return {{text, std::nullopt}};
-    std::vector<PolicySource> out;
-    for (const std::string& part : split(text, ',')) {
-        const auto id = parseInteger(trim(part));
-        if (!id || *id <= 0)
-            throw InputError("--policy '" + text +
-                             "': give expert, idle, a run id or a comma-separated list of run ids (one per training "
-                             "seed; see 'pitwall db export --run')");
-        out.push_back({trim(part), *id});
-    }
-    return out;
-}
 
 std::string infractionSummary(const RouteResult& route)
 {
@@ -99,22 +84,29 @@ std::string policyEvalAcrossRunsText(const PolicyEvalSpec& spec, const PolicyEva
                         spec.options.routes);
 }
 
+PolicyEvalSpec policyEvalSpecFromJob(const DrivingEvalJob& job)
+{
+    if (job.policies.empty())
+        throw InputError::forOption("policy", "give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
+    PolicyEvalSpec spec;
+    spec.options.routes = job.routes.value_or(kDefaultEvalRoutes);
+    spec.options.seed = static_cast<std::uint64_t>(job.seed.value_or(0));
+    spec.options.routeSeconds = job.routeSeconds.value_or(30);
+    spec.model.planIntervalS = 1.0 / job.planHz.value_or(10);
+    spec.model.threads = job.threads.value_or(1);
+    validateEvalOptions(spec.options);
+    for (const std::string& policy : job.policies)
+        spec.policies.push_back({policy, policy == "expert" || policy == "idle"
+                                             ? std::nullopt
+                                             : std::optional<std::int64_t>(*parseInteger(policy))});
+    spec.replayDir = job.replay;
+    spec.storeLocation = job.database.value_or(defaultDatabasePath());
+    return spec;
+}
+
 PolicyEvalSpec policyEvalSpec(const cmdline::Args& args)
 {
-    const auto policyText = args.value("policy");
-    if (!policyText)
-        throw InputError("give the policy with --policy RUN_ID[,RUN_ID...]|expert|idle");
-    PolicyEvalSpec spec;
-    spec.options.routes = static_cast<int>(args.integerIn("routes", kDefaultEvalRoutes, 1, 10000));
-    spec.options.seed = static_cast<std::uint64_t>(args.integerIn("seed", 0, 0, 1LL << 62));
-    spec.options.routeSeconds = args.numberIn("route-seconds", 30, 2, 3600);
-    spec.model.planIntervalS = 1.0 / args.numberIn("plan-hz", 10, 1, 20);
-    spec.model.threads = static_cast<int>(args.integerIn("threads", 1, 0, 1024));
-    validateEvalOptions(spec.options);
-    spec.policies = parsePolicies(*policyText);
-    spec.replayDir = args.value("replay", "");
-    spec.storeLocation = args.database();
-    return spec;
+    return policyEvalSpecFromJob(DrivingEvalJob::fromArgs(args));
 }
 
 nlohmann::json policyCheckJson(const PolicyEvalSpec& spec, const std::vector<std::string>& policies)
@@ -141,17 +133,6 @@ std::string policyEvalText(const PolicyEvalSpec& spec, const PolicyEvalResult& r
         text += stringPrintf("recorded with the run(s) in %s (metrics of stage 'eval', benchmark suite 'driving')\n",
                              spec.storeLocation.c_str());
     return text;
-}
-
-std::vector<cmdline::OptionSpec> policyEvalOptionSpecs()
-{
-    return {{"policy", "RUN_ID[,RUN_ID...]|expert|idle", "what drives"},
-            {"routes", "N", "routes to drive (default " + std::to_string(drive::kDefaultEvalRoutes) + ")"},
-            {"seed", "S", "evaluation seed: the same seed gives the same routes and results (default 0)"},
-            {"route-seconds", "T", "nominal route duration in simulated seconds (default 30)"},
-            {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},
-            {"plan-hz", "HZ", "how often a model plans, 1..20 (default 10)"},
-            {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"}};
 }
 
 } // namespace pitwall::drive

@@ -3,6 +3,7 @@
 // scores, and for several runs (training seeds) the mean ± sample std across them.
 
 #include "core/engine/drive/policyeval.h"
+#include "core/jobs/evaljob.h"
 #include "core/util/cmdline.h"
 
 #include <nlohmann/json.hpp>
@@ -13,12 +14,13 @@ namespace pitwall::drive {
 
 // Default routes: a smoke-trained policy's DS varies by about 10–15 points from route to route, so 20 routes give a
 // standard error of about 2–3.5 points (0.3 s a route for that policy on 2 cores; the README has the figures).
-inline constexpr int kDefaultEvalRoutes = 20;
+inline constexpr int kDefaultEvalRoutes = kDefaultDrivingRoutes;
 
-// --policy RUN_ID[,RUN_ID...]|expert|idle, --routes, --seed, --route-seconds, --plan-hz, --threads (checked by
-// validateEvalOptions), --replay and --db. InputError naming the option for a bad or missing value.
+// The job's policies, routes, seed, route seconds, plan rate, threads (checked by validateEvalOptions), replay folder
+// and database. InputError naming the option for a bad or missing value. The second reads the job from a parsed
+// command line.
+PolicyEvalSpec policyEvalSpecFromJob(const DrivingEvalJob& job);
 PolicyEvalSpec policyEvalSpec(const cmdline::Args& args);
-std::vector<cmdline::OptionSpec> policyEvalOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "policies" (checkPolicies' lines), "routes"}
 nlohmann::json policyCheckJson(const PolicyEvalSpec& spec, const std::vector<std::string>& policies);

@@ -24,18 +24,6 @@ std::string defaultConfig()
     throw InputError(std::string("no config given and ") + kPartitionBenchDefaultConfig + " not found; give --config CFG");
 }
 
-std::vector<long long> parseSizes(const std::string& text)
-{
-    std::vector<long long> sizes;
-    for (const std::string& part : split(text, ',')) {
-        const auto size = parseInteger(trim(part));
-        if (!size || *size < 1)
-            throw InputError("--batch-sizes '" + text + "': '" + part + "' is not a batch size >= 1");
-        sizes.push_back(*size);
-    }
-    return sizes;
-}
-
 // The cells the check would train: every batch size of every available mode.
 std::size_t cellCount(const PartitionBenchSpec& spec, const PartitionBenchCheck& check)
 {
@@ -47,44 +35,47 @@ std::size_t cellCount(const PartitionBenchSpec& spec, const PartitionBenchCheck&
 
 } // namespace
 
-PartitionBenchSpec partitionBenchSpec(const cmdline::Args& args)
+PartitionBenchSpec partitionBenchSpecFromJob(const PartitionBenchJob& job)
 {
     PartitionBenchSpec spec;
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    for (const std::string& file : args.values("config"))
-        files.push_back(file);
+    std::vector<std::string> files = job.configs, overrides = job.overrides;
     if (files.empty())
         files.push_back(defaultConfig());
-    for (const std::string& name : split(args.value("modes", "SPX,DPX,QPX,CPX"), ',')) {
-        const auto mode = parsePartitionMode(trim(name));
-        if (!mode)
-            throw InputError("--modes: '" + name + "' is not one of SPX, DPX, QPX, CPX");
-        spec.modes.push_back(partitionModeName(*mode));
-    }
-    spec.batchSizes = parseSizes(args.value("batch-sizes", "8,16,32"));
-    const auto epochs = parseInteger(args.value("epochs", "2"));
-    if (!epochs || *epochs < 1)
-        throw InputError("--epochs '" + args.value("epochs", "") + "' is not an integer >= 1");
-    spec.epochs = *epochs;
-    overrides.push_back("training.stages.pretrain.epochs=" + std::to_string(*epochs));
+    spec.modes = job.modes.value_or(std::vector<std::string>{"SPX", "DPX", "QPX", "CPX"});
+    spec.batchSizes = job.batchSizes.value_or(std::vector<long long>{8, 16, 32});
+    spec.epochs = job.epochs.value_or(2);
+    overrides.push_back("training.stages.pretrain.epochs=" + std::to_string(spec.epochs));
     overrides.push_back("training.stages.posttrain.epochs=0");
     const Schema schema = schemaWithWarnings();
+    // The configs and overrides first: what fails only with a batch size is that batch size's problem.
+    const ResolvedConfig base = resolveConfig(schema, files, overrides);
     // Every batch size resolves before anything runs.
     for (long long b : spec.batchSizes) {
         std::vector<std::string> all = overrides;
         all.push_back("training.optimization.batch_size=" + std::to_string(b));
-        spec.configs.push_back(resolveConfig(schema, files, all));
+        try {
+            spec.configs.push_back(resolveConfig(schema, files, all));
+        } catch (const InputError& e) {
+            std::vector<Diagnostic> problems = e.diagnostics();
+            for (Diagnostic& d : problems)
+                d.option = "--batch-sizes";
+            throw InputError(problems);
+        }
     }
-    spec.backend = args.value("backend", spec.configs.front().getString("device.backend"));
-    spec.storeLocation = fs::absolute(args.database()).string();
-    const fs::path out = fs::absolute(args.value(
-        "out", (fs::path(spec.configs.front().getString("experiment.output_dir")) / "bench_partitions").string()));
+    spec.backend = job.backend.value_or(base.getString("device.backend"));
+    spec.storeLocation = fs::absolute(job.database.value_or(defaultDatabasePath())).string();
+    const fs::path out = fs::absolute(
+        job.out.value_or((fs::path(base.getString("experiment.output_dir")) / "bench_partitions").string()));
     spec.outputDir = out.string();
-    spec.plotPath = fs::absolute(args.value("plot", (out / "partitions.png").string())).string();
+    spec.plotPath = fs::absolute(job.plot.value_or((out / "partitions.png").string())).string();
     spec.configFiles = files;
     spec.overrides = overrides;
     return spec;
+}
+
+PartitionBenchSpec partitionBenchSpec(const cmdline::Args& args)
+{
+    return partitionBenchSpecFromJob(PartitionBenchJob::fromArgs(args));
 }
 
 Json partitionCheckJson(const PartitionBenchSpec& spec, const PartitionBenchCheck& check)
@@ -151,18 +142,6 @@ std::string partitionResultText(const PartitionBenchSpec& spec, const PartitionB
         text += "\n" + mode + ": unavailable: " + why;
     return text + (result.unavailable.empty() ? "" : "\n") + "\nplot: " + spec.plotPath +
            "\nruns and logs: " + spec.outputDir + "\n";
-}
-
-std::vector<cmdline::OptionSpec> partitionBenchOptionSpecs()
-{
-    return {{"config", "CFG",
-             "config file (repeatable; default " + std::string(engine::kPartitionBenchDefaultConfig) + ")", true},
-            {"modes", "LIST", "partition modes (default SPX,DPX,QPX,CPX)"},
-            {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32)"},
-            {"epochs", "E", "epochs per run (default 2)"},
-            {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend)"},
-            {"out", "DIR", "runs, logs and the plot (default <experiment.output_dir>/bench_partitions)"},
-            {"plot", "FILE", "where to write the PNG (default <out>/partitions.png)"}};
 }
 
 } // namespace pitwall::engine

@@ -4,6 +4,7 @@
 // partitionbench.h.
 
 #include "core/engine/train/partitionbench.h"
+#include "core/jobs/benchjobs.h"
 #include "core/util/cmdline.h"
 
 #include <string>
@@ -14,11 +15,12 @@ namespace pitwall::engine {
 // install tree.
 inline constexpr const char* kPartitionBenchDefaultConfig = "configs/transfuser/smoke.yaml";
 
-// --config and the positionals (files and overrides; kPartitionBenchDefaultConfig when no file), --modes,
-// --batch-sizes, --epochs, --backend, --out, --plot and --db: one resolved config per batch size (the schema, with
-// its warnings, is loaded once the options are checked). InputError naming the option for a bad value.
+// The job's configs and overrides (kPartitionBenchDefaultConfig when no file), modes, batch sizes, epochs, backend,
+// output folder, plot and database: one resolved config per batch size (the schema, with its warnings, is loaded once
+// the options are checked). InputError naming the option for a bad value (a batch size the schema refuses names
+// --batch-sizes). The second reads the job from a parsed command line.
+PartitionBenchSpec partitionBenchSpecFromJob(const PartitionBenchJob& job);
 PartitionBenchSpec partitionBenchSpec(const cmdline::Args& args);
-std::vector<cmdline::OptionSpec> partitionBenchOptionSpecs(); // the options it reads, for the command's help and parser
 
 // --check: {"ok", "backend", "modes": [{"mode", "available", "devices", "why"}], "batch_sizes", "epochs", "cells",
 // "out", "plot"}

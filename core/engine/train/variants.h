@@ -1,20 +1,11 @@
 #pragma once
 // Variant benchmarks (`pitwall bench variants FILE`): the same experiment under several configurations,
 // each trained for N seeds, summarised as LEAD's speed table (per-stage time, throughput, quality mean ± std).
-//
-// Variants file (YAML):
-//   name: lead-speed                  # study prefix in the results store
-//   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
-//   seeds: [0, 1, 2]
-//   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
-//   driving: {routes: 20, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
-//   table: speed                      # or loader: the DALI evaluation's runtime / CPU table (below)
-//   variants:
-//     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
-//     - {name: Fast, overrides: [...], compare_to: Baseline}  # loader table: speed-up and CPU saving vs Baseline
-// Plain values only: no torch in this header.
+// The file itself (its format, reader and writer) is core/jobs/variantsfile.h. Plain values only: no torch in this
+// header.
 
 #include "core/engine/train/experiment.h"
+#include "core/jobs/variantsfile.h"
 #include "core/report/table.h"
 
 #include <string>
@@ -22,42 +13,11 @@
 
 namespace pitwall::engine {
 
-struct VariantSpec {
-    std::string name;
-    std::vector<std::string> configs;   // resolved paths
-    std::vector<std::string> overrides;
-    std::string compareTo; // another variant's name: the loader table's speed-up and CPU saving are against it
-};
+using pitwall::readVariantsFile;
+using pitwall::VariantsFile;
+using pitwall::VariantSpec;
+using pitwall::VariantsTableKind;
 
-enum class VariantsTableKind {
-    Speed,  // LEAD's: per-stage time, compute and full FPS, quality
-    Loader, // the DALI evaluation's training table: runtime per iteration (ms), CPU usage (%), speed-up, CPU saving
-};
-
-struct VariantsFile {
-    std::string name;
-    std::vector<std::string> base;      // resolved paths
-    std::vector<std::int64_t> seeds;
-    std::string qualityMetric = "waypoint_l1";
-    std::string qualityLabel = "Waypoint L1 (m)";
-    bool qualityHigherIsBetter = false;
-    std::vector<VariantSpec> variants;
-    VariantsTableKind table = VariantsTableKind::Speed;
-    // The `driving` section: when present, each seed's run is driven after training (drive/runeval.h) on the
-    // same routes for every variant and seed (they depend only on `seed` and `routes`), and the table gets a
-    // Driving Score column: with one seed, mean ± the standard error over routes; with several, mean ± sample
-    // std over seeds and a "DS s.e." column (the mean of the seeds' standard errors over routes).
-    struct Driving {
-        bool enabled = false;
-        int routes = 20; // as `pitwall eval driving`
-        double routeSeconds = 30;
-        std::int64_t seed = 0;
-    } driving;
-};
-
-// Reads and checks a variants file, and resolves every variant's configuration (so a bad variant fails
-// before anything trains). InputError with file:line:column otherwise.
-VariantsFile readVariantsFile(const std::string& path);
 ResolvedConfig resolveVariant(const Schema& schema, const VariantsFile& file, const VariantSpec& variant,
                               const std::vector<std::string>& extraOverrides);
 

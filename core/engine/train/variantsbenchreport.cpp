@@ -2,26 +2,27 @@
 
 #include "core/config/configargs.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 namespace pitwall::engine {
 
 namespace {
 
-// The variants file with --seeds and --only applied.
-VariantsFile variantsFromArgs(const cmdline::Args& args, const std::string& path)
+// The variants file with the job's --seeds and --only applied.
+VariantsFile variantsOfJob(const VariantsBenchJob& job)
 {
-    VariantsFile variants = readVariantsFile(path);
-    if (auto seeds = args.value("seeds"))
-        variants.seeds = parseSeeds(*seeds);
-    if (auto only = args.value("only")) {
+    VariantsFile variants = readVariantsFile(job.file);
+    if (job.seeds)
+        variants.seeds = *job.seeds;
+    if (!job.only.empty()) {
         std::vector<VariantSpec> kept;
-        for (const std::string& name : split(*only, ','))
+        for (const std::string& name : job.only)
             for (const VariantSpec& v : variants.variants)
-                if (v.name == trim(name))
+                if (v.name == name)
                     kept.push_back(v);
         if (kept.empty())
-            throw InputError("--only '" + *only + "' names no variant of " + path);
+            throw InputError::forOption("only", "--only '" + join(job.only, ",") + "' names no variant of " + job.file);
         variants.variants = kept;
     }
     return variants;
@@ -29,36 +30,21 @@ VariantsFile variantsFromArgs(const cmdline::Args& args, const std::string& path
 
 } // namespace
 
-std::vector<std::int64_t> parseSeeds(const std::string& text)
+VariantsBenchSpec variantsBenchSpecFromJob(const VariantsBenchJob& job)
 {
-    std::vector<std::int64_t> seeds;
-    if (auto count = parseInteger(text); count && text.find(',') == std::string::npos) {
-        if (*count < 1)
-            throw InputError("--seeds " + text + ": give a count >= 1 or a list such as 0,1,2");
-        for (long long s = 0; s < *count; ++s)
-            seeds.push_back(s);
-        return seeds;
-    }
-    for (const std::string& part : split(text, ',')) {
-        const auto seed = parseInteger(part);
-        if (!seed || *seed < 0)
-            throw InputError("--seeds '" + text + "': '" + part + "' is not a seed");
-        seeds.push_back(*seed);
-    }
-    return seeds;
+    if (job.file.empty())
+        throw InputError(
+            "give one variants file (e.g. configs/transfuser/speed.yaml), then any dotted.key=value overrides");
+    VariantsBenchSpec spec;
+    spec.file = variantsOfJob(job);
+    spec.configs = resolveVariants(schemaWithWarnings(), spec.file, job.overrides);
+    spec.storeLocation = job.database.value_or(defaultDatabasePath());
+    return spec;
 }
 
 VariantsBenchSpec variantsBenchSpec(const cmdline::Args& args)
 {
-    std::vector<std::string> files, overrides;
-    splitConfigArgs(args, files, overrides);
-    if (files.size() != 1)
-        throw InputError("give one variants file (e.g. configs/transfuser/speed.yaml), then any dotted.key=value overrides");
-    VariantsBenchSpec spec;
-    spec.file = variantsFromArgs(args, files[0]);
-    spec.configs = resolveVariants(schemaWithWarnings(), spec.file, overrides);
-    spec.storeLocation = args.database();
-    return spec;
+    return variantsBenchSpecFromJob(VariantsBenchJob::fromArgs(args));
 }
 
 nlohmann::json variantsCheckJson(const VariantsBenchSpec& spec, const std::vector<VariantCheck>& checks)

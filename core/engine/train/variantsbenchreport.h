@@ -4,6 +4,7 @@
 // variantsbench.h.
 
 #include "core/engine/train/variantsbench.h"
+#include "core/jobs/benchjobs.h"
 #include "core/util/cmdline.h"
 
 #include <nlohmann/json.hpp>
@@ -13,11 +14,11 @@
 
 namespace pitwall::engine {
 
-// --seeds as a count (0..N-1, N >= 1) or a comma-separated list of seeds >= 0. InputError otherwise.
-std::vector<std::int64_t> parseSeeds(const std::string& text);
+using pitwall::parseSeeds; // core/jobs/benchjobs.h
 
-// One variants file and any overrides from the positionals, --seeds and --only applied, every variant resolved
-// (the schema's warnings on stderr), the results at --db. InputError for a bad word.
+// The job's variants file and overrides, --seeds and --only applied, every variant resolved (the schema's warnings
+// on stderr), the results at --db. InputError for a bad word. The second reads the job from a parsed command line.
+VariantsBenchSpec variantsBenchSpecFromJob(const VariantsBenchJob& job);
 VariantsBenchSpec variantsBenchSpec(const cmdline::Args& args);
 
 // --check: {"ok", "name", "variants": [{"name", "study", "seeds"}], "runs", "driving"}

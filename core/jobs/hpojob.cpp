@@ -1,0 +1,177 @@
+#include "core/jobs/hpojob.h"
+
+#include "core/config/configargs.h"
+#include "core/hpo/studyargs.h"
+#include "core/jobs/internal/jobwords.h"
+#include "core/util/error.h"
+
+#include <cctype>
+
+namespace pitwall {
+
+namespace {
+
+using jobs::addFlag;
+using jobs::addOption;
+
+void checkResumeArgs(const cmdline::Args& args)
+{
+    for (const char* option :
+         {"space", "command", "config", "sampler", "pruner", "direction", "objective", "study", "epochs", "model",
+          "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace"})
+        if (args.value(option))
+            throw InputError::forOption(option, std::string("--resume continues with the study's stored settings; --") +
+                                                    option +
+                                                    " cannot change them (--trials, --partition, --backend and "
+                                                    "--heartbeat-* can)");
+    if (!args.positionals.empty())
+        throw InputError("--resume continues with the study's stored configs; give no config arguments");
+}
+
+std::optional<double> seconds(const cmdline::Args& args, const std::string& name)
+{
+    return args.value(name) ? std::optional<double>(args.positive(name, 0, "number of seconds")) : std::nullopt;
+}
+
+// The sampler and pruner options whose values differ from a new study's defaults (the kinds always).
+void addStudyOptions(std::vector<std::string>& words, const StudyOptions& options)
+{
+    const SamplerSettings& sampler = options.sampler;
+    const TpeOptions tpe;
+    addOption(words, "sampler", std::string(samplerKindName(sampler.kind)));
+    if (sampler.seed)
+        addOption(words, "seed", std::to_string(*sampler.seed));
+    if (sampler.tpe.startupTrials != tpe.startupTrials)
+        addOption(words, "startup-trials", std::to_string(sampler.tpe.startupTrials));
+    addFlag(words, "multivariate", sampler.tpe.multivariate);
+    addFlag(words, "constant-liar", sampler.tpe.constantLiar);
+    const PrunerSettings& pruner = options.pruner;
+    const PrunerSettings defaults = PrunerSettings::defaults(pruner.kind);
+    addOption(words, "pruner", std::string(prunerKindName(pruner.kind)));
+    if (pruner.warmupSteps != defaults.warmupSteps)
+        addOption(words, "warmup-steps", std::to_string(pruner.warmupSteps));
+    if (pruner.startupTrials != defaults.startupTrials)
+        addOption(words, "pruner-startup-trials", std::to_string(pruner.startupTrials));
+    if (pruner.minResource && pruner.minResource != defaults.minResource)
+        addOption(words, "min-resource", std::to_string(*pruner.minResource));
+    if (pruner.maxResource && pruner.maxResource != defaults.maxResource)
+        addOption(words, "max-resource", std::to_string(*pruner.maxResource));
+    if (pruner.reductionFactor != defaults.reductionFactor)
+        addOption(words, "reduction-factor", std::to_string(pruner.reductionFactor));
+}
+
+std::string lowerCase(std::string_view text)
+{
+    std::string out(text);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> HpoJob::toArgs() const
+{
+    std::vector<std::string> words = jobs::commandWords(kCommand);
+    words.insert(words.end(), configs.begin(), configs.end());
+    words.insert(words.end(), overrides.begin(), overrides.end());
+    addOption(words, "resume", resume);
+    if (!space.empty())
+        addOption(words, "space", space);
+    addOption(words, "trials", trials);
+    addOption(words, "epochs", epochs);
+    if (!command.empty())
+        addOption(words, "command", command);
+    addOption(words, "objective", objective);
+    if (!model.empty())
+        addOption(words, "model", model);
+    addOption(words, "term-grace", termGraceSeconds);
+    addOption(words, "study", study);
+    if (direction)
+        addOption(words, "direction", lowerCase(studyDirectionName(*direction)));
+    if (!resume)
+        addStudyOptions(words, studyOptions);
+    addOption(words, "log-dir", logDir);
+    addOption(words, "final-epochs", finalEpochs);
+    addOption(words, "best-params", bestParams);
+    addOption(words, "partition", partition);
+    addOption(words, "backend", backend);
+    addOption(words, "heartbeat-interval", heartbeatIntervalSeconds);
+    addOption(words, "heartbeat-grace", heartbeatGraceSeconds);
+    addOption(words, "db", database);
+    return words;
+}
+
+HpoJob HpoJob::fromArgs(const cmdline::Args& args)
+{
+    HpoJob job;
+    job.resume = args.value("resume");
+    if (job.resume)
+        checkResumeArgs(args);
+    std::vector<std::string> files;
+    splitConfigArgs(args, files, job.overrides);
+    job.configs = args.values("config");
+    job.configs.insert(job.configs.end(), files.begin(), files.end());
+    job.space = args.value("space", "");
+    job.trials = jobs::countOption(args, "trials", 1);
+    job.epochs = jobs::countOption(args, "epochs", 1);
+    job.command = args.value("command", "");
+    job.objective = args.value("objective");
+    job.model = args.value("model", "");
+    job.termGraceSeconds = seconds(args, "term-grace");
+    job.study = args.value("study");
+    job.direction = directionFromArgs(args);
+    job.studyOptions = studyOptionsFromArgs(args);
+    job.logDir = args.value("log-dir");
+    job.finalEpochs = jobs::countOption(args, "final-epochs", 1);
+    job.bestParams = args.value("best-params");
+    job.partition = args.value("partition");
+    job.backend = args.value("backend");
+    job.heartbeatIntervalSeconds = seconds(args, "heartbeat-interval");
+    job.heartbeatGraceSeconds = seconds(args, "heartbeat-grace");
+    job.database = args.value("db");
+    return job;
+}
+
+HpoJob HpoJob::fromArgs(const std::vector<std::string>& words)
+{
+    return fromArgs(jobs::parseJobWords(kCommand, optionSpecs(), words));
+}
+
+std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
+{
+    const std::vector<cmdline::OptionSpec> data{
+        {"config", "CFG", "config file (repeatable; files may also be given as arguments)", true},
+        {"space", "FILE", "search space YAML (AutoSpeed's format)"},
+        {"trials", "N", "trials the study should have (failed trials count, cancelled ones do not)"},
+        {"epochs", "E", "epochs per enabled stage of every trial (built-in), or {epochs} for the command"},
+        {"partition", "MODE", "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's)"},
+        {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"}};
+    const std::vector<cmdline::OptionSpec> search{
+        {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
+        {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
+        {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
+        {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
+        {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
+        {"best-params", "FILE",
+         "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
+        {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
+        {"resume", "STUDY", "continue a search that pitwall hpo started"},
+        {"log-dir", "DIR",
+         "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
+         "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
+        {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
+        {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"},
+        {"term-grace", "S",
+         "a command trial that is stopped (pruned, Ctrl-C) has S seconds after SIGTERM before "
+         "SIGKILL (default 10); a second Ctrl-C stops everything at once"}};
+    return cmdline::withOptions(cmdline::withOptions(data, studyOptionSpecs()), search); // then sampler, pruner
+}
+
+const JobFields& HpoJob::fields()
+{
+    static const JobFields fields = jobs::jobFieldsOf(optionSpecs(), "configs", "");
+    return fields;
+}
+
+} // namespace pitwall

@@ -1,0 +1,213 @@
+#include "core/jobs/variantsfile.h"
+
+#include "core/util/error.h"
+#include "core/util/paths.h"
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace pitwall {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+SourceLocation at(const std::string& file, const YAML::Node& node)
+{
+    SourceLocation where{file};
+    if (!node.Mark().is_null()) {
+        where.line = node.Mark().line + 1;
+        where.column = node.Mark().column + 1;
+    }
+    return where;
+}
+
+std::vector<std::string> stringList(const std::string& file, const YAML::Node& node, const std::string& what)
+{
+    std::vector<std::string> out;
+    if (!node)
+        return out;
+    if (node.IsScalar())
+        return {node.Scalar()};
+    if (!node.IsSequence())
+        throw InputError(at(file, node), "'" + what + "' must be a string or a list of strings");
+    for (const YAML::Node& item : node) {
+        if (!item.IsScalar())
+            throw InputError(at(file, item), "'" + what + "' entries must be strings");
+        out.push_back(item.Scalar());
+    }
+    return out;
+}
+
+std::vector<std::string> relativeTo(const std::string& file, const std::vector<std::string>& paths)
+{
+    std::vector<std::string> out;
+    for (const std::string& p : paths)
+        out.push_back(fs::path(p).is_absolute() ? p : (fs::path(file).parent_path() / p).lexically_normal().string());
+    return out;
+}
+
+} // namespace
+
+VariantsFile readVariantsFile(const std::string& path)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(readTextFile(path));
+    } catch (const YAML::ParserException& e) {
+        throw InputError(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap())
+        throw InputError(SourceLocation{path}, "a variants file is a mapping with 'name', 'seeds' and 'variants'");
+    static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "driving", "table", "variants"};
+    for (const auto& item : root)
+        if (std::find(known.begin(), known.end(), item.first.Scalar()) == known.end())
+            throw InputError(at(path, item.first),
+                             "unknown field '" + item.first.Scalar() +
+                                 "' (known: name, base, seeds, quality, driving, table, variants)");
+    VariantsFile file;
+    file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
+    file.base = relativeTo(path, stringList(path, root["base"], "base"));
+    try {
+        if (root["seeds"])
+            for (const YAML::Node& s : root["seeds"])
+                file.seeds.push_back(s.as<std::int64_t>());
+    } catch (const YAML::Exception&) {
+        throw InputError(at(path, root["seeds"]), "'seeds' must be a list of integers");
+    }
+    if (file.seeds.empty())
+        file.seeds = {0};
+    if (const YAML::Node q = root["quality"]) {
+        if (!q.IsMap())
+            throw InputError(at(path, q), "'quality' is a mapping {metric, label, better: lower|higher}");
+        if (q["metric"])
+            file.qualityMetric = q["metric"].as<std::string>();
+        file.qualityLabel = q["label"] ? q["label"].as<std::string>() : file.qualityMetric;
+        if (q["better"]) {
+            const std::string better = q["better"].as<std::string>();
+            if (better != "lower" && better != "higher")
+                throw InputError(at(path, q["better"]), "'better' must be lower or higher, got '" + better + "'");
+            file.qualityHigherIsBetter = better == "higher";
+        }
+    }
+    if (const YAML::Node d = root["driving"]) {
+        if (!d.IsMap())
+            throw InputError(at(path, d), "'driving' is a mapping {routes, route_seconds, seed}");
+        for (const auto& item : d)
+            if (item.first.Scalar() != "routes" && item.first.Scalar() != "route_seconds" &&
+                item.first.Scalar() != "seed")
+                throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
+                                                           "' in 'driving' (known: routes, route_seconds, seed)");
+        file.driving.enabled = true;
+        try {
+            file.driving.routes = d["routes"] ? d["routes"].as<int>() : file.driving.routes;
+            file.driving.routeSeconds =
+                d["route_seconds"] ? d["route_seconds"].as<double>() : file.driving.routeSeconds;
+            file.driving.seed = d["seed"] ? d["seed"].as<std::int64_t>() : file.driving.seed;
+        } catch (const YAML::Exception&) {
+            throw InputError(at(path, d),
+                             "'driving' takes an integer 'routes' and 'seed' and a number 'route_seconds'");
+        }
+        if (file.driving.routes < 1 || file.driving.routeSeconds < 2 || file.driving.routeSeconds > 3600 ||
+            file.driving.seed < 0)
+            throw InputError(at(path, d), "'driving' needs routes >= 1, route_seconds in 2..3600 and seed >= 0");
+    }
+    if (const YAML::Node t = root["table"]) {
+        const std::string kind = t.IsScalar() ? t.Scalar() : "";
+        if (kind != "speed" && kind != "loader")
+            throw InputError(at(path, t), "'table' must be speed or loader, got '" + kind + "'");
+        file.table = kind == "loader" ? VariantsTableKind::Loader : VariantsTableKind::Speed;
+    }
+    const YAML::Node variants = root["variants"];
+    if (!variants || !variants.IsSequence() || variants.size() == 0)
+        throw InputError(at(path, root), "'variants' must be a non-empty list");
+    for (const YAML::Node& v : variants) {
+        if (!v.IsMap() || !v["name"])
+            throw InputError(at(path, v), "each variant needs a 'name' (and 'configs' and/or 'overrides')");
+        VariantSpec spec;
+        spec.name = v["name"].as<std::string>();
+        for (const VariantSpec& other : file.variants)
+            if (other.name == spec.name)
+                throw InputError(at(path, v["name"]), "variant '" + spec.name + "' is listed twice");
+        spec.configs = relativeTo(path, stringList(path, v["configs"], "configs"));
+        spec.overrides = stringList(path, v["overrides"], "overrides");
+        if (v["compare_to"])
+            spec.compareTo = v["compare_to"].as<std::string>();
+        file.variants.push_back(std::move(spec));
+    }
+    for (std::size_t i = 0; i < file.variants.size(); ++i) {
+        const std::string& other = file.variants[i].compareTo;
+        const bool known = std::any_of(file.variants.begin(), file.variants.end(),
+                                       [&](const VariantSpec& v) { return v.name == other; });
+        if (!other.empty() && (!known || other == file.variants[i].name))
+            throw InputError(at(path, variants[i]["compare_to"]), "variant '" + file.variants[i].name +
+                                                                      "': compare_to '" + other +
+                                                                      "' is not another variant of this file");
+    }
+    return file;
+}
+
+namespace {
+
+// A YAML double-quoted scalar (a JSON string is one).
+std::string quoted(const std::string& text)
+{
+    return nlohmann::json(text).dump();
+}
+
+std::string quotedList(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + quoted(items[i]);
+    return out + "]";
+}
+
+} // namespace
+
+std::string variantsFileYaml(const VariantsFile& file, const std::string& comment)
+{
+    const VariantsFile defaults;
+    std::string yaml;
+    if (!comment.empty())
+        for (std::size_t start = 0; start <= comment.size();) {
+            const std::size_t end = std::min(comment.find('\n', start), comment.size());
+            yaml += "# " + comment.substr(start, end - start) + "\n";
+            start = end + 1;
+        }
+    yaml += "name: " + quoted(file.name) + "\n";
+    if (!file.base.empty())
+        yaml += "base: " + quotedList(file.base) + "\n";
+    if (!file.seeds.empty() && file.seeds != std::vector<std::int64_t>{0}) {
+        std::string seeds;
+        for (std::int64_t seed : file.seeds)
+            seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
+        yaml += "seeds: [" + seeds + "]\n";
+    }
+    if (file.qualityMetric != defaults.qualityMetric || file.qualityLabel != defaults.qualityLabel ||
+        file.qualityHigherIsBetter)
+        yaml += "quality: {metric: " + quoted(file.qualityMetric) + ", label: " + quoted(file.qualityLabel) +
+                ", better: " + (file.qualityHigherIsBetter ? "higher" : "lower") + "}\n";
+    if (file.driving.enabled)
+        yaml += "driving: {routes: " + std::to_string(file.driving.routes) +
+                ", route_seconds: " + nlohmann::json(file.driving.routeSeconds).dump() +
+                ", seed: " + std::to_string(file.driving.seed) + "}\n";
+    if (file.table == VariantsTableKind::Loader)
+        yaml += "table: loader\n";
+    yaml += "variants:\n";
+    for (const VariantSpec& v : file.variants) {
+        yaml += "  - {name: " + quoted(v.name);
+        if (!v.configs.empty())
+            yaml += ", configs: " + quotedList(v.configs);
+        yaml += ", overrides: " + quotedList(v.overrides);
+        if (!v.compareTo.empty())
+            yaml += ", compare_to: " + quoted(v.compareTo);
+        yaml += "}\n";
+    }
+    return yaml;
+}
+
+} // namespace pitwall
