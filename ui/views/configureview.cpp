@@ -1,5 +1,8 @@
 #include "ui/views/configureview.h"
 
+#include "core/jobs/hpojob.h"
+#include "core/jobs/jobproblems.h"
+#include "core/jobs/variantsfile.h"
 #include "core/store/jobstore.h"
 #include "ui/tasks/taskmanager.h"
 #include "ui/views/configform.h"
@@ -354,7 +357,7 @@ bool ConfigureView::launch()
     // planning once).
     QList<QStringList> checks{{QStringLiteral("config"), QStringLiteral("validate"), path}};
     if (m_run->checkedByCli())
-        checks << (QStringList(words) << QStringLiteral("--check"));
+        checks << toQt(checkWords(fromQt(words)));
     m_launch->setEnabled(false);
     report(tr("Checking %1…").arg(path), false);
     runChecks(checks, words);
@@ -378,16 +381,21 @@ void ConfigureView::runChecks(QList<QStringList> checks, const QStringList& word
             runChecks(checks, words);
             return;
         }
+        // A job's own check answers its problems as JSON, each with the field it belongs to; anything else it says
+        // (the config check, a command line it could not parse) is only reported.
         const QString err = QString::fromUtf8(check->readAllStandardError()).trimmed();
-        QString first = err.section(QLatin1Char('\n'), -1);
-        for (const QString& line : err.split(QLatin1Char('\n')))
-            if (line.startsWith(QStringLiteral("error: "))) {
-                first = line.mid(7);
-                break;
-            }
-        if (!m_run->showCliProblem(first).isEmpty())
+        const std::vector<JobProblem> problems =
+            jobProblemsFromJson(nlohmann::json::parse(check->readAllStandardOutput().toStdString(), nullptr, false));
+        QStringList said;
+        for (const JobProblem& p : problems)
+            said << QString::fromStdString(p.message);
+        if (!err.isEmpty())
+            said << err;
+        if (!m_run->showProblems(problems).isEmpty())
             m_panels->setCurrentWidget(m_run);
-        report(tr("pitwall %1 refused it:\n%2").arg(args.mid(0, 2).join(QLatin1Char(' ')), err), true);
+        report(
+            tr("pitwall %1 refused it:\n%2").arg(args.mid(0, 2).join(QLatin1Char(' ')), said.join(QLatin1Char('\n'))),
+            true);
         m_launch->setEnabled(true);
     });
     connect(check, &QProcess::errorOccurred, this, [this, check](QProcess::ProcessError error) {
@@ -404,14 +412,13 @@ void ConfigureView::startJob(const QStringList& words)
 {
     auto* start = new QProcess(this);
     start->setProgram(m_cli);
-    start->setArguments(QStringList(words) << QStringLiteral("--detach"));
+    start->setArguments(toQt(detachedWords(fromQt(words))));
     start->setWorkingDirectory(QFileInfo(m_db).absolutePath());
     const int kind = static_cast<int>(m_run->kind());
     QString study;
     if (m_run->kind() == RunKind::Search) {
-        const qsizetype at = words.indexOf(QStringLiteral("--study"));
-        study = at >= 0 ? words.at(at + 1)
-                        : QString::fromStdString(m_form->config().getString("experiment.name")) + QStringLiteral("-hpo");
+        study = QString::fromStdString(
+            HpoJob::fromArgs(fromQt(words)).study.value_or(m_form->config().getString("experiment.name") + "-hpo"));
     } else if (m_run->kind() == RunKind::Train) {
         study = QString::fromStdString(m_form->config().getString("experiment.name"));
     }
@@ -495,15 +502,11 @@ QString ConfigureView::speedComparisonYaml(const QString& configFile, QString& p
                      "the options changed since.");
         return {};
     }
-    auto quoted = [](const std::string& text) { return QString::fromStdString(Json(text).dump()); };
-    QString yaml = QStringLiteral("# Written by pitwall-gui (Speed options ▸ Compare these).\nname: %1\nbase: [%2]\n")
-                       .arg(quoted(m_form->config().getString("experiment.name") + "-speed"), quoted(configFile.toStdString()));
-    yaml += QStringLiteral("variants:\n");
+    VariantsFile file;
+    file.name = m_form->config().getString("experiment.name") + "-speed";
+    file.base = {configFile.toStdString()};
     auto variant = [&](const QString& name, const std::vector<std::string>& overrides) {
-        QStringList items;
-        for (const std::string& o : overrides)
-            items << quoted(o);
-        yaml += QStringLiteral("  - {name: %1, overrides: [%2]}\n").arg(quoted(name.toStdString()), items.join(QStringLiteral(", ")));
+        file.variants.push_back({name.toStdString(), {}, overrides, {}});
     };
     std::vector<std::string> defaults;
     for (const auto& [key, value] : toggled)
@@ -522,7 +525,7 @@ QString ConfigureView::speedComparisonYaml(const QString& configFile, QString& p
     for (const auto& [key, value] : toggled)
         names << QString::fromStdString(key + "=" + m_form->config().value(key).toText());
     variant(names.join(QStringLiteral(", ")), {});
-    return yaml;
+    return QString::fromStdString(variantsFileYaml(file, "Written by pitwall-gui (Speed options ▸ Compare these)."));
 }
 
 QString ConfigureView::prepareSpeedComparison()

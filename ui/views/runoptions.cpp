@@ -3,6 +3,10 @@
 #include "ui/views/runpicker.h"
 
 #include "core/config/schema.h"
+#include "core/jobs/benchjobs.h"
+#include "core/jobs/evaljob.h"
+#include "core/jobs/hpojob.h"
+#include "core/jobs/trainjob.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -27,19 +31,21 @@ const QStringList kModes{QStringLiteral("SPX"), QStringLiteral("DPX"), QStringLi
 struct KindInfo {
     RunKind kind;
     const char* label;
-    const char* command; // the words before the options
+    const char* command; // the command's path (the job spec's kCommand)
     bool cliCheck;       // Start runs the command with --check first
 };
 
 const std::vector<KindInfo>& kinds()
 {
     static const std::vector<KindInfo> all{
-        {RunKind::Train, QT_TRANSLATE_NOOP("RunOptions", "Training run"), "train", false},
-        {RunKind::Search, QT_TRANSLATE_NOOP("RunOptions", "Hyperparameter search"), "hpo", true},
-        {RunKind::Variants, QT_TRANSLATE_NOOP("RunOptions", "Variant benchmark"), "bench variants", true},
-        {RunKind::Partitions, QT_TRANSLATE_NOOP("RunOptions", "Partition benchmark"), "bench partitions", true},
-        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), "eval driving", true},
-        {RunKind::Loader, QT_TRANSLATE_NOOP("RunOptions", "Data-loader benchmark"), "bench loader", true},
+        {RunKind::Train, QT_TRANSLATE_NOOP("RunOptions", "Training run"), TrainJob::kCommand, false},
+        {RunKind::Search, QT_TRANSLATE_NOOP("RunOptions", "Hyperparameter search"), HpoJob::kCommand, true},
+        {RunKind::Variants, QT_TRANSLATE_NOOP("RunOptions", "Variant benchmark"), VariantsBenchJob::kCommand, true},
+        {RunKind::Partitions, QT_TRANSLATE_NOOP("RunOptions", "Partition benchmark"), PartitionBenchJob::kCommand,
+         true},
+        {RunKind::Driving, QT_TRANSLATE_NOOP("RunOptions", "Closed-loop driving evaluation"), DrivingEvalJob::kCommand,
+         true},
+        {RunKind::Loader, QT_TRANSLATE_NOOP("RunOptions", "Data-loader benchmark"), LoaderBenchJob::kCommand, true},
     };
     return all;
 }
@@ -106,14 +112,45 @@ std::vector<int> positiveList(const QString& text)
     return out;
 }
 
-// The value after `--name` in a command line ("" when absent).
-QString optionIn(const QStringList& words, const QString& name)
+template <typename T> QString joinedNumbers(const std::vector<T>& values)
 {
-    const qsizetype at = words.indexOf(QStringLiteral("--") + name);
-    return at >= 0 && at + 1 < words.size() ? words.at(at + 1) : QString();
+    QStringList texts;
+    for (T v : values)
+        texts << QString::number(v);
+    return texts.join(QLatin1Char(','));
+}
+
+// A field's text, nullopt when empty.
+std::optional<std::string> given(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    return trimmed.isEmpty() ? std::nullopt : std::optional<std::string>(trimmed.toStdString());
+}
+
+// A spin box's value, nullopt at its special "config's" / "none" value (the minimum).
+std::optional<int> givenNumber(const QSpinBox* box)
+{
+    return box->specialValueText().isEmpty() || box->value() != box->minimum() ? std::optional<int>(box->value())
+                                                                               : std::nullopt;
 }
 
 } // namespace
+
+QStringList toQt(const std::vector<std::string>& words)
+{
+    QStringList out;
+    for (const std::string& w : words)
+        out << QString::fromStdString(w);
+    return out;
+}
+
+std::vector<std::string> fromQt(const QStringList& words)
+{
+    std::vector<std::string> out;
+    for (const QString& w : words)
+        out.push_back(w.toStdString());
+    return out;
+}
 
 RunOptions::RunOptions(const Schema* schema, QWidget* parent) : QWidget(parent), m_schema(schema)
 {
@@ -414,28 +451,12 @@ QStringList RunOptions::check(const QString& spaceProblems)
                                       .arg(objective, m_model, known.join(QStringLiteral(", "))));
         }
         break;
-    case RunKind::Variants: {
+    case RunKind::Variants:
         needFile(m_variantsFile, false, tr("a bench file"));
-        const QString seeds = m_variantSeeds->text().trimmed();
-        bool count = false;
-        const int n = seeds.toInt(&count);
-        if (!seeds.isEmpty() && !(count && n >= 1) && !seeds.contains(QLatin1Char(',')))
-            fail(m_variantSeeds, tr("seeds are a count of at least 1 or a list such as 0,1,2"));
-        else if (seeds.contains(QLatin1Char(',')))
-            for (const QString& part : seeds.split(QLatin1Char(','))) {
-                bool ok = false;
-                if (part.trimmed().toInt(&ok) < 0 || !ok) {
-                    fail(m_variantSeeds, tr("'%1' is not a seed (a whole number ≥ 0)").arg(part.trimmed()));
-                    break;
-                }
-            }
         break;
-    }
     case RunKind::Partitions:
         if (std::none_of(m_modes.begin(), m_modes.end(), [](QCheckBox* b) { return b->isChecked(); }))
             fail(m_modes.front()->parentWidget(), tr("choose at least one partition mode"));
-        if (positiveList(m_batchSizes->text()).empty())
-            fail(m_batchSizes, tr("batch sizes are whole numbers ≥ 1 separated by commas, e.g. 8,16,32"));
         break;
     case RunKind::Driving: {
         const QString policy = m_policy->text().trimmed();
@@ -451,65 +472,149 @@ QStringList RunOptions::check(const QString& spaceProblems)
         needFile(m_images, true, tr("a folder of JPEGs"));
         break;
     }
+    // What the job's spec refuses of the fields' values (seeds, batch sizes, ...), at the field it names.
+    if (problems.isEmpty()) {
+        try {
+            jobWords({});
+        } catch (const InputError& e) {
+            const std::vector<JobProblem> refused = jobProblems(e, fields(), {});
+            for (const JobProblem& p : refused)
+                problems << QString::fromStdString(p.message);
+            showProblems(refused);
+        }
+    }
     return problems;
+}
+
+const JobFields& RunOptions::fields() const
+{
+    switch (kind()) {
+    case RunKind::Train:
+        return TrainJob::fields();
+    case RunKind::Search:
+        return HpoJob::fields();
+    case RunKind::Variants:
+        return VariantsBenchJob::fields();
+    case RunKind::Partitions:
+        return PartitionBenchJob::fields();
+    case RunKind::Driving:
+        return DrivingEvalJob::fields();
+    case RunKind::Loader:
+        break;
+    }
+    return LoaderBenchJob::fields();
+}
+
+QWidget* RunOptions::fieldWidget(const std::string& field) const
+{
+    std::vector<std::pair<const char*, QWidget*>> widgets;
+    switch (kind()) {
+    case RunKind::Train:
+        break;
+    case RunKind::Search:
+        widgets = {{"space", m_space},         {"trials", m_trials},
+                   {"epochs", m_epochs},       {"sampler", m_sampler},
+                   {"pruner", m_pruner},       {"objective", m_objective},
+                   {"direction", m_direction}, {"final_epochs", m_finalEpochs},
+                   {"study", m_study}};
+        break;
+    case RunKind::Variants:
+        widgets = {{"file", m_variantsFile}, {"seeds", m_variantSeeds}};
+        break;
+    case RunKind::Partitions:
+        widgets = {
+            {"modes", m_modes.front()->parentWidget()}, {"batch_sizes", m_batchSizes}, {"epochs", m_benchEpochs}};
+        break;
+    case RunKind::Driving:
+        widgets = {{"policy", m_policy}, {"routes", m_routes}, {"seed", m_driveSeed}};
+        break;
+    case RunKind::Loader:
+        widgets = {{"images", m_images}, {"batches", m_loaderBatches}, {"warmup", m_loaderBatches}};
+        break;
+    }
+    for (const auto& [name, widget] : widgets)
+        if (field == name)
+            return widget;
+    return nullptr;
+}
+
+std::vector<std::string> RunOptions::jobWords(const RunContext& context) const
+{
+    const auto absolute = [](const QString& path) {
+        return QFileInfo(path.trimmed()).absoluteFilePath().toStdString();
+    };
+    const std::string db = absolute(context.database);
+    const std::string config = absolute(context.configFile);
+    switch (kind()) {
+    case RunKind::Train: {
+        TrainJob job;
+        job.configs = {config};
+        job.database = db;
+        return job.toArgs();
+    }
+    case RunKind::Search: {
+        HpoJob job;
+        job.configs = {config};
+        job.space = absolute(spaceFile().isEmpty() ? context.spaceFile : spaceFile());
+        job.trials = m_trials->value();
+        job.epochs = givenNumber(m_epochs);
+        job.studyOptions.sampler.kind =
+            parseSamplerKind(m_sampler->currentText().toStdString()).value_or(SamplerKind::Tpe);
+        job.studyOptions.pruner = PrunerSettings::defaults(
+            parsePrunerKind(m_pruner->currentText().toStdString()).value_or(PrunerKind::Median));
+        job.objective = given(m_objective->currentText());
+        if (m_direction->currentIndex() > 0)
+            job.direction = parseStudyDirection(m_direction->currentText().toStdString());
+        job.finalEpochs = givenNumber(m_finalEpochs);
+        job.study = given(m_study->text());
+        job.database = db;
+        return job.toArgs();
+    }
+    case RunKind::Variants: {
+        VariantsBenchJob job;
+        job.file = absolute(m_variantsFile->text());
+        if (const auto seeds = given(m_variantSeeds->text()))
+            job.seeds = parseSeeds(*seeds);
+        job.database = db;
+        return job.toArgs();
+    }
+    case RunKind::Partitions: {
+        PartitionBenchJob job;
+        job.configs = {config};
+        std::vector<std::string> modes;
+        for (QCheckBox* box : m_modes)
+            if (box->isChecked())
+                modes.push_back(box->text().toStdString());
+        job.modes = modes;
+        cmdline::Args sizes;
+        sizes.options["batch-sizes"] = {m_batchSizes->text().remove(QLatin1Char(' ')).toStdString()};
+        job.batchSizes = PartitionBenchJob::fromArgs(sizes).batchSizes;
+        job.epochs = m_benchEpochs->value();
+        job.database = db;
+        return job.toArgs();
+    }
+    case RunKind::Driving: {
+        DrivingEvalJob job;
+        job.policies = parsePolicyList(m_policy->text().remove(QLatin1Char(' ')).toStdString());
+        job.routes = m_routes->value();
+        job.seed = m_driveSeed->value();
+        job.database = db;
+        return job.toArgs();
+    }
+    case RunKind::Loader:
+        break;
+    }
+    LoaderBenchJob job;
+    job.images = absolute(m_images->text());
+    job.batches = m_loaderBatches->value();
+    job.warmup = std::max(1, m_loaderBatches->value() / 4);
+    job.database = db;
+    return job.toArgs();
 }
 
 QStringList RunOptions::words(const RunContext& context) const
 {
-    const QString db = QFileInfo(context.database).absoluteFilePath();
-    const QString config = QFileInfo(context.configFile).absoluteFilePath();
-    QStringList w;
-    switch (kind()) {
-    case RunKind::Train:
-        w << QStringLiteral("train") << config;
-        break;
-    case RunKind::Search:
-        w << QStringLiteral("hpo") << config << QStringLiteral("--space")
-          << QFileInfo(spaceFile().isEmpty() ? context.spaceFile : spaceFile()).absoluteFilePath()
-          << QStringLiteral("--trials") << QString::number(m_trials->value()) << QStringLiteral("--sampler")
-          << m_sampler->currentText() << QStringLiteral("--pruner") << m_pruner->currentText();
-        if (m_epochs->value() > 0)
-            w << QStringLiteral("--epochs") << QString::number(m_epochs->value());
-        if (const QString objective = m_objective->currentText().trimmed(); !objective.isEmpty())
-            w << QStringLiteral("--objective") << objective;
-        if (m_direction->currentIndex() > 0)
-            w << QStringLiteral("--direction") << m_direction->currentText();
-        if (m_finalEpochs->value() > 0)
-            w << QStringLiteral("--final-epochs") << QString::number(m_finalEpochs->value());
-        if (const QString study = m_study->text().trimmed(); !study.isEmpty())
-            w << QStringLiteral("--study") << study;
-        break;
-    case RunKind::Variants:
-        w << QStringLiteral("bench") << QStringLiteral("variants")
-          << QFileInfo(m_variantsFile->text().trimmed()).absoluteFilePath();
-        if (const QString seeds = m_variantSeeds->text().trimmed(); !seeds.isEmpty())
-            w << QStringLiteral("--seeds") << seeds;
-        break;
-    case RunKind::Partitions: {
-        QStringList modes;
-        for (QCheckBox* box : m_modes)
-            if (box->isChecked())
-                modes << box->text();
-        w << QStringLiteral("bench") << QStringLiteral("partitions") << QStringLiteral("--config") << config
-          << QStringLiteral("--modes") << modes.join(QLatin1Char(',')) << QStringLiteral("--batch-sizes")
-          << m_batchSizes->text().remove(QLatin1Char(' ')) << QStringLiteral("--epochs")
-          << QString::number(m_benchEpochs->value());
-        break;
-    }
-    case RunKind::Driving:
-        w << QStringLiteral("eval") << QStringLiteral("driving") << QStringLiteral("--policy")
-          << m_policy->text().remove(QLatin1Char(' ')) << QStringLiteral("--routes") << QString::number(m_routes->value())
-          << QStringLiteral("--seed") << QString::number(m_driveSeed->value());
-        break;
-    case RunKind::Loader:
-        w << QStringLiteral("bench") << QStringLiteral("loader") << QStringLiteral("--images")
-          << QFileInfo(m_images->text().trimmed()).absoluteFilePath() << QStringLiteral("--batches")
-          << QString::number(m_loaderBatches->value()) << QStringLiteral("--warmup")
-          << QString::number(std::max(1, m_loaderBatches->value() / 4));
-        break;
-    }
-    w << QStringLiteral("--db") << db;
-    return w;
+    return toQt(jobWords(context));
 }
 
 bool RunOptions::loadWords(const QStringList& words, QStringList& configFiles, QStringList& overrides, QString& error)
@@ -524,145 +629,95 @@ bool RunOptions::loadWords(const QStringList& words, QStringList& configFiles, Q
         error = tr("'%1' is not a command the Configure view starts").arg(words.join(QLatin1Char(' ')));
         return false;
     }
-    if (words.contains(QStringLiteral("--resume"))) {
-        error = tr("this job continues an earlier one (--resume); Resume it from the Jobs panel instead");
+    try {
+        loadJob(found->kind, fromQt(words), configFiles, overrides);
+    } catch (const InputError& e) {
+        error = QString::fromStdString(e.what());
         return false;
-    }
-    const int skip = static_cast<int>(QString::fromLatin1(found->command).count(QLatin1Char(' '))) + 1;
-    // Options that take a value, so that their values are not read as config files.
-    static const QStringList valued{
-        QStringLiteral("--db"), QStringLiteral("--space"), QStringLiteral("--trials"), QStringLiteral("--epochs"),
-        QStringLiteral("--sampler"), QStringLiteral("--pruner"), QStringLiteral("--objective"),
-        QStringLiteral("--direction"), QStringLiteral("--final-epochs"), QStringLiteral("--study"),
-        QStringLiteral("--seeds"), QStringLiteral("--only"), QStringLiteral("--config"), QStringLiteral("--modes"),
-        QStringLiteral("--batch-sizes"), QStringLiteral("--policy"), QStringLiteral("--routes"),
-        QStringLiteral("--seed"), QStringLiteral("--images"), QStringLiteral("--batches"), QStringLiteral("--warmup"),
-        QStringLiteral("--partition"), QStringLiteral("--backend")};
-    QStringList positional;
-    for (int i = skip; i < words.size(); ++i) {
-        const QString& w = words.at(i);
-        if (w == QLatin1String("--config") && i + 1 < words.size())
-            configFiles << words.at(i + 1);
-        if (valued.contains(w))
-            ++i;
-        else if (w.startsWith(QLatin1String("--")))
-            continue;
-        else if (w.contains(QLatin1Char('=')))
-            overrides << w;
-        else
-            positional << w;
-    }
-    setKind(found->kind);
-    auto setNumber = [&](QSpinBox* box, const QString& option) {
-        if (const QString v = optionIn(words, option); !v.isEmpty())
-            box->setValue(v.toInt());
-    };
-    switch (found->kind) {
-    case RunKind::Train:
-        configFiles << positional;
-        break;
-    case RunKind::Search:
-        configFiles << positional;
-        setNumber(m_trials, QStringLiteral("trials"));
-        setNumber(m_epochs, QStringLiteral("epochs"));
-        setNumber(m_finalEpochs, QStringLiteral("final-epochs"));
-        m_space->setText(optionIn(words, QStringLiteral("space")));
-        m_study->setText(optionIn(words, QStringLiteral("study")));
-        if (const QString v = optionIn(words, QStringLiteral("sampler")); !v.isEmpty())
-            m_sampler->setCurrentText(v);
-        if (const QString v = optionIn(words, QStringLiteral("pruner")); !v.isEmpty())
-            m_pruner->setCurrentText(v);
-        m_objective->setCurrentText(optionIn(words, QStringLiteral("objective")));
-        if (const QString v = optionIn(words, QStringLiteral("direction")); !v.isEmpty())
-            m_direction->setCurrentText(v);
-        break;
-    case RunKind::Variants:
-        m_variantsFile->setText(positional.value(0));
-        m_variantSeeds->setText(optionIn(words, QStringLiteral("seeds")));
-        break;
-    case RunKind::Partitions: {
-        const QStringList modes = optionIn(words, QStringLiteral("modes")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        for (QCheckBox* box : m_modes)
-            box->setChecked(modes.isEmpty() || modes.contains(box->text()));
-        if (const QString v = optionIn(words, QStringLiteral("batch-sizes")); !v.isEmpty())
-            m_batchSizes->setText(v);
-        setNumber(m_benchEpochs, QStringLiteral("epochs"));
-        break;
-    }
-    case RunKind::Driving:
-        m_policy->setText(optionIn(words, QStringLiteral("policy")));
-        setNumber(m_routes, QStringLiteral("routes"));
-        setNumber(m_driveSeed, QStringLiteral("seed"));
-        break;
-    case RunKind::Loader:
-        m_images->setText(optionIn(words, QStringLiteral("images")));
-        setNumber(m_loaderBatches, QStringLiteral("batches"));
-        break;
     }
     return true;
 }
 
-QString RunOptions::showCliProblem(const QString& message)
+void RunOptions::loadJob(RunKind kind, const std::vector<std::string>& words, QStringList& configFiles,
+                         QStringList& overrides)
 {
-    // What a message may name of this kind's fields: the option words() gives the field, or the path it holds.
-    std::vector<std::pair<QString, QWidget*>> options;
-    const auto pathOf = [&options](QLineEdit* edit) {
-        if (const QString path = edit->text().trimmed(); !path.isEmpty())
-            options.emplace_back(QFileInfo(path).absoluteFilePath(), edit);
-    };
-    switch (kind()) {
-    case RunKind::Search:
-        options = {{QStringLiteral("--objective"), m_objective}, {QStringLiteral("hpo.objective"), m_objective},
-                   {QStringLiteral("--study"), m_study},         {QStringLiteral("study '"), m_study},
-                   {QStringLiteral("--sampler"), m_sampler},     {QStringLiteral("--pruner"), m_pruner},
-                   {QStringLiteral("--trials"), m_trials},       {QStringLiteral("--final-epochs"), m_finalEpochs},
-                   {QStringLiteral("--epochs"), m_epochs},       {QStringLiteral("--direction"), m_direction},
-                   {QStringLiteral("--space"), m_space}};
+    switch (kind) {
+    case RunKind::Train: {
+        const TrainJob job = TrainJob::fromArgs(words);
+        configFiles << toQt(job.configs);
+        overrides << toQt(job.overrides);
         break;
-    case RunKind::Variants:
-        options = {{QStringLiteral("--seeds"), m_variantSeeds}, {QStringLiteral("variant '"), m_variantsFile}};
-        pathOf(m_variantsFile);
-        break;
-    case RunKind::Partitions:
-        options = {{QStringLiteral("--modes"), m_modes.front()->parentWidget()},
-                   {QStringLiteral("--batch-sizes"), m_batchSizes},
-                   {QStringLiteral("training.optimization.batch_size"), m_batchSizes},
-                   {QStringLiteral("--epochs"), m_benchEpochs}};
-        break;
-    case RunKind::Loader:
-        options = {{QStringLiteral("--images"), m_images},
-                   {QStringLiteral("--batches"), m_loaderBatches},
-                   {QStringLiteral("--warmup"), m_loaderBatches}};
-        pathOf(m_images);
-        break;
-    case RunKind::Driving:
-        // `eval driving --check` loads every picked run's last checkpoint and plans once with it: what it refuses
-        // of a run ("no run 7 in ...", "run 7 has no checkpoint ...", "checkpoint of run 7 not found", "run 7:
-        // the model cannot drive ...") belongs to the policy field, which the run picker fills.
-        options = {{QStringLiteral("--policy"), m_policy},
-                   {QStringLiteral("--routes"), m_routes},
-                   {QStringLiteral("routes must be"), m_routes},
-                   {QStringLiteral("--seed"), m_driveSeed}};
-        for (int id : positiveList(m_policy->text()))
-            options.emplace_back(QStringLiteral("run %1").arg(id), m_policy);
-        break;
-    case RunKind::Train:
-        return {};
     }
-    QWidget* field = nullptr;
-    qsizetype first = -1;
-    for (const auto& [option, widget] : options) {
-        const qsizetype at = message.indexOf(option);
-        if (at >= 0 && (first < 0 || at < first)) {
-            first = at;
-            field = widget;
+    case RunKind::Search: {
+        const HpoJob job = HpoJob::fromArgs(words);
+        if (job.resume)
+            throw InputError(tr("this job continues an earlier one (--resume); Resume it from the Jobs panel instead")
+                                 .toStdString());
+        configFiles << toQt(job.configs);
+        overrides << toQt(job.overrides);
+        m_trials->setValue(job.trials.value_or(m_trials->value()));
+        m_epochs->setValue(job.epochs.value_or(m_epochs->minimum()));
+        m_finalEpochs->setValue(job.finalEpochs.value_or(m_finalEpochs->minimum()));
+        m_space->setText(QString::fromStdString(job.space));
+        m_study->setText(QString::fromStdString(job.study.value_or("")));
+        m_sampler->setCurrentText(QString::fromLatin1(samplerKindName(job.studyOptions.sampler.kind)));
+        m_pruner->setCurrentText(QString::fromLatin1(prunerKindName(job.studyOptions.pruner.kind)));
+        m_objective->setCurrentText(QString::fromStdString(job.objective.value_or("")));
+        if (job.direction)
+            m_direction->setCurrentText(
+                QString::fromStdString(std::string(studyDirectionName(*job.direction))).toLower());
+        else
+            m_direction->setCurrentIndex(0);
+        break;
+    }
+    case RunKind::Variants: {
+        const VariantsBenchJob job = VariantsBenchJob::fromArgs(words);
+        m_variantsFile->setText(QString::fromStdString(job.file));
+        m_variantSeeds->setText(job.seeds ? joinedNumbers(*job.seeds) : QString());
+        break;
+    }
+    case RunKind::Partitions: {
+        const PartitionBenchJob job = PartitionBenchJob::fromArgs(words);
+        configFiles << toQt(job.configs);
+        overrides << toQt(job.overrides);
+        const QStringList modes = job.modes ? toQt(*job.modes) : QStringList();
+        for (QCheckBox* box : m_modes)
+            box->setChecked(modes.isEmpty() || modes.contains(box->text()));
+        if (job.batchSizes)
+            m_batchSizes->setText(joinedNumbers(*job.batchSizes));
+        m_benchEpochs->setValue(job.epochs.value_or(m_benchEpochs->value()));
+        break;
+    }
+    case RunKind::Driving: {
+        const DrivingEvalJob job = DrivingEvalJob::fromArgs(words);
+        m_policy->setText(toQt(job.policies).join(QLatin1Char(',')));
+        m_routes->setValue(job.routes.value_or(m_routes->value()));
+        m_driveSeed->setValue(static_cast<int>(job.seed.value_or(m_driveSeed->value())));
+        break;
+    }
+    case RunKind::Loader: {
+        const LoaderBenchJob job = LoaderBenchJob::fromArgs(words);
+        m_images->setText(QString::fromStdString(job.images));
+        m_loaderBatches->setValue(job.batches.value_or(m_loaderBatches->value()));
+        break;
+    }
+    }
+    setKind(kind);
+}
+
+QStringList RunOptions::showProblems(const std::vector<JobProblem>& problems)
+{
+    QStringList placed;
+    std::map<QWidget*, QStringList> messages;
+    for (const JobProblem& p : problems)
+        if (QWidget* field = fieldWidget(p.field)) {
+            messages[field] << QString::fromStdString(p.message);
+            if (!placed.contains(field->objectName()))
+                placed << field->objectName();
         }
-    }
-    if (!field)
-        return {};
-    setProblem(field, message);
-    return field->objectName();
+    for (const auto& [field, texts] : messages)
+        setProblem(field, texts.join(QLatin1Char('\n')));
+    return placed;
 }
 
 } // namespace pitwall::ui
-

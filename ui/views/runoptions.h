@@ -1,14 +1,20 @@
 #pragma once
 // "What to run" in the configure view: the kind of job (training run, hyperparameter search, variant
 // benchmark, partition benchmark, closed-loop driving evaluation, data-loader benchmark) and the options of
-// that kind, as form fields. check() marks every bad field in place (red, with the reason beside it) and
-// returns the problems; words() turns the fields into the `pitwall` command line the job runs, the same
-// one a terminal user would type. GUI thread only.
+// that kind, as form fields. Each kind's options are its typed job spec (core/jobs: HpoJob, VariantsBenchJob, ...):
+// words() fills the spec from the fields and returns its toArgs(), the same command line a terminal user would type;
+// loadWords() reads one back through the spec's fromArgs(). check() marks every bad field in place (red, with the
+// reason beside it) and returns the problems; showProblems() puts the CLI's (`--check --json`) at the fields they
+// name. GUI thread only.
+
+#include "core/jobs/jobproblems.h"
 
 #include <QStringList>
 #include <QWidget>
 
 #include <map>
+#include <string>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -26,6 +32,10 @@ namespace pitwall::ui {
 class RunPicker;
 
 enum class RunKind { Train, Search, Variants, Partitions, Driving, Loader };
+
+// A command line between the job specs' words and Qt's.
+QStringList toQt(const std::vector<std::string>& words);
+std::vector<std::string> fromQt(const QStringList& words);
 
 // What the configure view supplies besides these fields: the files it wrote for this start.
 struct RunContext {
@@ -70,12 +80,12 @@ public:
 
     // The problem shown at a field (by object name), "" when none: what check() found.
     QString problemAt(const QString& fieldName) const;
-    // Shows a problem that the CLI's own check found (`pitwall hpo ... --check`, `pitwall bench ... --check`,
-    // `pitwall eval driving ... --check`) at the field whose option (--objective, --study, --seeds, --modes,
-    // --images, --routes, ...) or path (bench file, image folder) the message names first; what it says of a run
-    // ("run 7 has no checkpoint ...") goes to the driving evaluation's policy field. Returns that field's object name,
-    // "" when the message names none of this kind's fields.
-    QString showCliProblem(const QString& message);
+    // Shows the problems the CLI's own check found (`pitwall <kind> ... --check --json`), each at the field its
+    // `field` names (several at one field one under the other); a problem of no field of this kind is not shown
+    // here. Returns the object names of the fields that got one.
+    QStringList showProblems(const std::vector<JobProblem>& problems);
+    // The current kind's fields (the job spec's), for the problems of its check.
+    const JobFields& fields() const;
 
 Q_SIGNALS:
     void kindChanged();
@@ -90,6 +100,13 @@ private:
     void addField(QWidget* page, const QString& label, QWidget* field, const QString& tip);
     void setProblem(QWidget* field, const QString& problem);
     void clearProblems();
+    // The job spec of the current kind filled from the fields, as its toArgs(); InputError (naming the option) for a
+    // field the spec refuses.
+    std::vector<std::string> jobWords(const RunContext& context) const;
+    // The fields of `kind` from a command line of it (the spec's fromArgs); InputError for words it refuses.
+    void loadJob(RunKind kind, const std::vector<std::string>& words, QStringList& configFiles, QStringList& overrides);
+    // The widget of a spec's field in the current kind's page, null when it has none.
+    QWidget* fieldWidget(const std::string& field) const;
     // The ids of a run id list that the database does not have, "" when all are there (or not known yet).
     QString unknownRuns(const QString& policy) const;
 
