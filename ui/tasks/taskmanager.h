@@ -32,8 +32,8 @@ enum class Supersede {
 };
 
 struct TaskOptions {
-    QString description; // for people: "Reading the jobs of demo.db"
-    QString key;         // empty: runs as soon as a thread is free, beside any other task
+    QString description = {}; // for people: "Reading the jobs of demo.db"
+    QString key = {};         // empty: runs as soon as a thread is free, beside any other task
     Supersede supersede = Supersede::Queued;
 };
 
