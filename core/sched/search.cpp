@@ -189,7 +189,7 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     const std::optional<int> epochs = epochsPerTrial(*p.setup);
     WorkerPool workers(pool);
     const PoolStatus status = workers.run(
-        cancel.flag(),
+        &cancel,
         [&](const PoolEvent& e) {
             if (e.kind == PoolEventKind::HostBound)
                 note(e.message);

@@ -30,7 +30,7 @@ public:
     // same key (Supersede::Running) or by the manager going away. The work should return soon; what it
     // returns then is dropped.
     bool canceled() const;
-    // The task's token, for core functions that take one (or its flag()).
+    // The task's token, for core functions that take one.
     CancelToken& cancelToken() const;
     // Progress: `percent` 0-100 (clamped), `message` one line (empty keeps the previous one). Cheap: the GUI
     // thread hears the latest value once per turn of its event loop, however often this is called.

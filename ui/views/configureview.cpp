@@ -334,10 +334,9 @@ bool ConfigureView::launch()
         report(tr("Not started:\n• %1").arg(problems.join(QStringLiteral("\n• "))), true);
         if (m_run->kind() != RunKind::Train && !m_form->hasProblems())
             m_panels->setCurrentWidget(m_run);
+        Q_EMIT launchRefused();
         return false;
     }
-    if (m_form->hasProblems())
-        return false;
     const QString path = writeBesideDatabase(
         QStringLiteral(".yaml"),
         QByteArray("# Written by pitwall-gui: the keys that differ from the schema defaults.\n") +
@@ -347,6 +346,7 @@ bool ConfigureView::launch()
         context.spaceFile = writeBesideDatabase(QStringLiteral("-space.yaml"), m_space->toYaml().toUtf8());
     if (path.isEmpty() || (m_run->kind() == RunKind::Search && m_run->spaceFile().isEmpty() && context.spaceFile.isEmpty())) {
         report(tr("cannot write beside %1").arg(m_db), true);
+        Q_EMIT launchRefused();
         return false;
     }
     const QStringList words = m_run->words(context);
@@ -397,12 +397,14 @@ void ConfigureView::runChecks(QList<QStringList> checks, const QStringList& word
             tr("pitwall %1 refused it:\n%2").arg(args.mid(0, 2).join(QLatin1Char(' ')), said.join(QLatin1Char('\n'))),
             true);
         m_launch->setEnabled(true);
+        Q_EMIT launchRefused();
     });
     connect(check, &QProcess::errorOccurred, this, [this, check](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)
             return; // `finished` reports it
         report(tr("cannot run %1: %2").arg(m_cli, check->errorString()), true);
         m_launch->setEnabled(true);
+        Q_EMIT launchRefused();
         check->deleteLater();
     });
     check->start();
@@ -431,6 +433,7 @@ void ConfigureView::startJob(const QStringList& words)
         const qint64 id = out.section(QLatin1Char('\n'), -1).toLongLong(&ok);
         if (code != 0 || !ok) {
             report(tr("pitwall %1 did not start:\n%2").arg(words.mid(0, 2).join(QLatin1Char(' ')), err), true);
+            Q_EMIT launchRefused();
             return;
         }
         m_jobId = id;
@@ -456,6 +459,7 @@ void ConfigureView::startJob(const QStringList& words)
             return;
         report(tr("cannot start %1: %2").arg(m_cli, start->errorString()), true);
         m_launch->setEnabled(true);
+        Q_EMIT launchRefused();
         start->deleteLater();
     });
     start->start();
