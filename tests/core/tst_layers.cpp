@@ -4,10 +4,14 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
 #include "tests/support/testpaths.h"
 
+using pitwall::test::binaryPath;
 using pitwall::test::sourcePath;
 
 class TestLayers : public QObject {
@@ -15,6 +19,7 @@ class TestLayers : public QObject {
 private Q_SLOTS:
     void includesPointDown_data();
     void includesPointDown();
+    void noPathCompiledIn();
 };
 
 void TestLayers::includesPointDown_data()
@@ -58,6 +63,27 @@ void TestLayers::includesPointDown()
     }
     QVERIFY2(files > 0, qPrintable("no sources under " + folder));
     QVERIFY2(violations.isEmpty(), qPrintable(violations.join("\n")));
+}
+
+// No compile definition of any object holds the checkout's or the build's path: such an object differs in a clone
+// in another folder, so CI's clone would miss ccache for it (a test once got PITWALL_SOURCE_DIR that way, and
+// Qt Test's interface adds QT_TESTCASE_BUILDDIR; see the top-level CMakeLists.txt). Read from the build's
+// compile_commands.json (CMAKE_EXPORT_COMPILE_COMMANDS).
+void TestLayers::noPathCompiledIn()
+{
+    QFile file(binaryPath("/compile_commands.json"));
+    QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
+    const QJsonArray commands = QJsonDocument::fromJson(file.readAll()).array();
+    QVERIFY(!commands.isEmpty());
+    const QRegularExpression definition(QStringLiteral("-D([A-Za-z0-9_]+)=(\\S+)"));
+    for (const QJsonValue& entry : commands) {
+        const QString command = entry.toObject().value("command").toString();
+        for (const QRegularExpressionMatch& m : definition.globalMatch(command)) {
+            const QString value = m.captured(2);
+            QVERIFY2(!value.contains(sourcePath()) && !value.contains(binaryPath()),
+                     qPrintable(entry.toObject().value("file").toString() + ": -D" + m.captured(1) + "=" + value));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLayers)
