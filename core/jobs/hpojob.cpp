@@ -174,4 +174,9 @@ const JobFields& HpoJob::fields()
     return fields;
 }
 
+std::string HpoJob::defaultStudyName(const std::optional<std::string>& experimentName)
+{
+    return experimentName ? *experimentName + "-hpo" : "hpo";
+}
+
 } // namespace pitwall

@@ -47,6 +47,10 @@ struct HpoJob {
     static HpoJob fromArgs(const cmdline::Args& args);
     static HpoJob fromArgs(const std::vector<std::string>& words);
 
+    // The study a search without --study writes to: "<experiment.name>-hpo", or "hpo" when no config names the
+    // experiment. The one home of this rule (the CLI, the window's launch and its placeholder use it).
+    static std::string defaultStudyName(const std::optional<std::string>& experimentName);
+
     // The options fromArgs reads besides --db and --json (`pitwall hpo --help` lists them in this order).
     static std::vector<cmdline::OptionSpec> optionSpecs();
     // The fields `pitwall hpo --check --json` reports problems at: configs, space, trials, epochs, sampler, pruner,

@@ -1,4 +1,5 @@
 #include "core/util/cancel.h"
+#include "core/util/exitcodes.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -23,7 +24,7 @@ std::atomic<int> g_children[kMaxChildren]; // 0: free; a pid, or -pgid
         ::signal(SIGKILL, SIG_DFL);
         ::kill(0, SIGKILL); // the whole group, this process last
     }
-    std::_Exit(130);
+    std::_Exit(kExitCancelled);
 }
 
 void onSignal(int signalNumber)

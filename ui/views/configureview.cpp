@@ -420,7 +420,8 @@ void ConfigureView::startJob(const QStringList& words)
     QString study;
     if (m_run->kind() == RunKind::Search) {
         study = QString::fromStdString(
-            HpoJob::fromArgs(fromQt(words)).study.value_or(m_form->config().getString("experiment.name") + "-hpo"));
+            HpoJob::fromArgs(fromQt(words)).study.value_or(
+            HpoJob::defaultStudyName(m_form->config().getString("experiment.name"))));
     } else if (m_run->kind() == RunKind::Train) {
         study = QString::fromStdString(m_form->config().getString("experiment.name"));
     }

@@ -307,7 +307,6 @@ void JobsPanel::showJobs(JobsRead read)
     if (m_wantedSelection != 0 && selectJob(m_wantedSelection))
         m_wantedSelection = 0;
     updateButtons();
-    Q_EMIT refreshed();
 }
 
 void JobsPanel::updateButtons()

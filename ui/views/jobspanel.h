@@ -46,7 +46,7 @@ public:
     void setDatabase(const QString& location);
     void setCliPath(const QString& path) { m_cli = path; }
     QTreeWidget* table() const { return m_table; }
-    // Reads the store now, in a task (the panel also does every second); `refreshed` once shown.
+    // Reads the store now, in a task (the panel also does every second).
     void refresh();
     // The job shown selected (0 when none) and selecting one by id (false when it is not listed yet: then
     // it is selected once a refresh lists it).
@@ -64,7 +64,6 @@ Q_SIGNALS:
     void editSpec(const QStringList& words, const QString& cwd);
     // A job was started or resumed from the panel.
     void jobStarted(std::int64_t id);
-    void refreshed();
 
 private:
     void showJobs(JobsRead read);

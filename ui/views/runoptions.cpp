@@ -230,7 +230,8 @@ QWidget* RunOptions::buildSearchPage()
     addField(page, tr("Final comparison epochs"), m_finalEpochs,
              tr("Afterwards, retrain the default and the best configuration for N epochs and compare them on the "
                 "held-out split (AutoSpeed's protocol, --final-epochs)"));
-    m_study = lineEdit(page, "searchStudy", tr("<experiment.name>-hpo"));
+    m_study = lineEdit(page, "searchStudy",
+                       QString::fromStdString(HpoJob::defaultStudyName(std::string("<experiment.name>"))));
     addField(page, tr("Study name"), m_study, tr("Name of the study the trials go to"));
     m_space = lineEdit(page, "searchSpaceFile", tr("the Search space tab's rows"));
     addField(page, tr("Space file"), withBrowse(m_space, false, tr("YAML (*.yaml *.yml)"))->findChild<QLineEdit*>(),

@@ -165,7 +165,6 @@ void RunPicker::show(std::vector<RunSummary> runs)
     for (int c = 0; c < m_model->columnCount(); ++c)
         m_view->resizeColumnToContents(c);
     m_loaded = true;
-    Q_EMIT loadedChanged();
 }
 
 QList<qint64> RunPicker::selectedIds() const

@@ -52,7 +52,6 @@ public:
 
 Q_SIGNALS:
     void runsPicked(const QList<qint64>& ids); // the user's selection, oldest id first
-    void loadedChanged();
 
 private:
     void show(std::vector<RunSummary> runs);

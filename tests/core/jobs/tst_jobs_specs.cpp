@@ -30,6 +30,7 @@ private Q_SLOTS:
     void problemsGoToTheirField();
     void problemsJsonBothWays();
     void variantsFileBothWays();
+    void defaultStudyName();
 };
 
 namespace {
@@ -369,6 +370,12 @@ void TestJobsSpecs::variantsFileBothWays()
     file.table = VariantsTableKind::Loader;
     same(readBack(file), file);
     QVERIFY(variantsFileYaml(file, "Written by a test.").starts_with("# Written by a test.\nname: "));
+}
+
+void TestJobsSpecs::defaultStudyName()
+{
+    QCOMPARE(HpoJob::defaultStudyName(std::string("transfuser-town05")), std::string("transfuser-town05-hpo"));
+    QCOMPARE(HpoJob::defaultStudyName(std::nullopt), std::string("hpo"));
 }
 
 QTEST_GUILESS_MAIN(TestJobsSpecs)
