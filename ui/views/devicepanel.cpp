@@ -166,13 +166,7 @@ void DevicePanel::showBackend()
     // Whichever way this returns, the configure view learns what the panel now shows.
     const std::unique_ptr<void, std::function<void(void*)>> shown(this, [this](void*) { Q_EMIT devicesShown(); });
     const QString choice = QString::fromStdString(m_form->config().getString(kBackendKey));
-    for (int i = 0; i < m_backend->count(); ++i) {
-        const QString name = m_backend->itemData(i).toString();
-        bool found = name == QLatin1String("auto") || name == QLatin1String("cpu");
-        for (const auto& backend : m_backends)
-            found = found || QString::fromStdString(backend->name()) == name;
-        m_backend->setItemText(i, found || !m_discoveryDone ? name : tr("%1 (not found)").arg(name));
-    }
+    markBackendsFound();
     m_backend->setCurrentIndex(m_backend->findData(choice));
 
     const auto mode = parsePartitionMode(m_form->config().getString(kModeKey)).value_or(PartitionMode::SPX);
@@ -188,8 +182,35 @@ void DevicePanel::showBackend()
         m_notes->clear();
         return;
     }
+    showPhysicalDevices(*backend, choice);
+    const QString reason = showModes(*backend, mode);
+    m_reason->setText(reason);
+    m_reason->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("color: #d04040;"));
+    if (reason.isEmpty())
+        showLogicalDevices(*backend, mode);
+    for (int c = 0; c < 4; ++c)
+        m_devices->resizeColumnToContents(c);
+    QStringList notes;
+    for (const std::string& note : backend->notes())
+        notes << QString::fromStdString(note);
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+}
+
+void DevicePanel::markBackendsFound()
+{
+    for (int i = 0; i < m_backend->count(); ++i) {
+        const QString name = m_backend->itemData(i).toString();
+        bool found = name == QLatin1String("auto") || name == QLatin1String("cpu");
+        for (const auto& backend : m_backends)
+            found = found || QString::fromStdString(backend->name()) == name;
+        m_backend->setItemText(i, found || !m_discoveryDone ? name : tr("%1 (not found)").arg(name));
+    }
+}
+
+void DevicePanel::showPhysicalDevices(const DeviceBackend& backend, const QString& choice)
+{
     QStringList physical;
-    for (const PhysicalDevice& d : backend->physicalDevices())
+    for (const PhysicalDevice& d : backend.physicalDevices())
         physical << tr("%1:%2 %3 — %4 core(s), %5")
                         .arg(QString::fromStdString(d.backend))
                         .arg(d.index)
@@ -197,59 +218,62 @@ void DevicePanel::showBackend()
                         .arg(d.cores)
                         .arg(QString::fromStdString(formatBytes(static_cast<double>(d.memoryBytes))));
     m_physical->setText(tr("Backend %1%2: %3")
-                            .arg(QString::fromStdString(backend->name()),
+                            .arg(QString::fromStdString(backend.name()),
                                  choice == QLatin1String("auto") ? tr(" (auto)") : QString(),
                                  physical.join(QLatin1String("; "))));
+}
+
+QString DevicePanel::modeText(const DeviceBackend& backend, const ModeAvailability& m) const
+{
+    const QString name = QString::fromLatin1(partitionModeName(m.mode));
+    if (!m.available)
+        return tr("%1 — unavailable: %2").arg(name, QString::fromStdString(m.why));
+    QString text = tr("%1 — %2 logical device(s) per device").arg(name).arg(partitionsPerDevice(m.mode));
+    try {
+        const std::vector<LogicalDevice> each = backend.logicalDevices(m.mode);
+        if (!each.empty())
+            text += tr(", %1 core(s) and %2 each")
+                        .arg(each.front().cpuSet.size())
+                        .arg(QString::fromStdString(formatBytes(static_cast<double>(each.front().memoryBytes))));
+    } catch (const std::exception&) {
+    }
+    return text + measuredText(m.mode, backend.name());
+}
+
+QString DevicePanel::showModes(const DeviceBackend& backend, PartitionMode chosen)
+{
     QString reason;
-    for (const ModeAvailability& m : backend->modes()) {
+    for (const ModeAvailability& m : backend.modes()) {
         QAbstractButton* button = m_modes->button(static_cast<int>(m.mode));
         if (!button)
             continue;
-        const QString name = QString::fromLatin1(partitionModeName(m.mode));
-        QString text = tr("%1 — unavailable: %2").arg(name, QString::fromStdString(m.why));
-        if (m.available) {
-            text = tr("%1 — %2 logical device(s) per device").arg(name).arg(partitionsPerDevice(m.mode));
-            try {
-                const std::vector<LogicalDevice> each = backend->logicalDevices(m.mode);
-                if (!each.empty())
-                    text += tr(", %1 core(s) and %2 each")
-                                .arg(each.front().cpuSet.size())
-                                .arg(QString::fromStdString(formatBytes(static_cast<double>(each.front().memoryBytes))));
-            } catch (const std::exception&) {
-            }
-            text += measuredText(m.mode, backend->name());
-        }
-        button->setText(text);
+        button->setText(modeText(backend, m));
         button->setToolTip(m.available ? tr("%1 logical device(s) per device").arg(partitionsPerDevice(m.mode))
                                        : QString::fromStdString(m.why));
-        if (m.mode == mode && !m.available)
-            reason = tr("%1 is unavailable here: %2").arg(name, QString::fromStdString(m.why));
+        if (m.mode == chosen && !m.available)
+            reason = tr("%1 is unavailable here: %2")
+                         .arg(QString::fromLatin1(partitionModeName(m.mode)), QString::fromStdString(m.why));
     }
-    m_reason->setText(reason);
-    m_reason->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("color: #d04040;"));
-    if (reason.isEmpty()) {
-        try {
-            for (const LogicalDevice& d : backend->logicalDevices(mode)) {
-                QStringList env;
-                for (const auto& [k, v] : d.environment)
-                    env << QString::fromStdString(k + "=" + v);
-                auto* item = new QTreeWidgetItem(m_devices);
-                item->setText(0, QString::fromStdString(d.id));
-                item->setText(1, coreList(d.cpuSet));
-                item->setText(2, QString::number(d.threads));
-                item->setText(3, QString::fromStdString(formatBytes(static_cast<double>(d.memoryBytes))));
-                item->setText(4, env.join(QLatin1Char(' ')));
-            }
-        } catch (const std::exception& e) {
-            m_reason->setText(QString::fromStdString(e.what()));
+    return reason;
+}
+
+void DevicePanel::showLogicalDevices(const DeviceBackend& backend, PartitionMode mode)
+{
+    try {
+        for (const LogicalDevice& d : backend.logicalDevices(mode)) {
+            QStringList env;
+            for (const auto& [k, v] : d.environment)
+                env << QString::fromStdString(k + "=" + v);
+            auto* item = new QTreeWidgetItem(m_devices);
+            item->setText(0, QString::fromStdString(d.id));
+            item->setText(1, coreList(d.cpuSet));
+            item->setText(2, QString::number(d.threads));
+            item->setText(3, QString::fromStdString(formatBytes(static_cast<double>(d.memoryBytes))));
+            item->setText(4, env.join(QLatin1Char(' ')));
         }
+    } catch (const std::exception& e) {
+        m_reason->setText(QString::fromStdString(e.what()));
     }
-    for (int c = 0; c < 4; ++c)
-        m_devices->resizeColumnToContents(c);
-    QStringList notes;
-    for (const std::string& note : backend->notes())
-        notes << QString::fromStdString(note);
-    m_notes->setText(notes.join(QLatin1Char('\n')));
 }
 
 } // namespace pitwall::ui

@@ -43,6 +43,15 @@ Q_SIGNALS:
 private:
     void startDiscovery();
     void showBackend();
+    // The backends' names, "(not found)" after discovery for one this machine lacks.
+    void markBackendsFound();
+    void showPhysicalDevices(const DeviceBackend& backend, const QString& choice);
+    // Each mode's button says what it gives (or why it is unavailable); returns why `chosen` is unavailable, "" when
+    // it is available.
+    QString showModes(const DeviceBackend& backend, PartitionMode chosen);
+    QString modeText(const DeviceBackend& backend, const ModeAvailability& mode) const;
+    // The logical devices `mode` yields, in the table (a failure goes to the reason).
+    void showLogicalDevices(const DeviceBackend& backend, PartitionMode mode);
     // " · measured 412.0 compute FPS (batch 32)" for the form's model, or "" when nothing was measured.
     QString measuredText(PartitionMode mode, const std::string& backend) const;
     const DeviceBackend* currentBackend() const;

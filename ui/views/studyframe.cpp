@@ -116,6 +116,107 @@ void parallelFrame(const StudyInput& input, const std::vector<TrialRecord>& tria
     }
 }
 
+// History: markers of the trials with an objective and the best-so-far step line, thinned for the plot.
+void historyFrame(const StudyInput& input, const std::vector<TrialRecord>& trials,
+                  const std::vector<std::optional<double>>& objective, StudyFrame& frame)
+{
+    frame.complete.reserve(static_cast<qsizetype>(trials.size()));
+    for (std::size_t i = 0; i < trials.size(); ++i)
+        if (const auto& v = objective[i])
+            (trials[i].state == TrialState::Complete ? frame.complete : frame.pruned)
+                .append(QPointF(trials[i].number, *v));
+    frame.best = bestLine(trials, input.direction);
+    thinMarkers(frame.complete, frame.pruned, input.historyPlot);
+}
+
+// The history's markers as one image, on the ranges the history's fitAxes will set (its series' bounds are these
+// points' bounds).
+void historyMarkers(const StudyInput& input, StudyFrame& frame)
+{
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+    for (const QList<QPointF>* list : {&frame.complete, &frame.pruned, &frame.best})
+        for (const QPointF& p : *list)
+            if (std::isfinite(p.x()) && std::isfinite(p.y())) {
+                x0 = std::min(x0, p.x()), x1 = std::max(x1, p.x());
+                y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
+            }
+    frame.historyGeometry.plotSize = input.historyPlot;
+    frame.historyGeometry.ranges = ChartView::fittedRanges(x0, x1, y0, y1, false);
+    frame.historyGeometry.ranges.xStep = frame.historyGeometry.ranges.yStep = 0;
+    frame.historyGeometry.devicePixelRatio = input.historyPixelRatio;
+    frame.completeColor = input.completeColor;
+    frame.prunedColor = input.prunedColor;
+    frame.historyMarkers = MarkerLayer::render(
+        {{frame.complete, input.completeColor}, {frame.pruned, input.prunedColor}}, frame.historyGeometry);
+}
+
+// Intermediate values of the newest trials (within the top k), newest first.
+std::vector<StudyFrame::Curve> intermediateCurves(const StudyInput& input, const std::vector<TrialRecord>& trials,
+                                                  const std::unordered_set<int>& wanted)
+{
+    std::vector<StudyFrame::Curve> curves;
+    for (auto it = trials.rbegin(); it != trials.rend() && static_cast<int>(curves.size()) < input.maxCurves; ++it) {
+        if (it->intermediateValues.empty() || (!wanted.empty() && !wanted.count(it->number)))
+            continue;
+        StudyFrame::Curve curve{it->number, it->state, {}};
+        for (const auto& [step, value] : it->intermediateValues)
+            if (std::isfinite(value))
+                curve.points.append(QPointF(static_cast<double>(step), value));
+        curves.push_back(std::move(curve));
+    }
+    return curves;
+}
+
+// A trial state's name, made once per state.
+class StateNames {
+public:
+    const QString& operator()(TrialState state)
+    {
+        QString& name = m_names[static_cast<int>(state) & 7];
+        if (name.isEmpty())
+            name = QString::fromUtf8(trialStateName(state).data());
+        return name;
+    }
+
+private:
+    QString m_names[8];
+};
+
+// Timeline: the trials' runs on their logical devices; the trials' own times when the study has no runs (runs may
+// hold other studies' runs).
+std::vector<TrialTimeline::Bar> timelineBars(const StudyInput& input, const std::vector<TrialRecord>& trials,
+                                             const std::vector<RunRecord>& runs)
+{
+    std::unordered_map<std::int64_t, const TrialRecord*> byId;
+    byId.reserve(trials.size());
+    for (const TrialRecord& t : trials)
+        byId[t.id] = &t;
+    std::unordered_map<std::string, QString> lanes; // one QString per device
+    StateNames stateName;
+    std::vector<TrialTimeline::Bar> bars;
+    bars.reserve(runs.empty() ? trials.size() : runs.size());
+    for (const RunRecord& r : runs) {
+        const auto trial = r.trialId ? byId.find(*r.trialId) : byId.end();
+        if (trial == byId.end())
+            continue;
+        auto lane = lanes.try_emplace(r.logicalDevice);
+        if (lane.second)
+            lane.first->second = QString::fromStdString(r.logicalDevice.empty() ? std::string("?") : r.logicalDevice);
+        bars.push_back({lane.first->second, r.startTime,
+                        r.endTime.value_or(r.status == RunStatus::Running ? input.nowSeconds : r.startTime),
+                        trial->second->number, stateName(trial->second->state)});
+    }
+    if (!bars.empty())
+        return bars;
+    const QString noDevice = QCoreApplication::translate("pitwall::ui::StudyView", "(no device recorded)");
+    for (const TrialRecord& t : trials)
+        if (t.startTime)
+            bars.push_back({noDevice, *t.startTime,
+                            t.completeTime.value_or(t.state == TrialState::Running ? input.nowSeconds : *t.startTime),
+                            t.number, stateName(t.state)});
+    return bars;
+}
+
 } // namespace
 
 StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()>& cancelled)
@@ -140,96 +241,25 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
         for (int n : topTrials(trials, input.topK, input.direction))
             wanted.insert(n);
 
-    // History: markers and the best-so-far step line.
-    {
-        frame.complete.reserve(static_cast<qsizetype>(trials.size()));
-        for (std::size_t i = 0; i < trials.size(); ++i)
-            if (const auto& v = objective[i])
-                (trials[i].state == TrialState::Complete ? frame.complete : frame.pruned)
-                    .append(QPointF(trials[i].number, *v));
-        frame.best = bestLine(trials, input.direction);
-        thinMarkers(frame.complete, frame.pruned, input.historyPlot);
-        if (input.completeColor.isValid() && input.prunedColor.isValid()) {
-            // The ranges the history's fitAxes will set: its series' bounds are these points' bounds.
-            double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-            for (const QList<QPointF>* list : {&frame.complete, &frame.pruned, &frame.best})
-                for (const QPointF& p : *list)
-                    if (std::isfinite(p.x()) && std::isfinite(p.y())) {
-                        x0 = std::min(x0, p.x()), x1 = std::max(x1, p.x());
-                        y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
-                    }
-            frame.historyGeometry.plotSize = input.historyPlot;
-            frame.historyGeometry.ranges = ChartView::fittedRanges(x0, x1, y0, y1, false);
-            frame.historyGeometry.ranges.xStep = frame.historyGeometry.ranges.yStep = 0;
-            frame.historyGeometry.devicePixelRatio = input.historyPixelRatio;
-            frame.completeColor = input.completeColor;
-            frame.prunedColor = input.prunedColor;
-            frame.historyMarkers = MarkerLayer::render(
-                {{frame.complete, input.completeColor}, {frame.pruned, input.prunedColor}}, frame.historyGeometry);
-        }
-    }
+    historyFrame(input, trials, objective, frame);
+    if (input.completeColor.isValid() && input.prunedColor.isValid())
+        historyMarkers(input, frame);
     if (stop())
         return frame;
-
-    // Intermediate values of the newest trials (within the top k).
-    for (auto it = trials.rbegin(); it != trials.rend() && static_cast<int>(frame.curves.size()) < input.maxCurves;
-         ++it) {
-        if (it->intermediateValues.empty() || (!wanted.empty() && !wanted.count(it->number)))
-            continue;
-        StudyFrame::Curve curve{it->number, it->state, {}};
-        for (const auto& [step, value] : it->intermediateValues)
-            if (std::isfinite(value))
-                curve.points.append(QPointF(static_cast<double>(step), value));
-        frame.curves.push_back(std::move(curve));
-    }
+    frame.curves = intermediateCurves(input, trials, wanted);
 
     // Parallel coordinates: complete trials (within the top k), the drawn parameters then the objective.
     frame.params = input.params ? input.params : std::make_shared<const StudyParams>(studyParams(trials));
     if (stop())
         return frame;
-    const ParamTable& table = frame.params->table;
     const std::vector<std::size_t> drawn = drawnParams(*frame.params, input.maxParams, input.pickedParams);
     for (std::size_t a : drawn)
         frame.importance.push_back(frame.params->importance[a]);
     if (!drawn.empty())
-        parallelFrame(input, trials, objective, wanted, table, drawn, frame);
+        parallelFrame(input, trials, objective, wanted, frame.params->table, drawn, frame);
     if (stop())
         return frame;
-
-    // Timeline: the trials' runs on their logical devices; the trials' own times when the study has no runs.
-    std::unordered_map<std::int64_t, const TrialRecord*> byId;
-    byId.reserve(trials.size());
-    for (const TrialRecord& t : trials)
-        byId[t.id] = &t;
-    std::unordered_map<std::string, QString> lanes; // one QString per device
-    QString stateNames[8];
-    auto stateName = [&](TrialState s) -> const QString& {
-        QString& name = stateNames[static_cast<int>(s) & 7];
-        if (name.isEmpty())
-            name = QString::fromUtf8(trialStateName(s).data());
-        return name;
-    };
-    frame.bars.reserve(runs.empty() ? trials.size() : runs.size());
-    for (const RunRecord& r : runs) {
-        const auto trial = r.trialId ? byId.find(*r.trialId) : byId.end();
-        if (trial == byId.end())
-            continue;
-        auto lane = lanes.try_emplace(r.logicalDevice);
-        if (lane.second)
-            lane.first->second = QString::fromStdString(r.logicalDevice.empty() ? std::string("?") : r.logicalDevice);
-        frame.bars.push_back({lane.first->second, r.startTime,
-                              r.endTime.value_or(r.status == RunStatus::Running ? input.nowSeconds : r.startTime),
-                              trial->second->number, stateName(trial->second->state)});
-    }
-    if (frame.bars.empty()) { // no run of these trials (runs may hold other studies' runs)
-        const QString noDevice = QCoreApplication::translate("pitwall::ui::StudyView", "(no device recorded)");
-        for (const TrialRecord& t : trials)
-            if (t.startTime)
-                frame.bars.push_back({noDevice, *t.startTime,
-                                      t.completeTime.value_or(t.state == TrialState::Running ? input.nowSeconds
-                                                                                             : *t.startTime),
-                                      t.number, stateName(t.state)});
-    }
+    frame.bars = timelineBars(input, trials, runs);
     return frame;
 }
 
