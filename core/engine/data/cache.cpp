@@ -131,6 +131,150 @@ std::string entryProblem(const Header& header, const Entry& e)
     return {};
 }
 
+// What the threads that build a cache file share: the file, the entries and reasons they fill in, the next source
+// to take and the end of the data written so far.
+struct CacheBuild {
+    int fd = -1;
+    const std::string& file;
+    const std::vector<std::string>& sources;
+    int outputWidth = 0;
+    int outputHeight = 0;
+    std::vector<Entry> entries;
+    std::vector<std::string> reasons;
+    std::atomic<std::size_t> next{0};
+    std::uint64_t dataEnd = 0;
+    std::mutex mutex;
+    std::exception_ptr error;
+};
+
+// The header of a new cache file for `sources` (reasonsOffset and fileBytes are set once the pixels are written)
+// and the paths section it describes.
+Header newHeader(const std::vector<std::string>& sources, int outputWidth, int outputHeight, std::vector<char>& paths)
+{
+    for (const std::string& s : sources)
+        paths.insert(paths.end(), s.c_str(), s.c_str() + s.size() + 1);
+    Header header{};
+    std::memcpy(header.magic, kMagic, sizeof kMagic);
+    header.version = kVersion;
+    header.count = static_cast<std::uint32_t>(sources.size());
+    header.outputWidth = outputWidth;
+    header.outputHeight = outputHeight;
+    header.pathsOffset = sizeof(Header) + sources.size() * sizeof(Entry);
+    header.dataOffset = alignUp(header.pathsOffset + paths.size());
+    return header;
+}
+
+// One build thread: takes the next source until none is left, decodes it at the smallest DCT scale that covers its
+// cached size, resizes it and writes the pixels at the end of the data. A source that cannot be read gets its
+// reason; the first write error stops the thread and is kept for the caller.
+void cacheImages(CacheBuild& build)
+{
+    JpegDecoder decoder;
+    KernelScratch scratch;
+    std::vector<std::uint8_t> bytes, decoded, resized;
+    for (std::size_t i = build.next++; i < build.sources.size(); i = build.next++) {
+        Entry& e = build.entries[i];
+        std::string problem;
+        JpegHeader jh;
+        int dw = 0, dh = 0;
+        if (!statSource(build.sources[i], e.sourceBytes, e.sourceMtimeNs))
+            e.sourceBytes = e.sourceMtimeNs = -1;
+        if (!readWholeFile(build.sources[i], bytes, problem) ||
+            !decoder.readHeader(bytes.data(), bytes.size(), jh, problem)) {
+            build.reasons[i] = problem;
+            continue;
+        }
+        PreprocessedCache::cachedSize(jh.width, jh.height, build.outputWidth, build.outputHeight, e.width, e.height);
+        const DctScale scale = chooseDctScale(jh.width, jh.height, e.width, e.height, ScaleChoice::AnyEighth);
+        if (!decoder.decode(bytes.data(), bytes.size(), scale, decoded, dw, dh, problem)) {
+            build.reasons[i] = problem;
+            continue;
+        }
+        resized.resize(static_cast<std::size_t>(e.width) * e.height * 3);
+        resizeImage({decoded.data(), dw, dh, static_cast<std::ptrdiff_t>(dw) * 3}, resized.data(), e.width, e.height,
+                    scratch);
+        e.sourceWidth = jh.width;
+        e.sourceHeight = jh.height;
+        {
+            std::lock_guard lock(build.mutex);
+            e.offset = build.dataEnd;
+            build.dataEnd = alignUp(build.dataEnd + resized.size());
+        }
+        try {
+            writeAt(build.fd, resized.data(), resized.size(), e.offset, build.file);
+        } catch (...) {
+            std::lock_guard lock(build.mutex);
+            build.error = std::current_exception();
+            return;
+        }
+        e.ok = 1;
+    }
+}
+
+// Writes the sections after the pixels (entries, paths, reasons) and the header last, so that a torn file fails
+// validation.
+void writeIndex(CacheBuild& build, Header& header, const std::vector<char>& paths)
+{
+    std::vector<char> reasonBlob;
+    for (const std::string& r : build.reasons)
+        reasonBlob.insert(reasonBlob.end(), r.c_str(), r.c_str() + r.size() + 1);
+    header.reasonsOffset = build.dataEnd;
+    header.fileBytes = build.dataEnd + reasonBlob.size();
+    writeAt(build.fd, build.entries.data(), build.entries.size() * sizeof(Entry), sizeof(Header), build.file);
+    writeAt(build.fd, paths.data(), paths.size(), header.pathsOffset, build.file);
+    writeAt(build.fd, reasonBlob.data(), reasonBlob.size(), header.reasonsOffset, build.file);
+    writeAt(build.fd, &header, sizeof header, 0, build.file); // last: a torn file fails validation
+    if (::ftruncate(build.fd, static_cast<off_t>(header.fileBytes)) != 0)
+        throw RuntimeError(build.file + ": cannot size the pre-processed cache: " + std::strerror(errno));
+}
+
+// Builds the cache file for `sources` under a temporary name on `threads` threads (0: one per core of the process)
+// and moves it into place; a failure removes the temporary file.
+void buildCacheFile(const std::string& file, const std::vector<std::string>& sources, int outputWidth, int outputHeight,
+                    int threads)
+{
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(file).parent_path();
+    if (!parent.empty())
+        std::filesystem::create_directories(parent, ec);
+    const std::string temporary = file + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw RuntimeError(file + ": cannot create the pre-processed cache: " + std::strerror(errno));
+
+    std::vector<char> paths;
+    Header header = newHeader(sources, outputWidth, outputHeight, paths);
+    CacheBuild build{
+        .fd = fd, .file = file, .sources = sources, .outputWidth = outputWidth, .outputHeight = outputHeight};
+    build.entries.assign(sources.size(), Entry{});
+    build.reasons.resize(sources.size());
+    build.dataEnd = header.dataOffset;
+    const int n = std::max(1, std::min<int>(threads > 0 ? threads : static_cast<int>(processCores().size()),
+                                            static_cast<int>(sources.size())));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < n; ++t)
+        pool.emplace_back([&build] { cacheImages(build); });
+    for (std::thread& t : pool)
+        t.join();
+    if (build.error) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        std::rethrow_exception(build.error);
+    }
+    try {
+        writeIndex(build, header, paths);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw;
+    }
+    ::close(fd);
+    if (::rename(temporary.c_str(), file.c_str()) != 0) {
+        ::unlink(temporary.c_str());
+        throw RuntimeError(file + ": cannot move the pre-processed cache into place: " + std::strerror(errno));
+    }
+}
+
 } // namespace
 
 void PreprocessedCache::cachedSize(int sourceWidth, int sourceHeight, int outputWidth, int outputHeight, int& width,
@@ -187,109 +331,7 @@ std::unique_ptr<PreprocessedCache> PreprocessedCache::openOrBuild(const std::str
     if (!why.empty()) {
         cache->m_status.rebuilt = true;
         cache->m_status.why = why;
-        std::error_code ec;
-        const std::filesystem::path parent = std::filesystem::path(file).parent_path();
-        if (!parent.empty())
-            std::filesystem::create_directories(parent, ec);
-        const std::string temporary = file + ".tmp." + std::to_string(::getpid());
-        const int fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-            throw RuntimeError(file + ": cannot create the pre-processed cache: " + std::strerror(errno));
-
-        std::vector<char> paths;
-        for (const std::string& s : sources)
-            paths.insert(paths.end(), s.c_str(), s.c_str() + s.size() + 1);
-        Header header{};
-        std::memcpy(header.magic, kMagic, sizeof kMagic);
-        header.version = kVersion;
-        header.count = static_cast<std::uint32_t>(sources.size());
-        header.outputWidth = outputWidth;
-        header.outputHeight = outputHeight;
-        header.pathsOffset = sizeof(Header) + sources.size() * sizeof(Entry);
-        header.dataOffset = alignUp(header.pathsOffset + paths.size());
-
-        std::vector<Entry> entries(sources.size(), Entry{});
-        std::vector<std::string> reasons(sources.size());
-        std::atomic<std::size_t> next{0};
-        std::uint64_t dataEnd = header.dataOffset;
-        std::mutex mutex;
-        std::exception_ptr error;
-        const auto work = [&] {
-            JpegDecoder decoder;
-            KernelScratch scratch;
-            std::vector<std::uint8_t> bytes, decoded, resized;
-            for (std::size_t i = next++; i < sources.size(); i = next++) {
-                Entry& e = entries[i];
-                std::string problem;
-                JpegHeader jh;
-                int dw = 0, dh = 0;
-                if (!statSource(sources[i], e.sourceBytes, e.sourceMtimeNs))
-                    e.sourceBytes = e.sourceMtimeNs = -1;
-                if (!readWholeFile(sources[i], bytes, problem) ||
-                    !decoder.readHeader(bytes.data(), bytes.size(), jh, problem)) {
-                    reasons[i] = problem;
-                    continue;
-                }
-                cachedSize(jh.width, jh.height, outputWidth, outputHeight, e.width, e.height);
-                const DctScale scale = chooseDctScale(jh.width, jh.height, e.width, e.height, ScaleChoice::AnyEighth);
-                if (!decoder.decode(bytes.data(), bytes.size(), scale, decoded, dw, dh, problem)) {
-                    reasons[i] = problem;
-                    continue;
-                }
-                resized.resize(static_cast<std::size_t>(e.width) * e.height * 3);
-                resizeImage({decoded.data(), dw, dh, static_cast<std::ptrdiff_t>(dw) * 3}, resized.data(), e.width,
-                            e.height, scratch);
-                e.sourceWidth = jh.width;
-                e.sourceHeight = jh.height;
-                {
-                    std::lock_guard lock(mutex);
-                    e.offset = dataEnd;
-                    dataEnd = alignUp(dataEnd + resized.size());
-                }
-                try {
-                    writeAt(fd, resized.data(), resized.size(), e.offset, file);
-                } catch (...) {
-                    std::lock_guard lock(mutex);
-                    error = std::current_exception();
-                    return;
-                }
-                e.ok = 1;
-            }
-        };
-        const int n = std::max(1, std::min<int>(threads > 0 ? threads : static_cast<int>(processCores().size()),
-                                                static_cast<int>(sources.size())));
-        std::vector<std::thread> pool;
-        for (int t = 0; t < n; ++t)
-            pool.emplace_back(work);
-        for (std::thread& t : pool)
-            t.join();
-        if (error) {
-            ::close(fd);
-            ::unlink(temporary.c_str());
-            std::rethrow_exception(error);
-        }
-        std::vector<char> reasonBlob;
-        for (const std::string& r : reasons)
-            reasonBlob.insert(reasonBlob.end(), r.c_str(), r.c_str() + r.size() + 1);
-        header.reasonsOffset = dataEnd;
-        header.fileBytes = dataEnd + reasonBlob.size();
-        try {
-            writeAt(fd, entries.data(), entries.size() * sizeof(Entry), sizeof(Header), file);
-            writeAt(fd, paths.data(), paths.size(), header.pathsOffset, file);
-            writeAt(fd, reasonBlob.data(), reasonBlob.size(), header.reasonsOffset, file);
-            writeAt(fd, &header, sizeof header, 0, file); // last: a torn file fails validation
-            if (::ftruncate(fd, static_cast<off_t>(header.fileBytes)) != 0)
-                throw RuntimeError(file + ": cannot size the pre-processed cache: " + std::strerror(errno));
-        } catch (...) {
-            ::close(fd);
-            ::unlink(temporary.c_str());
-            throw;
-        }
-        ::close(fd);
-        if (::rename(temporary.c_str(), file.c_str()) != 0) {
-            ::unlink(temporary.c_str());
-            throw RuntimeError(file + ": cannot move the pre-processed cache into place: " + std::strerror(errno));
-        }
+        buildCacheFile(file, sources, outputWidth, outputHeight, threads);
     }
     cache->map(file);
     // Failure reasons of the sources that could not be cached.

@@ -114,6 +114,95 @@ LoaderBenchCheck checkLoaderBench(const LoaderBenchOptions& options)
     return check;
 }
 
+namespace {
+
+// Runs the warm-up and the measured batches: time per batch, CPU share, and per sample slot whether it decoded
+// and (measured batches only) at which scale.
+void measureLoader(BatchLoader& loader, const LoaderBenchOptions& options, LoaderBenchResult& r,
+                   const std::function<void(const std::string&)>& say)
+{
+    LoadedBatch batch;
+    bool measuring = false;
+    const auto count = [&](const LoadedBatch& b) {
+        for (std::uint8_t v : b.valid) {
+            r.invalidSamples += v ? 0 : 1;
+            ++r.sampleSlots;
+        }
+        if (measuring)
+            for (std::uint8_t m : b.decodedEighths)
+                ++r.decodedEighths[m];
+    };
+    const auto warmStart = Clock::now();
+    for (int i = 0; i < options.warmup; ++i) {
+        if (!loader.next(batch))
+            throw InputError("the loader ran out of batches during warm-up");
+        count(batch);
+    }
+    r.warmupSeconds = seconds(warmStart, Clock::now());
+    say("warm-up done (" + std::to_string(options.warmup) + " batches); measuring " +
+        std::to_string(options.batches));
+    measuring = true;
+    const double cpuStart = processCpuSeconds() + loader.helperCpuSeconds();
+    const auto start = Clock::now();
+    for (int i = 0; i < options.batches; ++i) {
+        if (!loader.next(batch))
+            throw InputError("the loader ran out of batches");
+        count(batch);
+    }
+    const double wall = seconds(start, Clock::now());
+    const double cpu = processCpuSeconds() + loader.helperCpuSeconds() - cpuStart;
+    r.msPerBatch = wall * 1000.0 / options.batches;
+    r.cpuPercent = wall > 0 ? 100.0 * cpu / wall : 0;
+    r.problems = loader.problems();
+}
+
+// A run in which no sample decoded times nothing: bad input, naming the first files that failed.
+void requireDecodedSamples(const LoaderBenchResult& r, const DatasetIndex& index)
+{
+    if (r.sampleSlots == 0 || r.invalidSamples != r.sampleSlots)
+        return;
+    std::vector<Diagnostic> diagnostics{
+        {SourceLocation{index.root}, "no sample decoded: all " + std::to_string(r.sampleSlots) +
+                                         " samples loaded were empty (" + std::to_string(r.problems.size()) + " of " +
+                                         std::to_string(r.images) + " images failed); no timing"}};
+    for (std::size_t i = 0; i < r.problems.size() && i < kMaxNamedProblems; ++i)
+        diagnostics.push_back({SourceLocation{r.problems[i].file}, r.problems[i].reason});
+    if (r.problems.size() > kMaxNamedProblems)
+        diagnostics.push_back({{}, std::to_string(r.problems.size() - kMaxNamedProblems) + " more problems"});
+    throw InputError(diagnostics);
+}
+
+// The decode floors the measured time is compared with: full-scale decode (the smaller of the measurements before
+// and after), and decode at the scales the loader used, weighted by how often it used them.
+void measureDecodeFloors(LoaderBenchResult& r, const std::vector<std::string>& floorPaths, int batchSize)
+{
+    r.decodeMsAfter = measureDecodeMs(floorPaths);
+    r.decodeMsPerImage = std::min(r.decodeMsBefore, r.decodeMsAfter);
+    const int parallel = std::max(1, std::min(r.workers, r.cores));
+    r.floorMsPerBatch = r.decodeMsPerImage * batchSize / parallel;
+    r.floorRatio = r.floorMsPerBatch > 0 ? r.msPerBatch / r.floorMsPerBatch : 0;
+    std::int64_t decoded = 0;
+    double wallWeighted = 0, cpuWeighted = 0;
+    for (const auto& [eighths, samples] : r.decodedEighths) {
+        if (eighths == 0)
+            continue;
+        double cpuMs = 0;
+        const double wallMs = measureDecodeMs(floorPaths, 2, DctScale{eighths, 8}, &cpuMs);
+        wallWeighted += wallMs * static_cast<double>(samples);
+        cpuWeighted += cpuMs * static_cast<double>(samples);
+        decoded += samples;
+    }
+    if (decoded > 0) {
+        r.scaledDecodeMsPerImage = wallWeighted / static_cast<double>(decoded);
+        r.scaledDecodeCpuMsPerImage = cpuWeighted / static_cast<double>(decoded);
+        r.scaledFloorMsPerBatch = r.scaledDecodeMsPerImage * batchSize / parallel;
+        r.scaledFloorRatio = r.msPerBatch / r.scaledFloorMsPerBatch;
+        r.cpuFloorRatio = r.msPerBatch * r.cpuPercent / 100.0 / (r.scaledDecodeCpuMsPerImage * batchSize);
+    }
+}
+
+} // namespace
+
 LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
                                  const std::function<void(const std::string&)>& message)
 {
@@ -144,78 +233,10 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     r.pinned = loader->pinned();
     r.cache = loader->cacheStatus();
     r.setupSeconds = seconds(setupStart, Clock::now());
-
-    LoadedBatch batch;
-    bool measuring = false;
-    const auto count = [&](const LoadedBatch& b) {
-        for (std::uint8_t v : b.valid) {
-            r.invalidSamples += v ? 0 : 1;
-            ++r.sampleSlots;
-        }
-        if (measuring)
-            for (std::uint8_t m : b.decodedEighths)
-                ++r.decodedEighths[m];
-    };
-    const auto warmStart = Clock::now();
-    for (int i = 0; i < options.warmup; ++i) {
-        if (!loader->next(batch))
-            throw InputError("the loader ran out of batches during warm-up");
-        count(batch);
-    }
-    r.warmupSeconds = seconds(warmStart, Clock::now());
-    say("warm-up done (" + std::to_string(options.warmup) + " batches); measuring " +
-        std::to_string(options.batches));
-    measuring = true;
-    const double cpuStart = processCpuSeconds() + loader->helperCpuSeconds();
-    const auto start = Clock::now();
-    for (int i = 0; i < options.batches; ++i) {
-        if (!loader->next(batch))
-            throw InputError("the loader ran out of batches");
-        count(batch);
-    }
-    const double wall = seconds(start, Clock::now());
-    const double cpu = processCpuSeconds() + loader->helperCpuSeconds() - cpuStart;
-    r.msPerBatch = wall * 1000.0 / options.batches;
-    r.cpuPercent = wall > 0 ? 100.0 * cpu / wall : 0;
-    r.problems = loader->problems();
-    batch = {};
+    measureLoader(*loader, options, r, say);
     loader.reset();
-    if (r.sampleSlots > 0 && r.invalidSamples == r.sampleSlots) {
-        std::vector<Diagnostic> diagnostics{
-            {SourceLocation{index->root}, "no sample decoded: all " + std::to_string(r.sampleSlots) +
-                                              " samples loaded were empty (" + std::to_string(r.problems.size()) +
-                                              " of " + std::to_string(r.images) + " images failed); no timing"}};
-        for (std::size_t i = 0; i < r.problems.size() && i < kMaxNamedProblems; ++i)
-            diagnostics.push_back({SourceLocation{r.problems[i].file}, r.problems[i].reason});
-        if (r.problems.size() > kMaxNamedProblems)
-            diagnostics.push_back({{}, std::to_string(r.problems.size() - kMaxNamedProblems) + " more problems"});
-        throw InputError(diagnostics);
-    }
-
-    r.decodeMsAfter = measureDecodeMs(floorPaths);
-    r.decodeMsPerImage = std::min(r.decodeMsBefore, r.decodeMsAfter);
-    const int parallel = std::max(1, std::min(r.workers, r.cores));
-    r.floorMsPerBatch = r.decodeMsPerImage * options.loader.batchSize / parallel;
-    r.floorRatio = r.floorMsPerBatch > 0 ? r.msPerBatch / r.floorMsPerBatch : 0;
-    std::int64_t decoded = 0;
-    double wallWeighted = 0, cpuWeighted = 0;
-    for (const auto& [eighths, samples] : r.decodedEighths) {
-        if (eighths == 0)
-            continue;
-        double cpuMs = 0;
-        const double wallMs = measureDecodeMs(floorPaths, 2, DctScale{eighths, 8}, &cpuMs);
-        wallWeighted += wallMs * static_cast<double>(samples);
-        cpuWeighted += cpuMs * static_cast<double>(samples);
-        decoded += samples;
-    }
-    if (decoded > 0) {
-        r.scaledDecodeMsPerImage = wallWeighted / static_cast<double>(decoded);
-        r.scaledDecodeCpuMsPerImage = cpuWeighted / static_cast<double>(decoded);
-        r.scaledFloorMsPerBatch = r.scaledDecodeMsPerImage * options.loader.batchSize / parallel;
-        r.scaledFloorRatio = r.msPerBatch / r.scaledFloorMsPerBatch;
-        r.cpuFloorRatio =
-            r.msPerBatch * r.cpuPercent / 100.0 / (r.scaledDecodeCpuMsPerImage * options.loader.batchSize);
-    }
+    requireDecodedSamples(r, *index);
+    measureDecodeFloors(r, floorPaths, options.loader.batchSize);
     r.loadAfter = loadAverage();
     return r;
 }

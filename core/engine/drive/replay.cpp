@@ -159,6 +159,87 @@ std::string infractionLabel(InfractionType type)
     return "";
 }
 
+// The header: time, route completion and driving score so far, and the latest infraction (highlighted when it
+// happened on this tick).
+void drawHeader(Canvas& canvas, const synth::World& world, const RouteMonitor& monitor, bool infractionNow)
+{
+    const double penalty = infractionPenalty(monitor.infractions());
+    canvas.fill(0, 0, ReplayRecorder::kSketchPx, kHeaderPx, infractionNow ? Rgb{120, 20, 20} : Rgb{30, 30, 34});
+    canvas.text(4, 3,
+                "T " + fixed(world.time(), 1) + "S RC " + fixed(monitor.completionPercent(), 0) + "% DS " +
+                    fixed(monitor.completionPercent() * penalty, 0),
+                {235, 235, 235});
+    if (!monitor.infractions().empty()) {
+        const Infraction& latest = monitor.infractions().back();
+        canvas.text(4, 17, infractionLabel(latest.type) + " AT " + fixed(latest.timeS, 1) + "S",
+                    infractionNow ? Rgb{255, 230, 120} : Rgb{230, 90, 80});
+    }
+}
+
+// The camera image below the header, scaled up to the panel width (nearest neighbour).
+void drawCamera(Canvas& canvas, const synth::Frame& frame, int scale, int cameraHeight)
+{
+    for (int y = 0; y < cameraHeight; ++y)
+        for (int x = 0; x < std::min(ReplayRecorder::kSketchPx, frame.rgb.width * scale); ++x) {
+            const std::uint8_t* p =
+                &frame.rgb.pixels[(static_cast<std::size_t>(y / scale) * frame.rgb.width + x / scale) * 3];
+            canvas.put(x, kHeaderPx + y, {p[0], p[1], p[2]});
+        }
+}
+
+// The top-down sketch's road from the Frenet coordinates of every pixel: grass, sidewalks, shoulders, lanes and
+// their markings (the centre line yellow, lane lines dashed).
+void drawRoad(Canvas& canvas, const synth::World& world, const SketchFrame& sketch)
+{
+    const synth::Road& road = world.road();
+    std::size_t hint = world.ego().roadHint;
+    const double lanes[2] = {road.rightEdge(), road.leftEdge()};
+    for (int y = 0; y < ReplayRecorder::kSketchPx; ++y)
+        for (int x = 0; x < ReplayRecorder::kSketchPx; ++x) {
+            const synth::FrenetPoint f = road.project(sketch.toWorld(x + 0.5, y + 0.5), &hint);
+            Rgb c{70, 105, 55}; // grass
+            if (f.d >= road.rightAsphaltEdge() && f.d <= road.leftAsphaltEdge())
+                c = f.d >= lanes[0] && f.d <= lanes[1] ? Rgb{80, 80, 86} : Rgb{64, 64, 68};
+            else if (f.d >= road.rightAsphaltEdge() - road.layout().sidewalkWidthM &&
+                     f.d <= road.leftAsphaltEdge() + road.layout().sidewalkWidthM)
+                c = {150, 150, 145};
+            const double w = road.layout().laneWidthM;
+            const double nearestLine = std::round((f.d - lanes[0]) / w) * w + lanes[0];
+            if (f.d >= lanes[0] - 0.15 && f.d <= lanes[1] + 0.15 && std::abs(f.d - nearestLine) < 0.15) {
+                const bool dashed = std::abs(nearestLine - lanes[0]) > 0.1 && std::abs(nearestLine - lanes[1]) > 0.1 &&
+                                    std::abs(nearestLine) > 0.1;
+                if (!dashed || std::fmod(std::abs(f.s), 6.0) < 3.0)
+                    c = std::abs(nearestLine) < 0.1 ? Rgb{220, 180, 50} : Rgb{225, 225, 220};
+            }
+            canvas.put(x, y, c);
+        }
+}
+
+// The traffic lights' stop lines in their colour and the actors' boxes within 60 m of the ego.
+void drawLightsAndActors(Canvas& canvas, const synth::World& world, const SketchFrame& sketch)
+{
+    const synth::Road& road = world.road();
+    for (const synth::TrafficLight& light : world.lights()) {
+        if (std::abs(light.s - world.ego().frenet.s) > 60)
+            continue;
+        const Rgb c = light.state == synth::LightState::Red      ? Rgb{230, 40, 40}
+                      : light.state == synth::LightState::Yellow ? Rgb{240, 200, 40}
+                                                                 : Rgb{60, 210, 80};
+        for (double d = road.rightEdge(); d <= 0; d += 0.1)
+            dot(canvas, sketch.toPixel(road.point(light.s, d)), 1, c);
+    }
+    for (const synth::Actor& actor : world.actors()) {
+        if (std::abs(actor.s - world.ego().frenet.s) > 60)
+            continue;
+        const synth::Pose2 pose = world.actorPose(actor);
+        const Rgb c = actor.kind == synth::ActorKind::Pedestrian  ? Rgb{230, 60, 220}
+                      : actor.kind == synth::ActorKind::ParkedCar ? Rgb{150, 150, 160}
+                      : synth::isObstacle(actor.kind)             ? Rgb{245, 140, 30}
+                                                                  : Rgb{70, 120, 230};
+        fillBox(canvas, sketch, pose.position, actor.length / 2, actor.width / 2, pose.yaw, c);
+    }
+}
+
 } // namespace
 
 std::string replayFileName(int routeIndex, std::uint64_t worldSeed)
@@ -200,71 +281,12 @@ ReplayRecorder::Panel ReplayRecorder::render(const synth::World& world, const Ve
     panel.rgb.assign(static_cast<std::size_t>(panel.width) * panel.height * 3, 0);
     Canvas canvas{panel.width, panel.height, panel.rgb};
 
-    // Header.
-    const double penalty = infractionPenalty(monitor.infractions());
-    canvas.fill(0, 0, kSketchPx, kHeaderPx, infractionNow ? Rgb{120, 20, 20} : Rgb{30, 30, 34});
-    canvas.text(4, 3,
-                "T " + fixed(world.time(), 1) + "S RC " + fixed(monitor.completionPercent(), 0) + "% DS " +
-                    fixed(monitor.completionPercent() * penalty, 0),
-                {235, 235, 235});
-    if (!monitor.infractions().empty()) {
-        const Infraction& latest = monitor.infractions().back();
-        canvas.text(4, 17, infractionLabel(latest.type) + " AT " + fixed(latest.timeS, 1) + "S",
-                    infractionNow ? Rgb{255, 230, 120} : Rgb{230, 90, 80});
-    }
-
-    // Camera, scaled up to the panel width (nearest neighbour).
-    for (int y = 0; y < cameraHeight; ++y)
-        for (int x = 0; x < std::min(kSketchPx, frame.rgb.width * scale); ++x) {
-            const std::uint8_t* p =
-                &frame.rgb.pixels[(static_cast<std::size_t>(y / scale) * frame.rgb.width + x / scale) * 3];
-            canvas.put(x, kHeaderPx + y, {p[0], p[1], p[2]});
-        }
-
-    // Top-down sketch: the road from Frenet coordinates of every pixel.
+    drawHeader(canvas, world, monitor, infractionNow);
+    drawCamera(canvas, frame, scale, cameraHeight);
     canvas.originY = kHeaderPx + cameraHeight;
-    const synth::Road& road = world.road();
     const SketchFrame sketch{world.ego().pose};
-    std::size_t hint = world.ego().roadHint;
-    const double lanes[2] = {road.rightEdge(), road.leftEdge()};
-    for (int y = 0; y < kSketchPx; ++y)
-        for (int x = 0; x < kSketchPx; ++x) {
-            const synth::FrenetPoint f = road.project(sketch.toWorld(x + 0.5, y + 0.5), &hint);
-            Rgb c{70, 105, 55}; // grass
-            if (f.d >= road.rightAsphaltEdge() && f.d <= road.leftAsphaltEdge())
-                c = f.d >= lanes[0] && f.d <= lanes[1] ? Rgb{80, 80, 86} : Rgb{64, 64, 68};
-            else if (f.d >= road.rightAsphaltEdge() - road.layout().sidewalkWidthM &&
-                     f.d <= road.leftAsphaltEdge() + road.layout().sidewalkWidthM)
-                c = {150, 150, 145};
-            const double w = road.layout().laneWidthM;
-            const double nearestLine = std::round((f.d - lanes[0]) / w) * w + lanes[0];
-            if (f.d >= lanes[0] - 0.15 && f.d <= lanes[1] + 0.15 && std::abs(f.d - nearestLine) < 0.15) {
-                const bool dashed = std::abs(nearestLine - lanes[0]) > 0.1 && std::abs(nearestLine - lanes[1]) > 0.1 &&
-                                    std::abs(nearestLine) > 0.1;
-                if (!dashed || std::fmod(std::abs(f.s), 6.0) < 3.0)
-                    c = std::abs(nearestLine) < 0.1 ? Rgb{220, 180, 50} : Rgb{225, 225, 220};
-            }
-            canvas.put(x, y, c);
-        }
-    for (const synth::TrafficLight& light : world.lights()) {
-        if (std::abs(light.s - world.ego().frenet.s) > 60)
-            continue;
-        const Rgb c = light.state == synth::LightState::Red      ? Rgb{230, 40, 40}
-                      : light.state == synth::LightState::Yellow ? Rgb{240, 200, 40}
-                                                                 : Rgb{60, 210, 80};
-        for (double d = road.rightEdge(); d <= 0; d += 0.1)
-            dot(canvas, sketch.toPixel(road.point(light.s, d)), 1, c);
-    }
-    for (const synth::Actor& actor : world.actors()) {
-        if (std::abs(actor.s - world.ego().frenet.s) > 60)
-            continue;
-        const synth::Pose2 pose = world.actorPose(actor);
-        const Rgb c = actor.kind == synth::ActorKind::Pedestrian  ? Rgb{230, 60, 220}
-                      : actor.kind == synth::ActorKind::ParkedCar ? Rgb{150, 150, 160}
-                      : synth::isObstacle(actor.kind)             ? Rgb{245, 140, 30}
-                                                                  : Rgb{70, 120, 230};
-        fillBox(canvas, sketch, pose.position, actor.length / 2, actor.width / 2, pose.yaw, c);
-    }
+    drawRoad(canvas, world, sketch);
+    drawLightsAndActors(canvas, world, sketch);
     for (std::size_t i = 1; i < m_trail.size(); ++i)
         dot(canvas, sketch.toPixel(m_trail[i]), 1, {60, 220, 230});
     for (Vec2 p : controller.worldPath())

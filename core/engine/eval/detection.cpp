@@ -137,6 +137,69 @@ void confidenceCurves(const std::vector<double>& negConf, const std::vector<doub
     }
 }
 
+// One class's AP50 and AP50-95 from its predictions (by descending score: their negated confidences and
+// true-positive masks) and its number of ground truths, and its P and R curves over the confidences `grid` (those
+// of the matches at IoU 0.50).
+void scoreClass(const std::vector<double>& negConf, const std::vector<std::uint16_t>& masks, std::int64_t truths,
+                ApMethod method, const std::vector<double>& grid, ClassMetrics& cm, std::vector<double>& pCurve,
+                std::vector<double>& rCurve)
+{
+    std::vector<double> recall(masks.size()), precision(masks.size());
+    double apSum = 0;
+    for (int t = 0; t < kIouThresholds; ++t) {
+        double tp = 0, fp = 0;
+        for (std::size_t i = 0; i < masks.size(); ++i) {
+            if (masks[i] & (1u << t))
+                tp += 1;
+            else
+                fp += 1;
+            recall[i] = tp / (static_cast<double>(truths) + kEpsilon);
+            precision[i] = tp / (tp + fp);
+        }
+        const double ap = averagePrecision(recall, precision, method);
+        if (t == 0) {
+            cm.ap50 = ap;
+            confidenceCurves(negConf, precision, recall, grid, pCurve.data(), rCurve.data());
+        }
+        apSum += ap;
+    }
+    cm.ap50_95 = apSum / kIouThresholds;
+}
+
+// The confidence index that maximises the smoothed class-mean F1; each evaluated class's P and R are read there
+// (`evaluated` indexes metrics.classes, one P and R curve each), and P, R, mAP50 and mAP50-95 are the class means.
+void readAtBestF1(const std::vector<double>& grid, const std::vector<std::size_t>& evaluated,
+                  const std::vector<std::vector<double>>& pCurves, const std::vector<std::vector<double>>& rCurves,
+                  DetectionMetrics& metrics)
+{
+    std::vector<double> meanF1(grid.size(), 0.0);
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+        double sum = 0;
+        for (std::size_t e = 0; e < evaluated.size(); ++e) {
+            const double p = pCurves[e][k], r = rCurves[e][k];
+            sum += 2 * p * r / (p + r + kEpsilon);
+        }
+        meanF1[k] = sum / static_cast<double>(evaluated.size());
+    }
+    const std::vector<double> smoothed = boxSmooth(meanF1, kSmoothFraction);
+    const auto best = static_cast<std::size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
+    metrics.bestConfidence = grid[best];
+    for (std::size_t e = 0; e < evaluated.size(); ++e) {
+        ClassMetrics& cm = metrics.classes[evaluated[e]];
+        cm.precision = pCurves[e][best];
+        cm.recall = rCurves[e][best];
+        metrics.precision += cm.precision;
+        metrics.recall += cm.recall;
+        metrics.map50 += cm.ap50;
+        metrics.map50_95 += cm.ap50_95;
+    }
+    const auto n = static_cast<double>(evaluated.size());
+    metrics.precision /= n;
+    metrics.recall /= n;
+    metrics.map50 /= n;
+    metrics.map50_95 /= n;
+}
+
 } // namespace
 
 std::string_view apMethodName(ApMethod method)
@@ -314,28 +377,13 @@ DetectionMetrics DetectionEvaluator::finish() const
         if (cm.evaluated) {
             std::vector<double> p(grid.size(), 0.0), r(grid.size(), 0.0);
             if (!preds.empty()) {
-                std::vector<double> negConf(preds.size()), recall(preds.size()), precision(preds.size());
-                for (std::size_t i = 0; i < preds.size(); ++i)
+                std::vector<double> negConf(preds.size());
+                std::vector<std::uint16_t> masks(preds.size());
+                for (std::size_t i = 0; i < preds.size(); ++i) {
                     negConf[i] = -static_cast<double>(m_matched[preds[i]].score);
-                double apSum = 0;
-                for (int t = 0; t < kIouThresholds; ++t) {
-                    double tp = 0, fp = 0;
-                    for (std::size_t i = 0; i < preds.size(); ++i) {
-                        if (m_matched[preds[i]].truePositiveMask & (1u << t))
-                            tp += 1;
-                        else
-                            fp += 1;
-                        recall[i] = tp / (static_cast<double>(truths) + kEpsilon);
-                        precision[i] = tp / (tp + fp);
-                    }
-                    const double ap = averagePrecision(recall, precision, m_apMethod);
-                    if (t == 0) {
-                        cm.ap50 = ap;
-                        confidenceCurves(negConf, precision, recall, grid, p.data(), r.data());
-                    }
-                    apSum += ap;
+                    masks[i] = m_matched[preds[i]].truePositiveMask;
                 }
-                cm.ap50_95 = apSum / kIouThresholds;
+                scoreClass(negConf, masks, truths, m_apMethod, grid, cm, p, r);
             }
             pCurves.push_back(std::move(p));
             rCurves.push_back(std::move(r));
@@ -346,33 +394,7 @@ DetectionMetrics DetectionEvaluator::finish() const
     if (evaluated.empty())
         return metrics;
 
-    // The confidence index that maximises the smoothed class-mean F1; each class's P and R are read there.
-    std::vector<double> meanF1(grid.size(), 0.0);
-    for (std::size_t k = 0; k < grid.size(); ++k) {
-        double sum = 0;
-        for (std::size_t e = 0; e < evaluated.size(); ++e) {
-            const double p = pCurves[e][k], r = rCurves[e][k];
-            sum += 2 * p * r / (p + r + kEpsilon);
-        }
-        meanF1[k] = sum / static_cast<double>(evaluated.size());
-    }
-    const std::vector<double> smoothed = boxSmooth(meanF1, kSmoothFraction);
-    const auto best = static_cast<std::size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
-    metrics.bestConfidence = grid[best];
-    for (std::size_t e = 0; e < evaluated.size(); ++e) {
-        ClassMetrics& cm = metrics.classes[evaluated[e]];
-        cm.precision = pCurves[e][best];
-        cm.recall = rCurves[e][best];
-        metrics.precision += cm.precision;
-        metrics.recall += cm.recall;
-        metrics.map50 += cm.ap50;
-        metrics.map50_95 += cm.ap50_95;
-    }
-    const auto n = static_cast<double>(evaluated.size());
-    metrics.precision /= n;
-    metrics.recall /= n;
-    metrics.map50 /= n;
-    metrics.map50_95 /= n;
+    readAtBestF1(grid, evaluated, pCurves, rCurves, metrics);
     return metrics;
 }
 

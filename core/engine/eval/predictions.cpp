@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace pitwall::engine::eval {
 
@@ -218,6 +220,107 @@ struct ReadPredictions {
     std::int64_t count = 0;
 };
 
+// The fields of one entry of the predictions file; each one missing or of the wrong kind adds a problem.
+class EntryFields {
+public:
+    EntryFields(const nlohmann::json& entry, const std::string& where, Problems& problems)
+        : m_entry(entry), m_where(where), m_problems(problems)
+    {
+    }
+
+    const nlohmann::json* field(const char* key)
+    {
+        const auto it = m_entry.find(key);
+        if (it == m_entry.end()) {
+            fail(std::string("key '") + key + "' is missing");
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    double number(const char* key)
+    {
+        const nlohmann::json* value = field(key);
+        if (!value)
+            return 0;
+        if (!value->is_number() || !finiteAsFloat(value->get<double>())) {
+            fail(std::string("key '") + key + "' must be a finite number (within float range), found " +
+                 jsonTypeName(*value) + " (" + value->dump() + ")");
+            return 0;
+        }
+        return value->get<double>();
+    }
+
+    void fail(const std::string& message)
+    {
+        m_problems.add(m_where + ": " + message);
+        m_ok = false;
+    }
+
+    bool ok() const { return m_ok; }
+
+private:
+    const nlohmann::json& m_entry;
+    const std::string& m_where;
+    Problems& m_problems;
+    bool m_ok = true;
+};
+
+// The sample an entry names and its detection; nothing when any field is bad (each one is a problem).
+std::optional<std::pair<std::size_t, Detection>> readEntry(const nlohmann::json& entry, const std::string& where,
+                                                           Problems& problems, const data::DatasetIndex& index,
+                                                           const ClassSet& classes, const ImageLookup& lookup)
+{
+    if (!entry.is_object()) {
+        problems.add(where + ": expected an object {image, class, x, y, width, height, score}, found " +
+                     jsonTypeName(entry));
+        return std::nullopt;
+    }
+    EntryFields f(entry, where, problems);
+    std::string image;
+    if (const nlohmann::json* value = f.field("image")) {
+        if (value->is_string() && !value->get<std::string>().empty())
+            image = value->get<std::string>();
+        else
+            f.fail("key 'image' must be a non-empty string, found " + value->dump());
+    }
+    long long classId = 0;
+    if (const nlohmann::json* value = f.field("class")) {
+        if (!value->is_number_integer()) {
+            f.fail("key 'class' must be a whole number, found " + value->dump());
+        } else {
+            classId = value->get<long long>();
+            if (classId < 0 || classId >= static_cast<long long>(classes.names.size()))
+                f.fail("class " + std::to_string(classId) + " is outside the dataset's classes (" + classes.describe() +
+                       ")");
+        }
+    }
+    const double x = f.number("x"), y = f.number("y"), width = f.number("width"), height = f.number("height");
+    const double score = f.number("score");
+    if (f.ok() && (!finiteAsFloat(x + width) || !finiteAsFloat(y + height)))
+        f.fail("the box's far corner (x + width, y + height) is beyond float range");
+    if (width < 0 || height < 0)
+        f.fail("negative " + (width < 0 ? "width " + formatDouble(width) : "height " + formatDouble(height)));
+    if (score < 0 || score > 1)
+        f.fail("score " + formatDouble(score) + " is outside 0..1");
+    std::size_t sample = 0;
+    if (!image.empty()) {
+        try {
+            sample = lookup.find(image, index);
+        } catch (const std::invalid_argument& e) {
+            f.fail(e.what());
+        }
+    }
+    if (!f.ok())
+        return std::nullopt;
+    Detection d;
+    d.box = {static_cast<float>(x), static_cast<float>(y), static_cast<float>(x + width),
+             static_cast<float>(y + height)};
+    d.classId = static_cast<int>(classId);
+    d.score = static_cast<float>(score);
+    return std::pair{sample, d};
+}
+
 // Validates every entry; bad ones are all named (up to kMaxDiagnostics) in one InputError.
 ReadPredictions readPredictions(const std::string& path, const data::DatasetIndex& index,
                                 const ClassSet& classes, const ImageLookup& lookup)
@@ -231,91 +334,11 @@ ReadPredictions readPredictions(const std::string& path, const data::DatasetInde
     out.perSample.resize(index.samples.size());
     Problems problems(path);
     for (std::size_t i = 0; i < json.size(); ++i) {
-        const nlohmann::json& entry = json[i];
         const std::string where = "predictions[" + std::to_string(i) + "]";
-        if (!entry.is_object()) {
-            problems.add(where + ": expected an object {image, class, x, y, width, height, score}, found " +
-                         jsonTypeName(entry));
-            continue;
+        if (auto read = readEntry(json[i], where, problems, index, classes, lookup)) {
+            out.perSample[read->first].push_back(read->second);
+            ++out.count;
         }
-        bool ok = true;
-        auto field = [&](const char* key) -> const nlohmann::json* {
-            const auto it = entry.find(key);
-            if (it == entry.end()) {
-                problems.add(where + ": key '" + key + "' is missing");
-                ok = false;
-                return nullptr;
-            }
-            return &*it;
-        };
-        auto number = [&](const char* key) -> double {
-            const nlohmann::json* value = field(key);
-            if (!value)
-                return 0;
-            if (!value->is_number() || !finiteAsFloat(value->get<double>())) {
-                problems.add(where + ": key '" + key + "' must be a finite number (within float range), found " +
-                             jsonTypeName(*value) + " (" + value->dump() + ")");
-                ok = false;
-                return 0;
-            }
-            return value->get<double>();
-        };
-        std::string image;
-        if (const nlohmann::json* value = field("image")) {
-            if (value->is_string() && !value->get<std::string>().empty()) {
-                image = value->get<std::string>();
-            } else {
-                problems.add(where + ": key 'image' must be a non-empty string, found " + value->dump());
-                ok = false;
-            }
-        }
-        long long classId = 0;
-        if (const nlohmann::json* value = field("class")) {
-            if (!value->is_number_integer()) {
-                problems.add(where + ": key 'class' must be a whole number, found " + value->dump());
-                ok = false;
-            } else {
-                classId = value->get<long long>();
-                if (classId < 0 || classId >= static_cast<long long>(classes.names.size())) {
-                    problems.add(where + ": class " + std::to_string(classId) + " is outside the dataset's classes (" +
-                                 classes.describe() + ")");
-                    ok = false;
-                }
-            }
-        }
-        const double x = number("x"), y = number("y"), width = number("width"), height = number("height");
-        const double score = number("score");
-        if (ok && (!finiteAsFloat(x + width) || !finiteAsFloat(y + height))) {
-            problems.add(where + ": the box's far corner (x + width, y + height) is beyond float range");
-            ok = false;
-        }
-        if (width < 0 || height < 0) {
-            problems.add(where + ": negative " + (width < 0 ? "width " + formatDouble(width) : "height " +
-                                                                                               formatDouble(height)));
-            ok = false;
-        }
-        if (score < 0 || score > 1) {
-            problems.add(where + ": score " + formatDouble(score) + " is outside 0..1");
-            ok = false;
-        }
-        std::size_t sample = 0;
-        if (!image.empty()) {
-            try {
-                sample = lookup.find(image, index);
-            } catch (const std::invalid_argument& e) {
-                problems.add(where + ": " + e.what());
-                ok = false;
-            }
-        }
-        if (!ok)
-            continue;
-        Detection d;
-        d.box = {static_cast<float>(x), static_cast<float>(y), static_cast<float>(x + width),
-                 static_cast<float>(y + height)};
-        d.classId = static_cast<int>(classId);
-        d.score = static_cast<float>(score);
-        out.perSample[sample].push_back(d);
-        ++out.count;
     }
     problems.throwIfAny();
     return out;

@@ -66,6 +66,93 @@ std::optional<TrialRecord> resumableTrial(Store& store, std::int64_t studyId, st
     return last->state == TrialState::Running || cancelled ? last : std::nullopt;
 }
 
+// The study `name` of `pitwall train`, created (minimised validation loss) when the store has none.
+std::int64_t trainStudy(Store& store, const std::string& name)
+{
+    if (auto study = store.findStudy(name))
+        return study->id;
+    const std::int64_t studyId = store.createStudy(name, {StudyDirection::Minimize});
+    store.setStudySystemAttr(studyId, "pitwall:kind", "train");
+    store.setStudyUserAttr(studyId, "objective", "validation loss of the last stage");
+    return studyId;
+}
+
+// The trial that trains one seed, and the trial whose checkpoint folder it uses.
+struct SeedTrial {
+    TrialRecord trial;
+    bool resuming = false;
+    int checkpointTrial = 0;
+};
+
+// The trial for `seed`: with `resume`, the resumable one (a RUNNING trial goes on; a cancelled one is continued by
+// a new trial that keeps its checkpoint folder), else a new one; a trial without parameters gets the seed and the
+// config's changes.
+SeedTrial trialForSeed(Store& store, std::int64_t studyId, std::int64_t seed, const ResolvedConfig& config, bool resume)
+{
+    std::optional<TrialRecord> trial;
+    if (resume)
+        trial = resumableTrial(store, studyId, seed);
+    const bool resuming = trial.has_value();
+    // The checkpoints' folder is named after the trial that started training; a continuation keeps it.
+    std::optional<int> checkpointTrial;
+    if (trial && trial->state != TrialState::Running) {
+        checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
+        const int continued = trial->number;
+        trial.reset();
+        trial = store.createTrial(studyId);
+        store.setTrialUserAttr(trial->id, "resumes_trial", continued);
+    }
+    if (!trial || trial->params.empty()) {
+        if (!trial)
+            trial = store.createTrial(studyId);
+        store.setTrialParam(trial->id, "seed", static_cast<double>(seed), seedDistribution(seed));
+        store.setTrialUserAttr(trial->id, "seed", seed);
+        store.setTrialUserAttr(trial->id, "config_changes", [&] {
+            Json changes = Json::object();
+            for (const ConfigEntry* e : config.changedEntries())
+                changes[e->spec.key] = e->value.toJson();
+            return changes;
+        }());
+    }
+    if (!checkpointTrial)
+        checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
+    store.setTrialUserAttr(trial->id, "checkpoint_trial", *checkpointTrial);
+    return {std::move(*trial), resuming, *checkpointTrial};
+}
+
+// Records a seed's training on its trial (metrics, stage times, run) and finishes it: COMPLETE with the final
+// validation loss, FAIL when training diverged or was cancelled. True when it was cancelled (no more seeds run).
+bool finishSeedTrial(Store& store, const TrialRecord& trial, const TrainResult& r, const ProgressReporter& reporter)
+{
+    Json metrics = Json::object();
+    for (const auto& [key, value] : r.finalMetrics)
+        metrics[key] = value;
+    store.setTrialUserAttr(trial.id, "metrics", metrics);
+    for (const StageResult& s : r.stages) {
+        store.setTrialUserAttr(trial.id, "stage_seconds/" + s.stage, s.seconds);
+        store.setTrialUserAttr(trial.id, "compute_fps/" + s.stage, s.computeFps);
+        store.setTrialUserAttr(trial.id, "full_fps/" + s.stage, s.fullFps);
+    }
+    store.setTrialUserAttr(trial.id, "run_id", r.runId);
+    if (r.cancelled) {
+        store.finishTrial(trial.id, TrialState::Fail, {});
+        store.setTrialSystemAttr(trial.id, "fail_reason", "cancelled");
+        return true;
+    }
+    const auto loss = r.finalMetrics.find("loss");
+    const double value = loss != r.finalMetrics.end() ? loss->second : 0.0;
+    if (!std::isfinite(value)) { // a diverged run is a failed trial with its reason, not a store error
+        store.setTrialSystemAttr(trial.id, "fail_reason",
+                                 "training diverged: the final validation loss is " + formatDouble(value));
+        store.finishTrial(trial.id, TrialState::Fail, {});
+        reporter.message("trial " + std::to_string(trial.number) + " FAIL: training diverged (validation loss " +
+                         formatDouble(value) + ")");
+        return false;
+    }
+    store.finishTrial(trial.id, TrialState::Complete, {value});
+    return false;
+}
+
 } // namespace
 
 nlohmann::json trainResultToJson(const TrainResult& r)
@@ -194,95 +281,35 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
 
     auto store = openStore(options.storeLocation);
     result.study = config.getString("experiment.name");
-    std::int64_t studyId;
-    if (auto study = store->findStudy(result.study)) {
-        studyId = study->id;
-    } else {
-        studyId = store->createStudy(result.study, {StudyDirection::Minimize});
-        store->setStudySystemAttr(studyId, "pitwall:kind", "train");
-        store->setStudyUserAttr(studyId, "objective", "validation loss of the last stage");
-    }
-
+    const std::int64_t studyId = trainStudy(*store, result.study);
     for (std::int64_t seed : seeds) {
-        std::optional<TrialRecord> trial;
-        if (options.resume)
-            trial = resumableTrial(*store, studyId, seed);
-        const bool resuming = trial.has_value();
-        // The checkpoints' folder is named after the trial that started training; a continuation keeps it.
-        std::optional<int> checkpointTrial;
-        if (trial && trial->state != TrialState::Running) {
-            checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
-            const int continued = trial->number;
-            trial.reset();
-            trial = store->createTrial(studyId);
-            store->setTrialUserAttr(trial->id, "resumes_trial", continued);
-        }
-        if (!trial || trial->params.empty()) {
-            if (!trial)
-                trial = store->createTrial(studyId);
-            store->setTrialParam(trial->id, "seed", static_cast<double>(seed), seedDistribution(seed));
-            store->setTrialUserAttr(trial->id, "seed", seed);
-            store->setTrialUserAttr(trial->id, "config_changes", [&] {
-                Json changes = Json::object();
-                for (const ConfigEntry* e : config.changedEntries())
-                    changes[e->spec.key] = e->value.toJson();
-                return changes;
-            }());
-        }
-        if (!checkpointTrial)
-            checkpointTrial = trial->userAttrs.value("checkpoint_trial", trial->number);
-        store->setTrialUserAttr(trial->id, "checkpoint_trial", *checkpointTrial);
+        const SeedTrial seedTrial = trialForSeed(*store, studyId, seed, config, options.resume);
+        const TrialRecord& trial = seedTrial.trial;
         const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / studyFolder(result.study) /
-                                     ("trial_" + std::to_string(*checkpointTrial));
-        options.reporter.message((resuming ? "resuming trial " : "trial ") + std::to_string(trial->number) + " (seed " +
-                                 std::to_string(seed) + "), checkpoints in " + checkpoints.string());
+                                     ("trial_" + std::to_string(seedTrial.checkpointTrial));
+        options.reporter.message((seedTrial.resuming ? "resuming trial " : "trial ") + std::to_string(trial.number) +
+                                 " (seed " + std::to_string(seed) + "), checkpoints in " + checkpoints.string());
         TrainRequest request;
         request.config = &config;
         request.storeLocation = options.storeLocation;
-        request.trialId = trial->id;
+        request.trialId = trial.id;
         request.seed = seed;
         request.device = options.device;
         request.dataDir = result.dataDir;
         request.checkpointDir = checkpoints.string();
-        request.resume = resuming;
+        request.resume = seedTrial.resuming;
         request.cancel = options.cancel;
         request.progress = [&](const TrainProgress& p) { reportTrainProgress(options.reporter, seed, p); };
         try {
-            SeedResult seedResult{seed, trial->number, checkpoints.string(),
+            SeedResult seedResult{seed, trial.number, checkpoints.string(),
                                   devices.size() > 1 ? trainDataParallel(request, devices) : train(request)};
-            const TrainResult& r = seedResult.train;
-            Json metrics = Json::object();
-            for (const auto& [key, value] : r.finalMetrics)
-                metrics[key] = value;
-            store->setTrialUserAttr(trial->id, "metrics", metrics);
-            for (const StageResult& s : r.stages) {
-                store->setTrialUserAttr(trial->id, "stage_seconds/" + s.stage, s.seconds);
-                store->setTrialUserAttr(trial->id, "compute_fps/" + s.stage, s.computeFps);
-                store->setTrialUserAttr(trial->id, "full_fps/" + s.stage, s.fullFps);
-            }
-            store->setTrialUserAttr(trial->id, "run_id", r.runId);
-            if (r.cancelled) {
-                store->finishTrial(trial->id, TrialState::Fail, {});
-                store->setTrialSystemAttr(trial->id, "fail_reason", "cancelled");
-                result.seeds.push_back(std::move(seedResult));
-                break;
-            }
-            const auto loss = r.finalMetrics.find("loss");
-            const double value = loss != r.finalMetrics.end() ? loss->second : 0.0;
-            if (!std::isfinite(value)) { // a diverged run is a failed trial with its reason, not a store error
-                store->setTrialSystemAttr(trial->id, "fail_reason",
-                                          "training diverged: the final validation loss is " + formatDouble(value));
-                store->finishTrial(trial->id, TrialState::Fail, {});
-                options.reporter.message("trial " + std::to_string(trial->number) +
-                                         " FAIL: training diverged (validation loss " + formatDouble(value) + ")");
-                result.seeds.push_back(std::move(seedResult));
-                continue;
-            }
-            store->finishTrial(trial->id, TrialState::Complete, {value});
+            const bool cancelled = finishSeedTrial(*store, trial, seedResult.train, options.reporter);
             result.seeds.push_back(std::move(seedResult));
+            if (cancelled)
+                break;
         } catch (const std::exception& e) {
-            store->setTrialSystemAttr(trial->id, "fail_reason", std::string(e.what()));
-            store->finishTrial(trial->id, TrialState::Fail, {});
+            store->setTrialSystemAttr(trial.id, "fail_reason", std::string(e.what()));
+            store->finishTrial(trial.id, TrialState::Fail, {});
             throw;
         }
     }

@@ -70,46 +70,51 @@ Relation relate(const World& world, const Actor& a)
     return r;
 }
 
-} // namespace
-
-FrameLabels makeLabels(const World& world, const SensorConfig& config, const std::vector<std::uint32_t>& instances)
-{
-    const Road& road = world.road();
-    const EgoState& ego = world.ego();
-    const EgoTransform toEgo(ego.pose);
-    const BevConfig& bev = config.bev;
-    FrameLabels labels;
-
-    // Visible pixels per instance.
-    std::unordered_map<std::uint32_t, ImageBox> visible;
-    const int w = config.camera.width;
-    for (std::size_t i = 0; i < instances.size(); ++i) {
-        const std::uint32_t id = instances[i];
-        if (id == 0)
-            continue;
-        const int x = static_cast<int>(i % static_cast<std::size_t>(w)), y = static_cast<int>(i / w);
-        auto [it, fresh] = visible.try_emplace(id, ImageBox{x, y, x, y, 0});
-        ImageBox& b = it->second; // width/height hold the max corner until finished
-        b.x = std::min(b.x, x);
-        b.y = std::min(b.y, y);
-        b.width = std::max(b.width, x);
-        b.height = std::max(b.height, y);
-        ++b.visiblePixels;
+// The camera's box of each instance id with enough visible pixels, from the instance raster (0: no instance).
+class VisibleBoxes {
+public:
+    VisibleBoxes(const std::vector<std::uint32_t>& instances, int width)
+    {
+        for (std::size_t i = 0; i < instances.size(); ++i) {
+            const std::uint32_t id = instances[i];
+            if (id == 0)
+                continue;
+            const int x = static_cast<int>(i % static_cast<std::size_t>(width)), y = static_cast<int>(i / width);
+            auto [it, fresh] = m_boxes.try_emplace(id, ImageBox{x, y, x, y, 0});
+            ImageBox& b = it->second; // width/height hold the max corner until finished
+            b.x = std::min(b.x, x);
+            b.y = std::min(b.y, y);
+            b.width = std::max(b.width, x);
+            b.height = std::max(b.height, y);
+            ++b.visiblePixels;
+        }
     }
-    auto imageBoxOf = [&](int id) -> std::optional<ImageBox> {
-        auto it = visible.find(static_cast<std::uint32_t>(id));
-        if (it == visible.end() || it->second.visiblePixels < kMinVisiblePixels)
+
+    std::optional<ImageBox> of(int id) const
+    {
+        auto it = m_boxes.find(static_cast<std::uint32_t>(id));
+        if (it == m_boxes.end() || it->second.visiblePixels < kMinVisiblePixels)
             return std::nullopt;
         ImageBox b = it->second;
         b.width = b.width - b.x + 1;
         b.height = b.height - b.y + 1;
         return b;
-    };
-    auto onGrid = [&](Vec2 p) {
-        return p.x >= bev.xMinM && p.x < bev.xMaxM() && p.y > -bev.yMaxM() && p.y <= bev.yMaxM();
-    };
+    }
 
-    // Objects, and the closest one in the ego path within reaction distance.
+private:
+    std::unordered_map<std::uint32_t, ImageBox> m_boxes;
+};
+
+bool onBevGrid(const BevConfig& bev, Vec2 p)
+{
+    return p.x >= bev.xMinM && p.x < bev.xMaxM() && p.y > -bev.yMaxM() && p.y <= bev.yMaxM();
+}
+
+// Objects, and the closest one in the ego path within reaction distance.
+void labelActors(const World& world, const BevConfig& bev, const VisibleBoxes& visible, FrameLabels& labels)
+{
+    const EgoState& ego = world.ego();
+    const EgoTransform toEgo(ego.pose);
     const double v = ego.speed;
     const double reactionM = 10 + 2.0 * v + v * v / 8;
     double closestGap = 1e9;
@@ -122,9 +127,9 @@ FrameLabels makeLabels(const World& world, const SensorConfig& config, const std
         ObjectLabel label;
         label.id = a.id;
         label.boxClass = boxClassOf(a.kind);
-        if (onGrid(centre))
+        if (onBevGrid(bev, centre))
             label.bev = BevBox{centre.x, centre.y, a.length, a.width, toEgo.yaw(pose.yaw), a.speed};
-        label.image = imageBoxOf(a.id);
+        label.image = visible.of(a.id);
         if (!label.bev && !label.image)
             continue;
         const Relation r = relate(world, a);
@@ -143,9 +148,16 @@ FrameLabels makeLabels(const World& world, const SensorConfig& config, const std
     }
     if (closestIndex >= 0)
         labels.objects[static_cast<std::size_t>(closestIndex)].cipo = CipoLevel::Closest;
+}
 
-    // The light that governs the ego: its BEV box is the stop area, its image box the head over the lanes.
-    const TrafficLight* light = world.nextLight(ego.frenet.s - 2, kLightLabelRangeM);
+// The traffic lights in view; `governing` (the light that governs the ego) is Relevant. A light's BEV box is the
+// stop area, its image box the head over the lanes.
+void labelLights(const World& world, const BevConfig& bev, const VisibleBoxes& visible, const TrafficLight* governing,
+                 FrameLabels& labels)
+{
+    const Road& road = world.road();
+    const EgoState& ego = world.ego();
+    const EgoTransform toEgo(ego.pose);
     for (const TrafficLight& l : world.lights()) {
         if (l.s < ego.frenet.s - kDrawBehindM || l.s > ego.frenet.s + kDrawAheadM)
             continue;
@@ -154,15 +166,23 @@ FrameLabels makeLabels(const World& world, const SensorConfig& config, const std
         label.boxClass = BoxClass::TrafficLight;
         const double forwardWidth = -road.rightEdge();
         const Vec2 centre = toEgo.point(road.point(l.s - 1.0, road.rightEdge() / 2));
-        if (onGrid(centre))
+        if (onBevGrid(bev, centre))
             label.bev = BevBox{centre.x, centre.y, 2.0, forwardWidth, toEgo.yaw(road.heading(l.s - 1.0)), 0};
-        label.image = imageBoxOf(l.id);
+        label.image = visible.of(l.id);
         if (!label.bev && !label.image)
             continue;
-        label.cipo = &l == light ? CipoLevel::Relevant : CipoLevel::Other;
+        label.cipo = &l == governing ? CipoLevel::Relevant : CipoLevel::Other;
         labels.objects.push_back(label);
     }
+}
 
+// The planning labels: the expert's waypoints, target point, speed and command, the ego's state and lane, and the
+// governing light.
+void labelPlanning(const World& world, const TrafficLight* light, FrameLabels& labels)
+{
+    const Road& road = world.road();
+    const EgoState& ego = world.ego();
+    const EgoTransform toEgo(ego.pose);
     labels.waypoints = expertWaypoints(world);
     labels.targetPoint = toEgo.point(world.routeTargetPoint());
     const ExpertState& expert = world.expert();
@@ -181,6 +201,19 @@ FrameLabels makeLabels(const World& world, const SensorConfig& config, const std
         labels.lightDistanceM = light->s - ego.frenet.s - ego.length / 2;
     }
     labels.timeS = world.time();
+}
+
+} // namespace
+
+FrameLabels makeLabels(const World& world, const SensorConfig& config, const std::vector<std::uint32_t>& instances)
+{
+    FrameLabels labels;
+    const VisibleBoxes visible(instances, config.camera.width);
+    labelActors(world, config.bev, visible, labels);
+    // The light that governs the ego.
+    const TrafficLight* light = world.nextLight(world.ego().frenet.s - 2, kLightLabelRangeM);
+    labelLights(world, config.bev, visible, light, labels);
+    labelPlanning(world, light, labels);
     return labels;
 }
 

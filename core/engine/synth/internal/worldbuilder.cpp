@@ -28,6 +28,63 @@ Rgb vehicleColour(Rng& rng)
     return palette[rng.uniformInt(0, 11)];
 }
 
+// Buildings and groups of trees along one side of the road (-1 right, 1 left), beyond the sidewalk, from 60 m
+// before the road to 60 m after it.
+void addRoadsideScenery(Rng& rng, const Road& road, int side, std::vector<SceneryItem>& scenery)
+{
+    static const Rgb facades[] = {{200, 185, 160}, {170, 170, 172}, {150, 80, 60},  {225, 222, 215},
+                                  {120, 95, 75},   {185, 195, 205}, {210, 200, 170}};
+    const double edge = side < 0 ? road.rightAsphaltEdge() - road.layout().sidewalkWidthM
+                                 : road.leftAsphaltEdge() + road.layout().sidewalkWidthM;
+    double s = -60;
+    while (s < road.length() + 60) {
+        const double pick = rng.uniform();
+        if (pick < 0.55) {
+            SceneryItem b;
+            b.kind = SceneryKind::Building;
+            const double kappa = std::max(road.maxAbsCurvature(s, s + 30), 1e-4);
+            b.length = std::min(rng.uniform(10, 30), 2 * std::sqrt(2 * 1.5 / kappa));
+            b.width = rng.uniform(8, 18);
+            b.height = rng.uniform(5, 22);
+            b.s = s + b.length / 2;
+            b.d = edge + side * (rng.uniform(1.5, 8) + b.width / 2);
+            b.color = facades[rng.uniformInt(0, 6)];
+            scenery.push_back(b);
+            s += b.length + rng.uniform(2, 15);
+        } else if (pick < 0.9) {
+            const int trees = rng.uniformInt(2, 6);
+            for (int i = 0; i < trees; ++i) {
+                SceneryItem t;
+                t.kind = SceneryKind::Tree;
+                t.length = t.width = rng.uniform(2.5, 4.5);
+                t.height = rng.uniform(4, 9);
+                t.s = s;
+                t.d = edge + side * rng.uniform(1.2, 3.0);
+                t.color = mix({40, 85, 35}, {95, 120, 45}, rng.uniform());
+                scenery.push_back(t);
+                s += rng.uniform(7, 12);
+            }
+        } else {
+            s += rng.uniform(10, 30);
+        }
+    }
+}
+
+// Street-light poles every 35 m on the right edge of the asphalt.
+void addLightPoles(Rng& rng, const Road& road, std::vector<SceneryItem>& scenery)
+{
+    for (double s = rng.uniform(0, 30); s < road.length(); s += 35) {
+        SceneryItem pole;
+        pole.kind = SceneryKind::Pole;
+        pole.s = s;
+        pole.d = road.rightAsphaltEdge() - 0.4;
+        pole.length = pole.width = 0.2;
+        pole.height = 7;
+        pole.color = {110, 112, 115};
+        scenery.push_back(pole);
+    }
+}
+
 } // namespace
 
 World WorldBuilder::build(std::uint64_t seed, const WorldOptions& options)
@@ -259,54 +316,9 @@ void WorldBuilder::placeParkedCarsAndScenery(World& world)
     }
 
     auto scenery = std::make_shared<std::vector<SceneryItem>>();
-    static const Rgb facades[] = {{200, 185, 160}, {170, 170, 172}, {150, 80, 60},  {225, 222, 215},
-                                  {120, 95, 75},   {185, 195, 205}, {210, 200, 170}};
-    for (int side : {-1, 1}) {
-        const double edge = side < 0 ? road.rightAsphaltEdge() - road.layout().sidewalkWidthM
-                                     : road.leftAsphaltEdge() + road.layout().sidewalkWidthM;
-        double s = -60;
-        while (s < road.length() + 60) {
-            const double pick = rng.uniform();
-            if (pick < 0.55) {
-                SceneryItem b;
-                b.kind = SceneryKind::Building;
-                const double kappa = std::max(road.maxAbsCurvature(s, s + 30), 1e-4);
-                b.length = std::min(rng.uniform(10, 30), 2 * std::sqrt(2 * 1.5 / kappa));
-                b.width = rng.uniform(8, 18);
-                b.height = rng.uniform(5, 22);
-                b.s = s + b.length / 2;
-                b.d = edge + side * (rng.uniform(1.5, 8) + b.width / 2);
-                b.color = facades[rng.uniformInt(0, 6)];
-                scenery->push_back(b);
-                s += b.length + rng.uniform(2, 15);
-            } else if (pick < 0.9) {
-                const int trees = rng.uniformInt(2, 6);
-                for (int i = 0; i < trees; ++i) {
-                    SceneryItem t;
-                    t.kind = SceneryKind::Tree;
-                    t.length = t.width = rng.uniform(2.5, 4.5);
-                    t.height = rng.uniform(4, 9);
-                    t.s = s;
-                    t.d = edge + side * rng.uniform(1.2, 3.0);
-                    t.color = mix({40, 85, 35}, {95, 120, 45}, rng.uniform());
-                    scenery->push_back(t);
-                    s += rng.uniform(7, 12);
-                }
-            } else {
-                s += rng.uniform(10, 30);
-            }
-        }
-    }
-    for (double s = rng.uniform(0, 30); s < road.length(); s += 35) {
-        SceneryItem pole;
-        pole.kind = SceneryKind::Pole;
-        pole.s = s;
-        pole.d = road.rightAsphaltEdge() - 0.4;
-        pole.length = pole.width = 0.2;
-        pole.height = 7;
-        pole.color = {110, 112, 115};
-        scenery->push_back(pole);
-    }
+    for (int side : {-1, 1})
+        addRoadsideScenery(rng, road, side, *scenery);
+    addLightPoles(rng, road, *scenery);
     world.m_scenery = scenery;
 }
 
