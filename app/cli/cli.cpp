@@ -1,5 +1,5 @@
 #include "app/cli/cli.h"
-#include "core/sched/commandjob.h"
+#include "core/jobrun/commandjob.h"
 #include "core/util/error.h"
 
 #include <iostream>

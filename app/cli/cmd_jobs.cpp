@@ -1,8 +1,8 @@
 // pitwall jobs list|show|stop|resume|log: the jobs recorded in the results store, whichever front end started them.
 #include "app/cli/cli.h"
 
-#include "core/sched/jobcontrol.h"
-#include "core/sched/jobreport.h"
+#include "core/jobrun/jobcontrol.h"
+#include "core/jobrun/jobreport.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"

@@ -1,6 +1,6 @@
 #include "app/cli/progress.h"
 
-#include "core/sched/jobsession.h"
+#include "core/jobrun/jobsession.h"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The exit statuses of Pitwall's processes (`pitwall`, its workers and jobs), the one home of these numbers.
-// Scripts, CI and the job records read them, and a job's state follows them (core/sched/jobsession.h).
+// Scripts, CI and the job records read them, and a job's state follows them (core/jobrun/jobsession.h).
 
 namespace pitwall {
 

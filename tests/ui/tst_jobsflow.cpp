@@ -3,7 +3,7 @@
 // CLI and engine) and a real results database.
 
 #include "../cli/clitestutil.h"
-#include "../core/sched/schedtestutil.h"
+#include "../core/pool/schedtestutil.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "ui/mainwindow.h"

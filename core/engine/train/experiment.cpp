@@ -7,7 +7,7 @@
 #include "core/engine/train/experimentreport.h"
 #include "core/engine/train/precision.h"
 #include "core/engine/train/trainranks.h"
-#include "core/sched/workerpool.h"
+#include "core/pool/workerpool.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"

@@ -5,7 +5,7 @@
 // in this header.
 
 #include "core/report/table.h"
-#include "core/sched/searchsetup.h"
+#include "core/search/searchsetup.h"
 #include "core/store/records.h"
 #include "core/util/cancel.h"
 #include "core/util/progress.h"

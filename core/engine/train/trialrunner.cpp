@@ -1,7 +1,7 @@
 #include "core/engine/train/trialrunner.h"
 
 #include "core/engine/train/experiment.h"
-#include "core/sched/commandrunner.h"
+#include "core/pool/commandrunner.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 

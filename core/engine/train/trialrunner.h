@@ -4,8 +4,8 @@
 // no torch in this header.
 
 #include "core/devices/devices.h"
-#include "core/sched/searchsetup.h"
-#include "core/sched/trialloop.h"
+#include "core/pool/trialloop.h"
+#include "core/search/searchsetup.h"
 
 #include <memory>
 #include <string>

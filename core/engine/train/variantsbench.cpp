@@ -4,7 +4,7 @@
 #include "core/engine/synth/dataset.h"
 #include "core/engine/train/benchcheck.h"
 #include "core/engine/train/meters.h"
-#include "core/sched/trialstate.h"
+#include "core/pool/trialstate.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"

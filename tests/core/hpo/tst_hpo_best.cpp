@@ -7,7 +7,7 @@
 #include "../store/storetestutil.h"
 
 #include "core/hpo/study.h"
-#include "core/sched/trialstate.h"
+#include "core/pool/trialstate.h"
 #include "core/store/besttrial.h"
 #include "tests/support/besttrialcases.h"
 

@@ -4,7 +4,7 @@
 // fails, the speed table misnames or reorders its columns, or reports numbers other than the runs it recorded.
 // With a `driving` section and one seed, every variant's run is driven on the same routes, and its Driving Score
 // cell is the recorded score ± its standard error over routes, as the line under the table says.
-#include "../../core/sched/schedtestutil.h"
+#include "../../core/pool/schedtestutil.h"
 
 #include <QtTest>
 

@@ -5,7 +5,7 @@
 #include "../../cli/clitestutil.h"
 
 #include "core/devices/devices.h"
-#include "core/sched/trialstate.h"
+#include "core/pool/trialstate.h"
 #include "core/store/store.h"
 
 #include <QDir>

@@ -5,7 +5,7 @@
 // do not train start without loading LibTorch. If this fails, jobs cannot be listed, stopped or resumed the
 // way the README and `pitwall jobs --help` promise.
 #include "../../cli/clitestutil.h"
-#include "../../core/sched/schedtestutil.h"
+#include "../../core/pool/schedtestutil.h"
 
 #include "core/devices/devices.h"
 #include "core/store/jobstore.h"

@@ -1,0 +1,199 @@
+#include "core/jobrun/jobcontrol.h"
+
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/process.h"
+#include "core/util/strings.h"
+
+#include "core/util/timefmt.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+namespace pitwall {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kAdoptVariable = "PITWALL_ADOPT_JOB";
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+bool aliveHere(const JobRecord& j) { return j.host == hostName() && processAlive(j.pid); }
+
+// The value of `--name VALUE` or `--name=VALUE` in a command line, or "".
+std::string optionValue(const std::vector<std::string>& argv, const std::string& name)
+{
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+        if (argv[i] == "--" + name)
+            return argv[i + 1];
+    for (const std::string& a : argv)
+        if (startsWith(a, "--" + name + "="))
+            return a.substr(name.size() + 3);
+    return {};
+}
+
+} // namespace
+
+std::vector<std::string> withoutDetach(const std::vector<std::string>& words)
+{
+    std::vector<std::string> out;
+    for (const std::string& w : words)
+        if (w != "--detach")
+            out.push_back(w);
+    return out;
+}
+
+Json jobSpec(const std::string& kind, const std::vector<std::string>& words, const std::string& dbPath)
+{
+    std::error_code error;
+    return {{"kind", kind}, {"argv", withoutDetach(words)}, {"cwd", fs::current_path(error).string()},
+            {"db", fs::absolute(dbPath, error).string()}};
+}
+
+std::string jobLogFile(const std::string& dbPath, std::int64_t jobId)
+{
+    const fs::path db = fs::absolute(dbPath);
+    const fs::path dir = db.parent_path() / (db.filename().string() + ".jobs");
+    fs::create_directories(dir);
+    return (dir / ("job-" + std::to_string(jobId) + ".log")).string();
+}
+
+std::optional<std::int64_t> takeAdoptedJob()
+{
+    const char* text = std::getenv(kAdoptVariable);
+    if (!text)
+        return std::nullopt;
+    const std::string value = text;
+    ::unsetenv(kAdoptVariable);
+    try {
+        const long long id = std::stoll(value);
+        return id > 0 ? std::optional<std::int64_t>(id) : std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+void startDetachedJob(const std::string& db, std::int64_t jobId, const std::vector<std::string>& words)
+{
+    ProcessOptions options;
+    options.group = ProcessGroup::NewSession;
+    options.stdoutFile = options.stderrFile = jobLogFile(db, jobId);
+    options.appendOutput = true;
+    options.stdinFromDevNull = true;
+    options.environment[kAdoptVariable] = std::to_string(jobId);
+    const fs::path self = executablePath();
+    if (self.empty())
+        throw RuntimeError("cannot find this program's path (/proc/self/exe)");
+    std::vector<std::string> argv{self.string()};
+    argv.insert(argv.end(), words.begin(), words.end());
+    try {
+        ChildProcess::start(argv, options); // not waited for: the job outlives this process
+    } catch (const std::exception& e) {
+        JobStore(db).finish(jobId, JobState::Failed, std::nullopt, e.what());
+        throw;
+    }
+}
+
+std::vector<std::string> jobStudies(const JobRecord& job)
+{
+    std::vector<std::string> out;
+    for (const JobLink& l : job.links)
+        if (l.kind == "study")
+            out.push_back(l.ref);
+    return out;
+}
+
+std::vector<std::string> resumeCommandLine(const JobRecord& j)
+{
+    const auto argv = j.spec.value("argv", std::vector<std::string>{});
+    const std::string db = j.spec.value("db", std::string());
+    if (j.kind == "train") {
+        std::vector<std::string> words = argv;
+        if (std::find(words.begin(), words.end(), "--resume") == words.end())
+            words.push_back("--resume");
+        if (optionValue(words, "db").empty() && !db.empty())
+            words.insert(words.end(), {"--db", db});
+        return words;
+    }
+    if (j.kind == "hpo") {
+        std::string study = optionValue(argv, "resume");
+        if (study.empty() && !jobStudies(j).empty())
+            study = jobStudies(j).front();
+        if (study.empty())
+            throw InputError("job " + std::to_string(j.id) + " created no study, so there is nothing to resume; start it again");
+        std::vector<std::string> words{"hpo", "--resume", study, "--db", db};
+        for (const char* carried : {"trials", "partition", "backend"})
+            if (const std::string v = optionValue(argv, carried); !v.empty())
+                words.insert(words.end(), {std::string("--") + carried, v});
+        return words;
+    }
+    throw InputError("a " + j.kind + " job cannot resume (only train and hpo jobs continue where they stopped); " +
+                     "start it again with: pitwall " + join(argv, " "));
+}
+
+std::vector<std::string> resumeJobDetached(JobStore& store, const JobRecord& j, const std::string& defaultDb)
+{
+    const std::int64_t id = j.id;
+    if (j.state != JobState::Cancelled && j.state != JobState::Failed)
+        throw InputError("job " + std::to_string(id) + " is " + jobStateName(j.state) +
+                         ": only a cancelled or failed job resumes");
+    const std::vector<std::string> words = resumeCommandLine(j);
+    Json spec = j.spec;
+    spec["argv"] = words;
+    spec["resumed_from"] = j.spec.value("argv", std::vector<std::string>{});
+    store.requeue(id, spec);
+    // The job continues where it was started: its config paths are relative to that folder.
+    const std::string db = j.spec.value("db", defaultDb);
+    if (const auto cwd = j.spec.value("cwd", std::string()); !cwd.empty()) {
+        std::error_code error;
+        fs::current_path(cwd, error);
+    }
+    startDetachedJob(db, id, words);
+    return words;
+}
+
+StopOutcome stopJob(JobStore& store, const JobRecord& j, StopMode mode)
+{
+    store.requestStop(j.id);
+    const auto pid = static_cast<pid_t>(j.pid);
+    if (mode == StopMode::Graceful) {
+        if (aliveHere(j))
+            ::kill(pid, SIGINT); // as one Ctrl-C
+        return StopOutcome::Stopping;
+    }
+    if (aliveHere(j)) {
+        // A detached job leads its own session: its whole group (the workers) goes with it.
+        const bool leadsGroup = ::getpgid(pid) == pid;
+        ::kill(leadsGroup ? -pid : pid, SIGKILL);
+        const double until = nowSeconds() + kStopNowWaitSeconds;
+        while (aliveHere(j) && nowSeconds() < until)
+            std::this_thread::sleep_for(kPollInterval);
+    } else if (!j.host.empty()) {
+        return StopOutcome::AskedElsewhere;
+    }
+    constexpr int kKilledExit = 137;
+    store.finish(j.id, JobState::Cancelled, kKilledExit, "");
+    return StopOutcome::StoppedNow;
+}
+
+JobState waitForJobEnd(JobStore& store, std::int64_t id)
+{
+    for (;;) {
+        store.reapVanished(nowSeconds());
+        const auto now = store.job(id);
+        if (!now)
+            throw InputError("job " + std::to_string(id) + " is no longer in " + store.path());
+        if (isFinal(now->state))
+            return now->state;
+        std::this_thread::sleep_for(kPollInterval);
+    }
+}
+
+} // namespace pitwall

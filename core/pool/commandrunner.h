@@ -1,0 +1,67 @@
+#pragma once
+// A trial run by an external command (any language, any framework), without a shell. The command's argv is
+// the template expanded for the trial (commandline.h). Protocol on its stdout, one JSON object per line:
+//
+//   {"step": 3, "value": 0.41}      an intermediate value (e.g. after epoch 3); other numeric fields of the
+//                                   line are stored as metric series of the trial's run
+//   {"objective": 0.39, ...}        the final value; the other fields are stored as the trial's user attr
+//                                   "metrics"
+//
+// Every other stdout line (text, malformed JSON) goes to the trial's log file, where stderr goes too; the log
+// is recorded as an artifact of the trial's run (kind "log") and as the trial user attr "log_file".
+//
+// Outcome: COMPLETE with the objective when the command exits 0 after printing one; FAIL with the reason
+// otherwise (exit status or signal with the log's tail, no objective line, malformed JSON seen); PRUNED when
+// the pruner says so after an intermediate value: the command's process group gets SIGTERM, then SIGKILL
+// after `termGraceSeconds`; FAIL interrupted ("cancelled") when the worker is cancelled (same signals).
+//
+// The command's environment adds PITWALL_STUDY, PITWALL_TRIAL, PITWALL_TRIAL_DIR and `environment`.
+
+#include "core/pool/trialloop.h"
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+struct CommandRunnerOptions {
+    std::vector<std::string> words; // splitCommandLine(template)
+    std::string storeLocation;      // for the trial's run, metric series, events and artifacts
+    std::string device;             // {device}
+    int threads = 1;                // {threads}
+    std::optional<int> epochs;      // {epochs}
+    std::map<std::string, std::string> environment;
+    // When set, {config} is the path this writes: the trial's resolved config as YAML in `trialDir`.
+    std::function<std::string(const AskedTrial& asked, const std::string& trialDir)> writeConfig;
+    double termGraceSeconds = 10.0;
+};
+
+// The placeholders a template may use with these options and this space's names.
+std::set<std::string> knownPlaceholders(const SearchSpace& space, bool withConfig, bool withEpochs);
+
+// One stdout line of a command, classified.
+struct CommandOutputLine {
+    enum class Kind { Text, Intermediate, Objective, OtherJson, BadJson };
+    Kind kind = Kind::Text;
+    std::int64_t step = 0;
+    double value = 0.0;
+    Json json;         // the parsed object (Intermediate, Objective, OtherJson)
+    std::string error; // BadJson: the parser's message
+};
+// A line that starts with '{' must be a JSON object; "step" must be an integer >= 0 and "value" / "objective"
+// numbers, else it is BadJson with the reason.
+CommandOutputLine classifyOutputLine(const std::string& line);
+
+class CommandRunner : public TrialRunner {
+public:
+    explicit CommandRunner(CommandRunnerOptions options);
+    TrialOutcome run(TrialContext& context) override;
+
+private:
+    CommandRunnerOptions m_options;
+};
+
+} // namespace pitwall

@@ -1,0 +1,76 @@
+#include "core/pool/hposettings.h"
+
+#include "core/util/error.h"
+
+#include <cmath>
+
+namespace pitwall {
+
+Json HpoSettings::toJson() const
+{
+    Json j{{"target_trials", targetTrials},
+           {"space", spacePath},
+           {"configs", configs},
+           {"overrides", overrides},
+           {"command", command},
+           {"objective", objective},
+           {"backend", backend},
+           {"partition", partition},
+           {"model", model},
+           {"log_dir", logDir},
+           {"term_grace_seconds", termGraceSeconds}};
+    j["epochs"] = epochs ? Json(*epochs) : Json(nullptr);
+    return j;
+}
+
+HpoSettings HpoSettings::fromJson(const Json& j)
+{
+    if (!j.is_object())
+        throw InputError("the study's " + std::string(kHpoSettingsAttr) + " attribute is not an object: " + j.dump());
+    try {
+        HpoSettings s;
+        s.targetTrials = j.value("target_trials", 0);
+        s.spacePath = j.value("space", std::string());
+        s.configs = j.value("configs", std::vector<std::string>{});
+        s.overrides = j.value("overrides", std::vector<std::string>{});
+        s.command = j.value("command", std::string());
+        if (j.contains("epochs") && !j["epochs"].is_null())
+            s.epochs = j["epochs"].get<int>();
+        s.objective = j.value("objective", std::string());
+        s.backend = j.value("backend", std::string("cpu"));
+        s.partition = j.value("partition", std::string("SPX"));
+        s.model = j.value("model", std::string());
+        s.logDir = j.value("log_dir", std::string());
+        s.termGraceSeconds = j.value("term_grace_seconds", 10.0);
+        if (!(s.termGraceSeconds > 0) || !std::isfinite(s.termGraceSeconds))
+            throw InputError("the study's " + std::string(kHpoSettingsAttr) + " term_grace_seconds is not a positive "
+                             "number: " + j["term_grace_seconds"].dump());
+        return s;
+    } catch (const Json::exception& e) {
+        throw InputError("the study's " + std::string(kHpoSettingsAttr) + " attribute is malformed: " + e.what());
+    }
+}
+
+std::optional<HpoSettings> readHpoSettings(const StudyRecord& study)
+{
+    const auto it = study.systemAttrs.find(kHpoSettingsAttr);
+    if (it == study.systemAttrs.end())
+        return std::nullopt;
+    return HpoSettings::fromJson(*it);
+}
+
+void writeHpoSettings(Store& store, std::int64_t studyId, const HpoSettings& settings)
+{
+    store.setStudySystemAttr(studyId, kHpoSettingsAttr, settings.toJson());
+}
+
+int studyTarget(Store& store, const std::string& studyName)
+{
+    const auto study = store.findStudy(studyName);
+    if (!study)
+        return 0;
+    const auto settings = readHpoSettings(*study);
+    return settings ? settings->targetTrials : 0;
+}
+
+} // namespace pitwall

@@ -1,0 +1,184 @@
+#include "core/pool/trialloop.h"
+
+#include "core/pool/heartbeat.h"
+#include "core/pool/hposettings.h"
+#include "core/pool/trialstate.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace pitwall {
+
+namespace {
+
+void say(const WorkerLoopOptions& options, const std::string& text)
+{
+    if (options.message)
+        options.message(text);
+}
+
+// The study's target trial count (0: none). Throws InputError when there is none and the worker has no limit
+// of its own either.
+int requireTarget(Store& store, const WorkerLoopOptions& options)
+{
+    const int target = studyTarget(store, options.studyName);
+    if (target <= 0 && !options.trialsLeft)
+        throw InputError("study '" + options.studyName +
+                         "' has no target trial count (pitwall hpo sets one); give the worker --trials-left N");
+    return target;
+}
+
+// Records this worker on the trial (system attr pitwall:worker).
+void recordWorker(Store& store, const TrialRecord& trial, const WorkerLoopOptions& options)
+{
+    const Json worker{{"id", options.workerId},
+                      {"pid", static_cast<std::int64_t>(::getpid())},
+                      {"host", hostName()},
+                      {"device", options.device},
+                      {"log", options.workerLog}};
+    store.setTrialSystemAttr(trial.id, kWorkerAttr, worker);
+}
+
+// Creates the trial's folder and the context its runner gets; report() and epochsDone() write through
+// `study` and `store`, which must outlive it.
+TrialContext makeTrialContext(const WorkerLoopOptions& options, const AskedTrial& asked, Study& study, Store& store)
+{
+    const TrialRecord& trial = asked.trial;
+    const std::filesystem::path dir = std::filesystem::path(options.logDir.empty() ? "." : options.logDir) /
+                                      ("trial_" + std::to_string(trial.number));
+    std::filesystem::create_directories(dir);
+    TrialContext context;
+    context.asked = &asked;
+    context.studyName = options.studyName;
+    context.trialDir = dir.string();
+    context.logFile = (dir / "trial.log").string();
+    context.cancel = options.cancel;
+    context.report = [&study, &trial](std::int64_t step, double value) {
+        study.report(trial.number, step, value);
+        return study.shouldPrune(trial.number);
+    };
+    context.epochsDone = [&store, &trial](std::int64_t epochs) {
+        store.setTrialUserAttr(trial.id, kEpochsDoneAttr, epochs);
+    };
+    return context;
+}
+
+// The runner's outcome; an exception it throws fails the trial with its message.
+TrialOutcome runTrial(TrialRunner& runner, TrialContext& context)
+{
+    try {
+        return runner.run(context);
+    } catch (const std::exception& e) {
+        TrialOutcome outcome;
+        outcome.failReason = e.what();
+        return outcome;
+    }
+}
+
+// Tells the study how the trial ended and returns the state it ended in. A trial finished elsewhere meanwhile
+// (InputError from the study) is only reported to the worker's log.
+TrialState tellOutcome(Study& study, Store& store, const TrialRecord& trial, const TrialOutcome& outcome,
+                       const WorkerLoopOptions& options)
+{
+    TrialState ended = outcome.state;
+    try {
+        if (outcome.state == TrialState::Complete && outcome.value) {
+            ended = study.tell(trial.number, TrialState::Complete, outcome.value);
+            if (ended == TrialState::Fail)
+                store.setTrialSystemAttr(trial.id, kFailReasonAttr, "the objective is " + formatDouble(*outcome.value));
+        } else if (outcome.state == TrialState::Pruned) {
+            ended = study.tell(trial.number, TrialState::Pruned);
+        } else {
+            ended = TrialState::Fail;
+            const std::string reason = outcome.state == TrialState::Complete
+                                           ? "the runner completed the trial without a value"
+                                           : (outcome.failReason.empty() ? "failed" : outcome.failReason);
+            failTrial(store, trial, reason, outcome.interrupted ? FailKind::Interrupted : FailKind::TrialFault);
+        }
+    } catch (const InputError& e) {
+        say(options, "trial " + std::to_string(trial.number) + " was finished elsewhere: " + e.what());
+    }
+    return ended;
+}
+
+// The worker log's line for a trial that ended: its state, and its value or why it failed.
+std::string trialEndLine(const TrialRecord& trial, TrialState ended, const TrialOutcome& outcome)
+{
+    std::string line = "trial " + std::to_string(trial.number) + " " + std::string(trialStateName(ended));
+    if (outcome.value && ended != TrialState::Fail)
+        line += " value " + formatDouble(*outcome.value);
+    if (ended == TrialState::Fail)
+        line += ": " + outcome.failReason;
+    return line;
+}
+
+} // namespace
+
+WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& runner)
+{
+    if (!options.space)
+        throw RuntimeError("runWorkerLoop: no search space");
+    auto store = openStore(options.storeLocation);
+    Study study = Study::load(*store, options.studyName);
+    const std::int64_t studyId = study.record().id;
+    HeartbeatThread heartbeat(options.storeLocation, options.heartbeatIntervalSeconds);
+    WorkerLoopResult result;
+    for (;;) {
+        if (options.cancel && options.cancel->requested()) {
+            result.cancelled = true;
+            result.stopReason = "cancelled";
+            break;
+        }
+        if (options.trialsLeft && result.trialsRun >= *options.trialsLeft) {
+            result.stopReason = "ran its " + std::to_string(*options.trialsLeft) + " trial(s) (--trials-left)";
+            break;
+        }
+        const int target = requireTarget(*store, options);
+        if (const int counted = countTrials(store->trials(studyId), study.options().direction).counted();
+            target > 0 && counted >= target) {
+            result.stopReason = "the study has " + std::to_string(counted) + " of its " + std::to_string(target) +
+                                " trials (finished or running)";
+            break;
+        }
+
+        // The target is checked again where the trial is numbered, so two workers that both saw one trial
+        // missing start one between them.
+        const auto underTarget = [&](const std::vector<TrialRecord>& trials) {
+            return target <= 0 || countTrials(trials, study.options().direction).counted() < target;
+        };
+        const std::optional<AskedTrial> maybeAsked = study.askIf(*options.space, underTarget);
+        if (!maybeAsked) {
+            result.stopReason = "the study has its " + std::to_string(target) + " trials";
+            break;
+        }
+        const AskedTrial& asked = *maybeAsked;
+        const TrialRecord& trial = asked.trial;
+        recordWorker(*store, trial, options);
+        heartbeat.beat(trial.id);
+        TrialContext context = makeTrialContext(options, asked, study, *store);
+        say(options, "trial " + std::to_string(trial.number) + ": " + asked.params.dump());
+
+        const TrialOutcome outcome = runTrial(runner, context);
+        for (auto it = outcome.userAttrs.begin(); it != outcome.userAttrs.end(); ++it)
+            store->setTrialUserAttr(trial.id, it.key(), it.value());
+        const TrialState ended = tellOutcome(study, *store, trial, outcome, options);
+        heartbeat.stop();
+        ++result.trialsRun;
+        result.complete += ended == TrialState::Complete;
+        result.pruned += ended == TrialState::Pruned;
+        result.failed += ended == TrialState::Fail;
+        say(options, trialEndLine(trial, ended, outcome));
+        if (outcome.interrupted) {
+            result.cancelled = true;
+            result.stopReason = "cancelled";
+            break;
+        }
+    }
+    return result;
+}
+
+} // namespace pitwall

@@ -1,0 +1,146 @@
+#pragma once
+// The worker pool: one `pitwall worker` process per logical device, bound to it (CPU set, environment,
+// thread count), each looping ask -> run -> tell on one study (trialloop.h) until the study has its target.
+//
+// Isolation: a worker that crashes, is killed or exits non-zero (an out-of-memory kill shows as signal 9 or
+// exit status 137) fails the trial it was running with the reason (exit status or signal and the tail of the
+// worker's log, as the trial's fail_reason and an error event), and the pool starts a replacement on that
+// device while the study still needs trials. A device whose worker fails `maxStartFailures` times in a row
+// without running a trial is given up (with the log tail); exit status 2 (bad input) stops the pool.
+//
+// Heartbeats: workers heartbeat their running trial; the pool fails RUNNING trials of this study whose
+// heartbeat is older than the grace period and whose worker is gone ("worker vanished: ..."), e.g. trials of
+// a pool that was killed, which a resumed search then replaces (they do not count against the target).
+//
+// Stopping: requestStop() sends SIGTERM; workers end their trial as FAIL "cancelled" (interrupted: it does
+// not count, `pitwall hpo --resume` runs a replacement) and exit; after `stopTimeoutSeconds` the pool sends
+// SIGKILL and fails what is left as cancelled. With ParentExit::StopWorkers, workers also stop this way when
+// the pool's process dies (the worker asks the kernel for SIGTERM when its parent dies: PR_SET_PDEATHSIG,
+// which fires when the *thread* that started the worker ends, so start the pool on a long-lived thread).
+//
+// Progress comes from the store (so it includes trials of other pools on the same study): PoolStatus after
+// every poll, and PoolEvents for workers starting and ending, trials starting and finishing, stale trials,
+// and a host-bound warning when every core the workers use stays busy above 95 % for 10 s (/proc/stat).
+//
+// Threads: all methods on one thread; events and statuses are delivered on it.
+
+#include "core/devices/devices.h"
+#include "core/pool/cpuload.h"
+#include "core/pool/trialstate.h"
+#include "core/util/cancel.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pitwall {
+
+enum class ParentExit {
+    StopWorkers,  // workers cancel their trials and exit when the pool's process dies (the CLI)
+    LeaveRunning, // workers carry on (a window that closes leaves work running)
+};
+
+struct WorkerPoolOptions {
+    std::string storeLocation;
+    std::string studyName;
+    // argv of one worker without the per-device part; the pool appends --device ID --threads T
+    // --worker-id ID [--stop-with-parent]. argv[0] is a path (e.g. executablePath()).
+    std::vector<std::string> workerCommand;
+    std::vector<LogicalDevice> devices;  // one worker each
+    std::string logDir;                  // worker logs: <logDir>/worker_<device>.<n>.log (n: first unused)
+    double heartbeatGraceSeconds = 60.0; // see failStaleTrials
+    double pollIntervalSeconds = 0.25;   // run(): between polls
+    double staleCheckSeconds = 2.0;      // between stale-trial checks
+    double stopTimeoutSeconds = 30.0;    // SIGTERM -> SIGKILL
+    double hostBoundBusyFraction = 0.95;
+    double hostBoundSeconds = 10.0;
+    int maxStartFailures = 3;
+    ParentExit parentExit = ParentExit::StopWorkers;
+};
+
+enum class PoolEventKind {
+    WorkerStarted,
+    WorkerExited,  // cleanly: the study has its trials, or the worker's limit
+    WorkerCrashed, // non-zero exit or signal; its trial (if any) failed with the reason
+    WorkerGaveUp,  // a device whose worker keeps failing before running a trial
+    TrialStarted,
+    TrialFinished, // COMPLETE, PRUNED or FAIL (message says which, with the value or reason)
+    StaleTrial,    // a trial failed because its worker vanished
+    HostBound,     // warning: the CPU is saturated
+    Error,         // the pool stops (bad input in a worker)
+};
+
+struct PoolEvent {
+    PoolEventKind kind = PoolEventKind::WorkerStarted;
+    std::string device;       // logical device id, when about a worker
+    std::optional<int> trial; // trial number, when about a trial
+    std::string message;      // one line for people (a fail reason may add lines)
+};
+
+struct PoolStatus {
+    StudyCounts counts;
+    int target = 0;
+    int pending = 0; // trials still to start: target - counted, at least 0
+    int workersAlive = 0;
+    std::optional<double> cpuBusyFraction; // over the workers' cores, last sample
+    bool stopping = false;
+    bool finished = false;
+    std::string error; // set when the pool stopped because of an Error event or gave up on every device
+};
+
+class WorkerPool {
+public:
+    explicit WorkerPool(WorkerPoolOptions options);
+    // Stops workers still running as requestStop() does, waiting up to stopTimeoutSeconds (not with
+    // ParentExit::LeaveRunning: they carry on).
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+
+    // Starts one worker per device. Throws InputError when the study or its target is missing.
+    void start();
+    // One round without blocking: reaps ended workers (failing their trials), fails stale trials, starts
+    // replacements, samples the CPU, and reports what changed.
+    PoolStatus poll(const std::function<void(const PoolEvent&)>& onEvent = {});
+    // Asks every worker to stop (SIGTERM); no replacements start after this.
+    void requestStop();
+    bool finished() const { return m_finished; }
+
+    // start(), then poll every pollIntervalSeconds until finished; `cancel` (may be null) turns into
+    // requestStop(). Returns the last status.
+    PoolStatus run(const CancelToken* cancel, const std::function<void(const PoolEvent&)>& onEvent = {},
+                   const std::function<void(const PoolStatus&)>& onStatus = {});
+
+private:
+    struct Slot;
+    void startWorker(Slot& slot, const std::function<void(const PoolEvent&)>& onEvent);
+    void reap(Slot& slot, const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
+    void reportTrialChanges(const std::vector<TrialRecord>& trials,
+                            const std::function<void(const PoolEvent&)>& onEvent);
+    void sampleCpu(const std::function<void(const PoolEvent&)>& onEvent);
+
+    WorkerPoolOptions m_options;
+    std::unique_ptr<Store> m_store;
+    std::int64_t m_studyId = 0;
+    StudyDirection m_direction = StudyDirection::Minimize;
+    std::vector<std::unique_ptr<Slot>> m_slots;
+    std::map<int, TrialState> m_known; // trial number -> last state seen
+    bool m_started = false, m_stopping = false, m_finished = false;
+    double m_stopSentAt = 0, m_lastStaleCheck = 0, m_lastCpuSample = 0, m_busySince = -1;
+    bool m_warnedHostBound = false;
+    std::string m_error;
+    std::vector<int> m_cores;
+    CpuTimes m_cpuBefore;
+    std::optional<double> m_cpuBusy;
+    std::string m_poolId;
+};
+
+// The backend named `name` ("cpu", "cuda", "hip", or "auto": the first GPU backend found, else cpu).
+// InputError when a named GPU backend is not present.
+std::unique_ptr<DeviceBackend> chooseBackend(const std::string& name);
+
+} // namespace pitwall

@@ -1,0 +1,315 @@
+#include "core/search/search.h"
+#include "core/store/sqlitestore.h"
+
+#include "core/hpo/study.h"
+#include "core/jobrun/jobsession.h"
+#include "core/pool/workerpool.h"
+#include "core/util/error.h"
+#include "core/util/paths.h"
+#include "core/util/strings.h"
+#include "core/util/timefmt.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace pitwall {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The search's settings and study before any trial runs: everything that can be checked is checked here.
+struct Prepared {
+    HpoSettings settings;
+    std::string studyName;
+    std::optional<SearchSetup> setup;
+    std::vector<LogicalDevice> devices;
+    std::string bestParamsPath;
+};
+
+std::string defaultStudyName(const SearchSetup& setup)
+{
+    return setup.base ? setup.base->getString("experiment.name") + "-hpo" : "hpo";
+}
+
+std::string outputDir(const SearchSetup& setup)
+{
+    return setup.base ? setup.base->getString("experiment.output_dir") : "runs";
+}
+
+HpoSettings startingSettings(const SearchSpec& spec, Store* store)
+{
+    if (!spec.resumeStudy)
+        return spec.settings;
+    if (!store)
+        throw InputError(spec.storeLocation + ": no such results database, so no study '" + *spec.resumeStudy +
+                         "' to resume");
+    const auto stored = readHpoSettings(store->requireStudy(*spec.resumeStudy));
+    if (!stored)
+        throw InputError("study '" + *spec.resumeStudy + "' was not started by pitwall hpo (it has no " +
+                         kHpoSettingsAttr + " attribute); add workers to it with pitwall worker --trials-left N");
+    HpoSettings settings = *stored;
+    if (spec.targetTrials)
+        settings.targetTrials = *spec.targetTrials;
+    return settings;
+}
+
+// Grid size and TPE start-up checks of a new study; lowers the target to the grid's points.
+void checkSampler(const StudyOptions& options, const SearchSetup& setup, HpoSettings& settings,
+                  const std::function<void(const std::string&)>& note)
+{
+    if (options.sampler.kind == SamplerKind::Grid) {
+        const auto points = gridPoints(*setup.space);
+        if (!points)
+            throw InputError::forOption("sampler",
+                                        "--sampler grid needs discrete values: give continuous parameters of " +
+                                            settings.spacePath + " a 'step' or make them categorical");
+        if (settings.targetTrials > *points) {
+            note("the grid has " + std::to_string(*points) + " points: --trials " +
+                 std::to_string(settings.targetTrials) + " lowered to " + std::to_string(*points));
+            settings.targetTrials = static_cast<int>(*points);
+        }
+    }
+    if (options.sampler.kind == SamplerKind::Tpe && settings.targetTrials <= options.sampler.tpe.startupTrials)
+        note("TPE samples its first " + std::to_string(options.sampler.tpe.startupTrials) + " trials at random: " +
+             "with " + std::to_string(settings.targetTrials) + " trials this search is a random search");
+}
+
+// Creates the new study, or (store null or `write` false: a check) only checks that it could.
+void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
+                 const std::function<void(const std::string&)>& note)
+{
+    const SearchSetup& setup = *p.setup;
+    StudyOptions options = spec.study;
+    options.direction = spec.direction ? *spec.direction
+                        : setup.builtin() && setup.base
+                            ? parseStudyDirection(setup.base->getString("hpo.direction")).value_or(StudyDirection::Minimize)
+                            : StudyDirection::Minimize;
+    p.studyName = spec.studyName.value_or(defaultStudyName(setup));
+    if (store && store->findStudy(p.studyName))
+        throw InputError::forOption("study", "study '" + p.studyName + "' already exists in " + spec.storeLocation +
+                                                 ": continue it with --resume " + p.studyName +
+                                                 ", or name a new one with --study NAME");
+    checkSampler(options, setup, p.settings, note);
+    p.settings.logDir =
+        absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / studyFolder(p.studyName) / "hpo").string()));
+    if (!store || !write)
+        return;
+    const Study study = Study::create(*store, p.studyName, options);
+    store->setStudyUserAttr(study.record().id, "objective", p.settings.objective);
+}
+
+Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note)
+{
+    Prepared p;
+    p.settings = startingSettings(spec, store);
+    p.setup = prepareSearch(p.settings, spec.schema);
+    SearchSetup& setup = *p.setup;
+    const bool objectiveFromConfig = p.settings.objective.empty();
+    if (setup.builtin() && objectiveFromConfig) { // the config's hpo.objective (val/loss by default)
+        p.settings.objective = setup.base->getString("hpo.objective");
+        setup.settings.objective = p.settings.objective;
+    }
+    // Before any trial trains: an objective the model never records would fail every trial at its end.
+    checkObjective(setup, p.settings.objective,
+                   spec.resumeStudy      ? "the study's objective"
+                   : objectiveFromConfig ? "hpo.objective"
+                                         : "--objective");
+    if (spec.finalEpochs && !setup.builtin())
+        throw InputError::forOption(
+            "final-epochs", "--final-epochs retrains with the built-in trainer; a --command search has no config to "
+                            "retrain (run your command with the values of best_params.yaml)");
+    p.bestParamsPath = absolutePath(spec.bestParamsPath.value_or(
+        (fs::path(outputDir(setup)) /
+         studyFolder(spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup)))) / "best_params.yaml")
+            .string()));
+    const bool resume = spec.resumeStudy.has_value();
+    p.settings.partition = spec.partition.value_or(
+        resume ? p.settings.partition : (setup.base ? setup.base->getString("device.partition_mode") : "SPX"));
+    p.settings.backend = spec.backend.value_or(
+        resume ? p.settings.backend : (setup.base ? setup.base->getString("device.backend") : "auto"));
+    const auto mode = parsePartitionMode(p.settings.partition);
+    if (!mode)
+        throw InputError::forOption("partition",
+                                    "--partition '" + p.settings.partition + "' is not one of SPX, DPX, QPX, CPX");
+    const auto backend = chooseBackend(p.settings.backend);
+    p.devices = backend->logicalDevices(*mode);
+    p.settings.backend = backend->name();
+    if (resume)
+        p.studyName = *spec.resumeStudy;
+    else
+        createStudy(spec, store, write, p, note);
+    return p;
+}
+
+// Epochs one trial trains (for the progress line's epoch total); nullopt when not known.
+std::optional<int> epochsPerTrial(const SearchSetup& setup)
+{
+    if (!setup.base || !setup.builtin())
+        return setup.settings.epochs;
+    // A model that counts its own epochs (autospeed.epochs) trains one stage of them.
+    const std::string modelEpochs = setup.base->getString("experiment.model") + ".epochs";
+    return static_cast<int>(setup.base->contains(modelEpochs)
+                                ? setup.base->getInt(modelEpochs)
+                                : setup.base->getInt("training.stages.pretrain.epochs") +
+                                      setup.base->getInt("training.stages.posttrain.epochs"));
+}
+
+constexpr double kWorkerStopMarginSeconds = 20.0;
+
+// Runs the pool when trials remain (or run); returns its status.
+PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, bool running, CancelToken& cancel,
+                   const ProgressReporter& reporter, const std::function<void(const std::string&)>& note)
+{
+    WorkerPoolOptions pool;
+    pool.storeLocation = spec.storeLocation;
+    pool.studyName = p.studyName;
+    pool.workerCommand = {executablePath().string(), "worker", "--db", spec.storeLocation, "--study", p.studyName,
+                          "--heartbeat-interval", formatDouble(spec.heartbeatIntervalSeconds)};
+    pool.devices = p.devices;
+    std::vector<std::string> deviceNames;
+    for (const LogicalDevice& d : p.devices)
+        deviceNames.push_back(d.id + " (" + p.settings.partition + ", " + std::to_string(d.threads) + " thread" +
+                              (d.threads == 1 ? ")" : "s)"));
+    reportJobDevices(spec.storeLocation, deviceNames);
+    pool.logDir = p.settings.logDir;
+    pool.heartbeatGraceSeconds = spec.heartbeatGraceSeconds;
+    // A stopping worker may be waiting out its command's term grace: SIGKILL only after that (and a margin).
+    pool.stopTimeoutSeconds = p.settings.termGraceSeconds + kWorkerStopMarginSeconds;
+    reporter.message("study '" + p.studyName + "' in " + spec.storeLocation + ": " +
+                     std::to_string(p.settings.targetTrials) + " trials on " + std::to_string(p.devices.size()) +
+                     " " + p.settings.backend + " worker(s) (" + p.settings.partition + "), logs in " +
+                     p.settings.logDir);
+    if (remaining <= 0 && !running) {
+        reporter.message("the study already has its " + std::to_string(p.settings.targetTrials) + " trials");
+        return {};
+    }
+    const std::optional<int> epochs = epochsPerTrial(*p.setup);
+    WorkerPool workers(pool);
+    const PoolStatus status = workers.run(
+        &cancel,
+        [&](const PoolEvent& e) {
+            if (e.kind == PoolEventKind::HostBound)
+                note(e.message);
+            else if (e.kind != PoolEventKind::WorkerStarted && e.kind != PoolEventKind::WorkerExited)
+                reporter.message(e.message);
+        },
+        [&](const PoolStatus& s) {
+            reporter.progress({"trials", static_cast<double>(s.counts.finished()),
+                               static_cast<double>(std::max(1, s.target)), searchProgressDetail(s, epochs)});
+        });
+    reporter.phaseDone();
+    return status;
+}
+
+} // namespace
+
+std::string searchProgressDetail(const PoolStatus& s, std::optional<int> epochsPerTrial)
+{
+    const StudyCounts& c = s.counts;
+    std::string text = "running " + std::to_string(c.running) + " · pending " + std::to_string(s.pending) +
+                       " · complete " + std::to_string(c.complete) + " · pruned " + std::to_string(c.pruned) +
+                       " · failed " + std::to_string(c.failed - c.interrupted) + " · epochs " +
+                       std::to_string(c.epochsDone);
+    if (epochsPerTrial)
+        text += "/" + std::to_string(*epochsPerTrial * s.target);
+    if (c.bestValue)
+        text += " · best " + formatDouble(*c.bestValue) + " (#" + std::to_string(*c.bestTrial) + ")";
+    return text;
+}
+
+SearchCheck checkSearch(const SearchSpec& spec)
+{
+    SearchCheck check;
+    std::unique_ptr<Store> store;
+    std::error_code error;
+    if (fs::exists(sqliteFilePath(spec.storeLocation), error))
+        store = openStore(spec.storeLocation, OpenMode::ReadOnly);
+    const Prepared p = prepare(spec, store.get(), false, [&](const std::string& text) { check.warnings.push_back(text); });
+    check.studyName = p.studyName;
+    check.targetTrials = p.settings.targetTrials;
+    check.partition = p.settings.partition;
+    check.backend = p.settings.backend;
+    for (const LogicalDevice& d : p.devices)
+        check.devices.push_back(d.id);
+    return check;
+}
+
+SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const ProgressReporter& reporter)
+{
+    SearchResult result;
+    const auto note = [&](const std::string& text) {
+        result.warnings.push_back(text);
+        reporter.warning(text);
+    };
+    auto store = openStore(spec.storeLocation);
+    Prepared p = prepare(spec, store.get(), true, note);
+    const std::int64_t studyId = store->requireStudy(p.studyName).id;
+    writeHpoSettings(*store, studyId, p.settings);
+
+    for (const StaleTrial& s : failStaleTrials(*store, studyId, spec.heartbeatGraceSeconds))
+        reporter.message("trial " + std::to_string(s.number) + " FAIL: " + s.reason);
+    const StudyDirection direction = store->requireStudy(p.studyName).directions.front();
+    const int remaining = p.settings.targetTrials - countTrials(store->trials(studyId), direction).counted();
+    if (remaining > 0 && remaining < 2 * static_cast<int>(p.devices.size()))
+        note(std::to_string(remaining) + " trial(s) to run on " + std::to_string(p.devices.size()) +
+             " worker(s): with few trials per worker, workers sit idle while the last trials finish");
+    if (p.setup->builtin() && spec.prepareData)
+        reporter.message("data: " + spec.prepareData(*p.setup->base, reporter));
+
+    const double start = nowSeconds();
+    const bool running = countTrials(store->trials(studyId), direction).running > 0;
+    // Cancelled while the data was prepared: no worker starts, the study stays as it is.
+    const PoolStatus status =
+        cancel.requested() ? PoolStatus{} : runPool(spec, p, remaining, running, cancel, reporter, note);
+    result.seconds = nowSeconds() - start;
+    result.error = status.error;
+    result.trials = store->trials(studyId);
+    result.counts = countTrials(result.trials, direction);
+    result.best = Study::load(*store, p.studyName).bestTrial();
+    result.searchDone = result.best && !cancel.requested() && result.error.empty();
+    if (result.searchDone)
+        writeBestParams(*result.best, p.bestParamsPath);
+    result.setup = std::move(*p.setup);
+    result.settings = p.settings;
+    result.studyName = p.studyName;
+    result.workers = p.devices.size();
+    result.bestParamsPath = p.bestParamsPath;
+    return result;
+}
+
+void writeBestParams(const TrialRecord& best, const std::string& path)
+{
+    YAML::Emitter yaml;
+    yaml << YAML::BeginMap;
+    for (const TrialParam& p : best.params) {
+        yaml << YAML::Key << p.name << YAML::Value;
+        const Json v = p.value();
+        if (v.is_string())
+            yaml << v.get<std::string>();
+        else if (v.is_boolean())
+            yaml << v.get<bool>();
+        else if (v.is_number_integer())
+            yaml << v.get<long long>();
+        else
+            yaml << YAML::Precision(17) << v.get<double>();
+    }
+    yaml << YAML::EndMap;
+    const fs::path target(path);
+    if (!target.parent_path().empty())
+        fs::create_directories(target.parent_path());
+    const fs::path temporary = target.string() + ".tmp";
+    {
+        std::ofstream out(temporary);
+        out << "# Best trial " << best.number << " (value " << formatDouble(best.values.front())
+            << "): its sampled parameters under the search space's names.\n"
+            << yaml.c_str() << "\n";
+        if (!out)
+            throw RuntimeError("cannot write " + temporary.string());
+    }
+    fs::rename(temporary, target); // never a half-written file under the real name
+}
+
+} // namespace pitwall

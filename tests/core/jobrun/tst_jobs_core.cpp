@@ -1,0 +1,353 @@
+// Jobs without the engine: the job record's life (create, heartbeat, stop request, finish, resume), a process
+// that vanished without saying so, links written by the store, the JobSession's heartbeat turning a stop
+// request into the process's cancel, the one child-process launcher (exec failures named, process groups), and
+// the interrupt policy (first signal graceful, second at once). If these fail, `pitwall jobs` lists wrong states,
+// a dead job shows as running forever, or a stop from the window is never seen.
+#include "core/jobrun/jobcontrol.h"
+#include "core/jobrun/jobsession.h"
+#include "core/store/jobstore.h"
+#include "core/store/store.h"
+#include "core/util/cancel.h"
+#include "core/util/error.h"
+#include "core/util/process.h"
+#include "core/util/timefmt.h"
+
+#include <QtTest>
+
+#include <csignal>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace pitwall;
+
+class TestJobsCore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); ::unsetenv("PITWALL_JOB_ID"); }
+    void recordLifecycle();
+    void vanishedProcessFails();
+    void storeLinksStudiesAndRunsOfTheCurrentJob();
+    void sessionFinishStates();
+    void childJobTakesItsOwnLinks();
+    void resumeCommandLines();
+    void execFailureNamesProgramAndErrno();
+    void ownGroupSignalReachesGrandchildren();
+    void secondSignalStopsAtOnce();
+    void sessionHeartbeatSeesStopRequest(); // last: it leaves this process's cancel token requested
+
+private:
+    std::string db(const char* name) const { return m_dir.filePath(name).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void TestJobsCore::recordLifecycle()
+{
+    JobStore store(db("life.db"));
+    const Json spec{{"argv", {"train", "configs/x.yaml"}}};
+    const auto id = store.create("train", spec, JobState::Queued, 0, "");
+    auto job = store.job(id);
+    QVERIFY(job);
+    QCOMPARE(job->kind, std::string("train"));
+    QCOMPARE(job->state, JobState::Queued);
+    QCOMPARE(job->spec, spec);
+    QVERIFY(!job->startTime);
+
+    store.start(id, ::getpid());
+    QCOMPARE(store.heartbeat(id, 0.25, "epoch 1/4", 30.0), JobState::Running);
+    job = store.job(id);
+    QCOMPARE(job->state, JobState::Running);
+    QCOMPARE(job->pid, static_cast<std::int64_t>(::getpid()));
+    QCOMPARE(job->progress, 0.25);
+    QCOMPARE(job->progressMessage, std::string("epoch 1/4"));
+    QCOMPARE(job->etaSeconds, std::optional<double>(30.0));
+    QCOMPARE(store.heartbeat(id, 7.0, "clamped", std::nullopt), JobState::Running);
+    QCOMPARE(store.job(id)->progress, 1.0);
+
+    QVERIFY(store.requestStop(id));
+    QCOMPARE(store.heartbeat(id, 0.5, "stopping", std::nullopt), JobState::Stopping);
+    store.finish(id, JobState::Cancelled, 130, "");
+    job = store.job(id);
+    QCOMPARE(job->state, JobState::Cancelled);
+    QCOMPARE(job->exitCode, std::optional<int>(130));
+    QVERIFY(job->endTime);
+    // A final state does not change again, and a stop request on it is refused.
+    store.finish(id, JobState::Finished, 0, "");
+    QCOMPARE(store.job(id)->state, JobState::Cancelled);
+    QVERIFY(!store.requestStop(id));
+    QCOMPARE(store.jobs(false).size(), std::size_t(0));
+    QCOMPARE(store.jobs(true).size(), std::size_t(1));
+
+    // Resume: back to queued with the new spec; only from cancelled or failed.
+    const Json resumed{{"argv", {"train", "configs/x.yaml", "--resume"}}};
+    store.requeue(id, resumed);
+    QCOMPARE(store.job(id)->state, JobState::Queued);
+    QCOMPARE(store.job(id)->spec, resumed);
+    QVERIFY(!store.job(id)->exitCode);
+    QVERIFY_THROWS_EXCEPTION(InputError, store.requeue(id, resumed));
+    QVERIFY_THROWS_EXCEPTION(RuntimeError, store.finish(id, JobState::Running, std::nullopt, ""));
+}
+
+void TestJobsCore::vanishedProcessFails()
+{
+    JobStore store(db("vanished.db"));
+    // A child that is really gone: its pid is reaped, so kill(pid, 0) fails.
+    const pid_t child = ::fork();
+    if (child == 0)
+        _exit(0);
+    ::waitpid(child, nullptr, 0);
+    const auto dead = store.create("hpo", Json::object(), JobState::Running, child, "");
+    const auto alive = store.create("train", Json::object(), JobState::Running, ::getpid(), "");
+    QCOMPARE(store.reapVanished(nowSeconds()), 1);
+    QCOMPARE(store.job(dead)->state, JobState::Failed);
+    QVERIFY(store.job(dead)->error.find("process vanished") == 0);
+    QCOMPARE(store.job(alive)->state, JobState::Running);
+    // A live process whose heartbeat stopped longer than the grace period ago (another host's view).
+    QCOMPARE(store.reapVanished(nowSeconds() + kJobHeartbeatGraceSeconds + 1), 1);
+    QCOMPARE(store.job(alive)->state, JobState::Failed);
+    QVERIFY(store.job(alive)->error.find("no heartbeat") != std::string::npos);
+    // Read-only stores change nothing.
+    JobStore readOnly(db("vanished.db"), OpenMode::ReadOnly);
+    QCOMPARE(readOnly.reapVanished(nowSeconds() + 1e6), 0);
+}
+
+void TestJobsCore::storeLinksStudiesAndRunsOfTheCurrentJob()
+{
+    const std::string path = db("links.db");
+    JobStore jobs(path);
+    const auto id = jobs.create("hpo", Json::object(), JobState::Running, ::getpid(), "");
+    auto store = openStore(path);
+    store->createStudy("before", {StudyDirection::Minimize}); // no job yet: no link
+    ::setenv("PITWALL_JOB_ID", std::to_string(id).c_str(), 1);
+    const auto study = store->createStudy("search", {StudyDirection::Minimize});
+    RunRecord run;
+    run.trialId = store->createTrial(study).id;
+    run.kind = "train";
+    const auto runId = store->createRun(run);
+    ::unsetenv("PITWALL_JOB_ID");
+    const auto links = jobs.job(id)->links;
+    QCOMPARE(links.size(), std::size_t(2));
+    QCOMPARE(links[0].kind, std::string("study"));
+    QCOMPARE(links[0].ref, std::string("search"));
+    QCOMPARE(links[1].kind, std::string("run"));
+    QCOMPARE(links[1].ref, std::to_string(runId));
+}
+
+// The hpo job's final comparison (hpo-final) as a child job: the studies created inside link to the child, the
+// parent links to the child, and the parent's $PITWALL_JOB_ID is back afterwards, also when the work throws.
+void TestJobsCore::childJobTakesItsOwnLinks()
+{
+    const std::string path = db("child.db");
+    JobSession parent(path, "hpo", Json{{"argv", {"hpo", "--trials", "2"}}}, std::nullopt, "");
+    auto store = openStore(path);
+    store->createStudy("search", {StudyDirection::Minimize});
+    std::int64_t childId = 0;
+    const int code = runChildJob(path, "hpo-final", Json{{"final_epochs", 3}}, [&] {
+        childId = *currentJobId();
+        store->createStudy("search/final-default", {StudyDirection::Minimize});
+        return 0;
+    });
+    QCOMPARE(code, 0);
+    QVERIFY(childId != parent.id());
+    QCOMPARE(*currentJobId(), parent.id());
+    JobStore jobs(path);
+    const JobRecord child = *jobs.job(childId);
+    QCOMPARE(child.kind, std::string("hpo-final"));
+    QCOMPARE(child.state, JobState::Finished);
+    QCOMPARE(child.spec["parent_job"].get<std::int64_t>(), parent.id());
+    QCOMPARE(child.spec["final_epochs"].get<int>(), 3);
+    QCOMPARE(child.spec["argv"], Json({"hpo", "--trials", "2"})); // starting it again reruns the whole search
+    QCOMPARE(child.links.size(), std::size_t(1));
+    QCOMPARE(child.links[0].ref, std::string("search/final-default"));
+    const std::vector<JobLink> parentLinks = jobs.job(parent.id())->links;
+    QCOMPARE(parentLinks.size(), std::size_t(2));
+    QCOMPARE(parentLinks[0].ref, std::string("search"));
+    QCOMPARE(parentLinks[1].kind, std::string("job"));
+    QCOMPARE(parentLinks[1].ref, std::to_string(childId));
+
+    bool thrown = false;
+    try {
+        runChildJob(path, "hpo-final", Json::object(), [&]() -> int {
+            childId = *currentJobId();
+            throw RuntimeError("out of memory");
+        });
+    } catch (const RuntimeError&) {
+        thrown = true;
+    }
+    QVERIFY(thrown);
+    QCOMPARE(*currentJobId(), parent.id());
+    QCOMPARE(jobs.job(childId)->state, JobState::Failed);
+    QCOMPARE(jobs.job(childId)->error, std::string("out of memory"));
+    parent.finish(0, "");
+}
+
+// `jobs resume`: a training run continues from its checkpoints with its own command line, a search from the
+// study it created with the options that shape it, and other kinds say how to start them again.
+void TestJobsCore::resumeCommandLines()
+{
+    JobRecord train;
+    train.kind = "train";
+    train.spec = {{"argv", {"train", "a.yaml"}}, {"db", "/d/t.db"}};
+    QCOMPARE(resumeCommandLine(train), (std::vector<std::string>{"train", "a.yaml", "--resume", "--db", "/d/t.db"}));
+    JobRecord hpo;
+    hpo.id = 7;
+    hpo.kind = "hpo";
+    hpo.spec = {{"argv", {"hpo", "a.yaml", "--trials", "8", "--partition=DPX", "--seed", "3"}}, {"db", "/d/h.db"}};
+    try {
+        resumeCommandLine(hpo);
+        QFAIL("a search without a study resumed");
+    } catch (const InputError& e) {
+        QCOMPARE(QString(e.what()), QString("job 7 created no study, so there is nothing to resume; start it again"));
+    }
+    hpo.links = {{"study", "s"}, {"run", "1"}};
+    QCOMPARE(resumeCommandLine(hpo), (std::vector<std::string>{"hpo", "--resume", "s", "--db", "/d/h.db", "--trials", "8",
+                                                               "--partition", "DPX"}));
+    JobRecord final = hpo;
+    final.kind = "hpo-final";
+    try {
+        resumeCommandLine(final);
+        QFAIL("an hpo-final job resumed");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("a hpo-final job cannot resume") &&
+                     QString(e.what()).endsWith("start it again with: pitwall hpo a.yaml --trials 8 --partition=DPX --seed 3"),
+                 e.what());
+    }
+}
+
+void TestJobsCore::sessionHeartbeatSeesStopRequest()
+{
+    const std::string path = db("session.db");
+    JobSession session(path, "train", Json{{"argv", {"train"}}}, std::nullopt, "");
+    QCOMPARE(std::getenv("PITWALL_JOB_ID"), std::to_string(session.id()));
+    reportJobProgress(0.5, "seed 1 pretrain epoch 1/2");
+    JobStore other(path);
+    QCOMPARE(other.job(session.id())->state, JobState::Running);
+    QVERIFY(!processCancelToken().requested());
+    other.requestStop(session.id());
+    // The heartbeat (every 2 s) reads Stopping and requests the process's cancel, as one Ctrl-C would.
+    QTRY_VERIFY_WITH_TIMEOUT(processCancelToken().requested(), 20000);
+    QCOMPARE(other.job(session.id())->progressMessage, std::string("seed 1 pretrain epoch 1/2"));
+    QCOMPARE(other.job(session.id())->progress, 0.5);
+    session.finish(130, "");
+    QCOMPARE(other.job(session.id())->state, JobState::Cancelled);
+}
+
+void TestJobsCore::sessionFinishStates()
+{
+    const std::string path = db("finish.db");
+    JobStore store(path);
+    const auto queued = store.create("bench-loader", Json::object(), JobState::Queued, 0, "/tmp/log");
+    {
+        JobSession adopted(path, "bench-loader", Json::object(), queued, "");
+        QCOMPARE(adopted.id(), queued);
+        QCOMPARE(store.job(queued)->state, JobState::Running);
+        QCOMPARE(store.job(queued)->pid, static_cast<std::int64_t>(::getpid()));
+        adopted.finish(0, "");
+    }
+    QCOMPARE(store.job(queued)->state, JobState::Finished);
+    QCOMPARE(store.job(queued)->progress, 1.0);
+    std::int64_t failed = 0;
+    {
+        JobSession s(path, "eval-driving", Json::object(), std::nullopt, "");
+        failed = s.id();
+        s.finish(1, "exit status 1");
+    }
+    QCOMPARE(store.job(failed)->state, JobState::Failed);
+    QCOMPARE(store.job(failed)->error, std::string("exit status 1"));
+    std::int64_t refused = 0;
+    {
+        JobSession s(path, "train", Json::object(), std::nullopt, "");
+        refused = s.id();
+        s.discard();
+    }
+    QVERIFY(!store.job(refused));
+}
+
+void TestJobsCore::execFailureNamesProgramAndErrno()
+{
+    try {
+        ChildProcess::start({"/nonexistent/pitwall-program"});
+        QFAIL("starting a missing program did not throw");
+    } catch (const RuntimeError& e) {
+        QCOMPARE(QString(e.what()), QString("cannot execute /nonexistent/pitwall-program: No such file or directory"));
+    }
+    const QString plain = m_dir.filePath("plain.txt"); // exists, no execute bit (refused even for root)
+    QFile file(plain);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not a program\n");
+    file.close();
+    QVERIFY(file.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+    try {
+        ChildProcess::start({plain.toStdString()});
+        QFAIL("starting a non-executable file did not throw");
+    } catch (const RuntimeError& e) {
+        QCOMPARE(QString(e.what()), "cannot execute " + plain + ": Permission denied");
+    }
+}
+
+void TestJobsCore::ownGroupSignalReachesGrandchildren()
+{
+    // sh starts a sleep of its own; SIGTERM to the group ends both, so the pipe's writer (the sleep) closes it.
+    const QString marker = m_dir.filePath("grandchild.pid");
+    ProcessOptions options;
+    options.group = ProcessGroup::Own;
+    ChildProcess child = ChildProcess::start(
+        {"/bin/sh", "-c", ("sleep 300 & echo $! > " + marker + "; wait").toStdString()}, options);
+    QTRY_VERIFY(QFile::exists(marker) && QFile(marker).size() > 0);
+    QFile f(marker);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const pid_t grandchild = f.readAll().trimmed().toInt();
+    QVERIFY(grandchild > 0);
+    child.signal(SIGTERM);
+    const ProcessExit exit = child.wait();
+    QVERIFY(!exit.exited);
+    QTRY_VERIFY(::kill(grandchild, 0) != 0);
+}
+
+void TestJobsCore::secondSignalStopsAtOnce()
+{
+    // A child installs the handlers and loops while not cancelled: one SIGINT starts its graceful stop (it says so
+    // on a pipe, then cleans up slowly and would exit 7 from its own code), a second signal during that clean-up
+    // ends it at once with 130. No timing: each step waits for the child's word on the pipe.
+    for (int signals : {1, 2}) {
+        int ready[2];
+        QVERIFY(::pipe(ready) == 0);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::close(ready[0]);
+            installInterruptHandlers();
+            (void)!::write(ready[1], "r", 1);
+            while (!processCancelToken().requested())
+                ::usleep(1000);
+            (void)!::write(ready[1], "s", 1); // the first signal was taken as a request: stopping gracefully
+            for (int i = 0; i < 20000; ++i)   // a slow graceful stop: 20 s
+                ::usleep(1000);
+            _exit(7);
+        }
+        ::close(ready[1]);
+        char c = 0;
+        QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
+        QCOMPARE(c, 'r');
+        ::kill(child, SIGINT);
+        // Had one SIGINT ended the process at once, the pipe would close without the 's'.
+        c = 0;
+        QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
+        ::close(ready[0]);
+        QCOMPARE(c, 's');
+        int status = 0;
+        if (signals == 1) {
+            QCOMPARE(::waitpid(child, &status, WNOHANG), pid_t(0)); // still in its graceful stop after one SIGINT
+            ::kill(child, SIGKILL);                                 // the graceful path would take 20 s
+            ::waitpid(child, &status, 0);
+            QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child ended before it was killed");
+        } else {
+            ::kill(child, SIGTERM);
+            ::waitpid(child, &status, 0);
+            QVERIFY(WIFEXITED(status));
+            QCOMPARE(WEXITSTATUS(status), 130);
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(TestJobsCore)
+#include "tst_jobs_core.moc"
