@@ -66,6 +66,10 @@ std::unique_ptr<DeviceBackend> makeCpuBackend();
 std::unique_ptr<DeviceBackend> makeCpuBackend(std::vector<int> cores, std::int64_t memoryBytes,
                                               std::int64_t memoryAvailableBytes, std::string modelName);
 
+// The backend named `name` ("cpu", "cuda", "hip", or "auto": the first GPU backend found, else cpu).
+// InputError when a named GPU backend is not present.
+std::unique_ptr<DeviceBackend> chooseBackend(const std::string& name);
+
 // The cores this process may run on (sched_getaffinity), at least one.
 std::vector<int> processCores();
 // A CPU set as Linux writes CPU lists: runs of consecutive cores as ranges, "0-3,6,8-9"; "" when empty.

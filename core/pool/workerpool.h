@@ -139,8 +139,4 @@ private:
     std::string m_poolId;
 };
 
-// The backend named `name` ("cpu", "cuda", "hip", or "auto": the first GPU backend found, else cpu).
-// InputError when a named GPU backend is not present.
-std::unique_ptr<DeviceBackend> chooseBackend(const std::string& name);
-
 } // namespace pitwall

@@ -1,5 +1,6 @@
 #include "core/engine/train/experiment.h"
 
+#include "core/devices/devices.h"
 #include "core/engine/data/dataset.h"
 #include "core/engine/model/modelapi.h"
 #include "core/engine/synth/dataset.h"
@@ -7,7 +8,6 @@
 #include "core/engine/train/experimentreport.h"
 #include "core/engine/train/precision.h"
 #include "core/engine/train/trainranks.h"
-#include "core/pool/workerpool.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"

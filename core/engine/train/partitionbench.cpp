@@ -5,7 +5,6 @@
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/trainranks.h"
 #include "core/pool/trialstate.h"
-#include "core/pool/workerpool.h"
 #include "core/report/plot.h"
 #include "core/store/store.h"
 #include "core/util/error.h"

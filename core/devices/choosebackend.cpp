@@ -1,5 +1,5 @@
+#include "core/devices/devices.h"
 #include "core/devices/gpubackends.h"
-#include "core/pool/workerpool.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
