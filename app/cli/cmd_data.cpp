@@ -1,7 +1,7 @@
 // pitwall data synth | pitwall data info
 #include "app/cli/cli.h"
 
-#include "core/engine/synth/datasetreport.h"
+#include "core/synth/datasetreport.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 

@@ -8,6 +8,7 @@
 namespace pitwall::engine {
 
 using namespace data;
+using image::ScaleChoice;
 
 namespace {
 

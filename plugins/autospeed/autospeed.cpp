@@ -4,7 +4,7 @@
 // the EMA model.
 #include "autospeed.h"
 
-#include "core/engine/eval/detection.h"
+#include "core/eval/detection.h"
 #include "core/util/error.h"
 
 #include <cmath>

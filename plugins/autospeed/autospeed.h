@@ -4,8 +4,8 @@
 // distribution-focal box regression at strides 8, 16 and 32; trained with a task-aligned assigner, BCE, CIoU and
 // DFL. Widths follow AutoSpeed's version table; a width multiple shrinks them for CPU runs.
 
-#include "core/engine/eval/detection.h"
 #include "core/engine/model/modelapi.h"
+#include "core/eval/detection.h"
 
 #include <array>
 

@@ -3,8 +3,8 @@
 // batch of real frames from it.
 
 #include "core/config/config.h"
-#include "core/engine/synth/dataset.h"
 #include "core/engine/train/framebatch.h"
+#include "core/synth/dataset.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

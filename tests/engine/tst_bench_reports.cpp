@@ -18,6 +18,7 @@
 using pitwall::test::sourceFile;
 
 using namespace pitwall;
+using namespace pitwall::image;
 
 class TestBenchReports : public QObject {
     Q_OBJECT

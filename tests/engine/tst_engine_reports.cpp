@@ -1,13 +1,13 @@
 // What the engine's commands print (train, eval driving, eval detection, data synth/info, engine info), rendered by
 // the engine's report functions from plain results: core/engine/train/experimentreport.h,
-// core/engine/drive/policyreport.h, core/engine/eval/predictionreport.h, core/engine/synth/datasetreport.h and
+// core/engine/drive/policyreport.h, core/engine/eval/predictionreport.h, core/synth/datasetreport.h and
 // core/engine/engineinforeport.h. If this fails, a table column, a score line or a JSON field that scripts and
 // the window read changed.
 #include "core/engine/drive/policyreport.h"
 #include "core/engine/engineinforeport.h"
 #include "core/engine/eval/predictionreport.h"
-#include "core/engine/synth/datasetreport.h"
 #include "core/engine/train/experimentreport.h"
+#include "core/synth/datasetreport.h"
 
 #include <QtTest>
 

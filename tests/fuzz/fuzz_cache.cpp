@@ -7,7 +7,7 @@
 #include "fuzztarget.h"
 
 #include "core/engine/data/cache.h"
-#include "core/engine/data/jpeg.h"
+#include "core/image/jpeg.h"
 
 #include <filesystem>
 #include <string>
@@ -15,6 +15,7 @@
 
 using namespace pitwall;
 using namespace pitwall::engine::data;
+using namespace pitwall::image;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: JPEG bytes through the engine's one TurboJPEG wrapper (core/engine/data/jpeg.cpp, plain C++ with
+// Fuzz target: JPEG bytes through Pitwall's one TurboJPEG wrapper (core/image/jpeg.cpp, plain C++ with
 // no torch, so it builds without LibTorch). Header, then a decode at full and at a reduced DCT scale, and the
 // region decode. Promises checked: a decode fills width x height x 3 bytes at the scaled size; the region decode of a
 // file that decodes whole succeeds with the same bytes in its region, and of any other file does not crash; a
@@ -6,12 +6,12 @@
 // it).
 #include "fuzztarget.h"
 
-#include "core/engine/data/jpeg.h"
+#include "core/image/jpeg.h"
 
 #include <vector>
 
 using namespace pitwall;
-using namespace pitwall::engine::data;
+using namespace pitwall::image;
 
 namespace {
 

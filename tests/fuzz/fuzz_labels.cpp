@@ -6,7 +6,7 @@
 #include "fuzztarget.h"
 
 #include "core/engine/data/dataset.h"
-#include "core/engine/data/jpeg.h"
+#include "core/image/jpeg.h"
 
 #include <cmath>
 #include <filesystem>
@@ -14,6 +14,7 @@
 
 using namespace pitwall;
 using namespace pitwall::engine::data;
+using namespace pitwall::image;
 namespace fs = std::filesystem;
 
 namespace {

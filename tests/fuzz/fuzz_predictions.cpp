@@ -5,8 +5,8 @@
 // predictions than the file's entries.
 #include "fuzztarget.h"
 
-#include "core/engine/data/jpeg.h"
 #include "core/engine/eval/predictions.h"
+#include "core/image/jpeg.h"
 
 #include <cmath>
 #include <filesystem>
@@ -24,7 +24,7 @@ const fs::path& datasetRoot()
     static const fs::path root = [] {
         const fs::path dir = fuzz::scratchDir("predictions") / "dataset";
         std::vector<std::uint8_t> rgb(64 * 48 * 3, 90);
-        const std::vector<std::uint8_t> jpeg = data::encodeJpeg(rgb.data(), 64, 48, 90, true);
+        const std::vector<std::uint8_t> jpeg = image::encodeJpeg(rgb.data(), 64, 48, 90, true);
         const std::string labels[] = {"0 0.5 0.5 0.25 0.25\n1 0.2 0.3 0.1 0.2\n", "1 0.7 0.6 0.3 0.3\n"};
         for (int i = 0; i < 2; ++i) {
             const std::string name = i == 0 ? "a" : "b";
@@ -49,17 +49,17 @@ PITWALL_FUZZ_TARGET
     return fuzz::runInput([&] {
         const fs::path file = datasetRoot().parent_path() / "predictions.json";
         fuzz::writeFile(file, data, size);
-        eval::PredictionScoreSpec spec;
+        engine::eval::PredictionScoreSpec spec;
         spec.datasetDir = datasetRoot().string();
         spec.predictionsFile = file.string();
-        spec.apMethod = size % 2 == 0 ? eval::ApMethod::AutoSpeed : eval::ApMethod::Coco;
+        spec.apMethod = size % 2 == 0 ? engine::eval::ApMethod::AutoSpeed : engine::eval::ApMethod::Coco;
         CancelToken cancel;
-        const eval::PredictionScore score = eval::scorePredictions(spec, cancel, ProgressReporter());
-        const eval::DetectionMetrics& m = score.metrics;
+        const engine::eval::PredictionScore score = engine::eval::scorePredictions(spec, cancel, ProgressReporter());
+        const engine::eval::DetectionMetrics& m = score.metrics;
         PITWALL_FUZZ_CHECK(fraction(m.precision) && fraction(m.recall) && fraction(m.map50) && fraction(m.map50_95),
                            "P " + std::to_string(m.precision) + " R " + std::to_string(m.recall) + " mAP50 " +
                                std::to_string(m.map50) + " mAP50-95 " + std::to_string(m.map50_95));
-        for (const eval::ClassMetrics& c : m.classes)
+        for (const engine::eval::ClassMetrics& c : m.classes)
             PITWALL_FUZZ_CHECK(fraction(c.precision) && fraction(c.recall) && fraction(c.ap50) && fraction(c.ap50_95),
                                "class " + std::to_string(c.classId));
         PITWALL_FUZZ_CHECK(m.images == 2 && m.groundTruths == 3, std::to_string(m.images) + " images, " +

@@ -52,12 +52,6 @@ struct Window {
     double x = 0, y = 0, width = 0, height = 0;
 };
 
-// A rectangle of whole pixels, half-open: [x0, x1) x [y0, y1).
-struct PixelRect {
-    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    bool empty() const { return x1 <= x0 || y1 <= y0; }
-};
-
 struct ColorJitter {
     float hueShiftTurns = 0;  // added to the hue (1 = a full turn)
     float saturationGain = 1; // result clamped to saturation 1

@@ -1,7 +1,7 @@
 #include "core/engine/data/cache.h"
 
 #include "core/devices/devices.h"
-#include "core/engine/data/jpeg.h"
+#include "core/image/jpeg.h"
 #include "core/util/error.h"
 
 #include <fcntl.h>
@@ -19,6 +19,14 @@
 #include <thread>
 
 namespace pitwall::engine::data {
+
+using image::chooseDctScale;
+using image::DctScale;
+using image::JpegDecoder;
+using image::JpegHeader;
+using image::kMaxJpegSide;
+using image::readWholeFile;
+using image::ScaleChoice;
 
 namespace {
 

@@ -57,7 +57,7 @@ DatasetIndex indexYolo(const std::string& dir, const std::string& split = {});
 // mapped to 3 (AutoSpeed's classes: 0 NA, 1..3 CIPO-1..3). `split` empty means every split found.
 DatasetIndex indexOpenLaneCipo(const std::string& root, const std::string& split = {});
 
-// Pitwall's synthetic world (core/engine/synth/dataset.h): rgb/NNNNNN.jpg with boxes from meta/NNNNNN.json, class
+// Pitwall's synthetic world (core/synth/dataset.h): rgb/NNNNNN.jpg with boxes from meta/NNNNNN.json, class
 // = CIPO level with 4 mapped to 3 as for OpenLane.
 DatasetIndex indexSynth(const std::string& dir);
 

@@ -9,6 +9,8 @@
 
 namespace pitwall::engine::data {
 
+using image::PixelRect;
+
 namespace {
 
 using internal::ColorConstants;

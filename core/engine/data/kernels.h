@@ -4,6 +4,7 @@
 // in the batch. Intermediates are two rows of floats, kept in a per-thread scratch. No torch.
 
 #include "core/engine/data/augment.h"
+#include "core/image/pixelrect.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -54,7 +55,7 @@ public:
     WindowRenderer(const WindowRenderer&) = delete;
     WindowRenderer& operator=(const WindowRenderer&) = delete;
 
-    PixelRect footprint() const; // in source pixels; empty when the window misses the image
+    image::PixelRect footprint() const; // in source pixels; empty when the window misses the image
     void renderReady(int sourceRows);
     void finish();
 

@@ -13,6 +13,8 @@
 
 namespace pitwall::engine::data {
 
+using image::scaleEighths;
+
 namespace {
 
 class PitwallLoader : public BatchLoader {

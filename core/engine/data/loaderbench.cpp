@@ -14,6 +14,10 @@
 
 namespace pitwall::engine::data {
 
+using image::DctScale;
+using image::JpegDecoder;
+using image::readWholeFile;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

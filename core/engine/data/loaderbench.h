@@ -5,8 +5,8 @@
 
 #include "core/engine/data/cache.h"
 #include "core/engine/data/dataset.h"
-#include "core/engine/data/jpeg.h"
 #include "core/engine/data/loaderoptions.h"
+#include "core/image/jpeg.h"
 
 #include <functional>
 #include <map>
@@ -79,7 +79,7 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
 // Decodes `paths` at `scale` (full scale by default) on this thread `passes` times after one untimed pass and
 // returns the mean wall ms per image of the timed passes (and the thread's CPU ms per image in cpuMsPerImage when
 // given). Unreadable files are skipped.
-double measureDecodeMs(const std::vector<std::string>& paths, int passes = 2, DctScale scale = {1, 1},
+double measureDecodeMs(const std::vector<std::string>& paths, int passes = 2, image::DctScale scale = {1, 1},
                        double* cpuMsPerImage = nullptr);
 
 // The decoded scale most used, written "M/8" (e.g. "8/8", "6/8"), or "cache" / "none"; with others, their shares:

@@ -1,7 +1,7 @@
 // Image-folder, YOLO and synthetic-world readers, and the layout detection (OpenLane CIPO is in cipo.cpp).
 #include "core/engine/data/dataset.h"
 
-#include "core/engine/synth/dataset.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 

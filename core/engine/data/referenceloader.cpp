@@ -27,6 +27,11 @@
 
 namespace pitwall::engine::data {
 
+using image::DctScale;
+using image::JpegDecoder;
+using image::JpegHeader;
+using image::readWholeFile;
+
 namespace {
 
 namespace F = torch::nn::functional;

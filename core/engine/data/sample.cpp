@@ -7,6 +7,11 @@
 
 namespace pitwall::engine::data {
 
+using image::chooseDctScale;
+using image::JpegHeader;
+using image::readWholeFile;
+using image::scaledSize;
+
 std::vector<BoxLabel> boxesInPixels(const SampleRecord& record, int sourceWidth, int sourceHeight)
 {
     if (record.units == BoxUnits::Pixels)

@@ -6,8 +6,8 @@
 
 #include "core/engine/data/augment.h"
 #include "core/engine/data/dataset.h"
-#include "core/engine/data/jpeg.h"
 #include "core/engine/data/kernels.h"
+#include "core/image/jpeg.h"
 
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ struct SampleOptions {
     int outputHeight = 372;
     AugmentOptions augment;
     Normalization normalization;
-    ScaleChoice scaleChoice = ScaleChoice::FastEighths;
+    image::ScaleChoice scaleChoice = image::ScaleChoice::FastEighths;
     // Decode only the pixels the window reads, in bands consumed by the kernel as they arrive
     // (JpegDecoder::decodeRegion); false: decode the whole image, then render (the output bytes are the same).
     bool regionDecode = true;
@@ -31,7 +31,7 @@ struct SampleResult {
     bool ok = false;
     std::vector<BoxLabel> boxes; // output pixels, after the augmentation, clipped
     SampleAugment augment;       // what was applied (window in source pixels)
-    DctScale scale;              // the decode scale used (1/1 from the cache)
+    image::DctScale scale;       // the decode scale used (1/1 from the cache)
     std::string error;           // when !ok: why the image could not be used
 };
 
@@ -50,7 +50,7 @@ public:
 private:
     SampleOptions m_options;
     const PreprocessedCache* m_cache;
-    JpegDecoder m_decoder;
+    image::JpegDecoder m_decoder;
     std::vector<std::uint8_t> m_bytes, m_pixels;
     KernelScratch m_scratch;
 };

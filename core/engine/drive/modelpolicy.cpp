@@ -2,8 +2,8 @@
 
 #include "core/config/schema.h"
 #include "core/engine/model/modelapi.h"
-#include "core/engine/synth/dataset.h"
 #include "core/engine/train/framebatch.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 
 #include <filesystem>

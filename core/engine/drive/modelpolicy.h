@@ -5,9 +5,9 @@
 // tensors as training (train/framebatch.h; the navigation command comes from routeCommand()), and runs
 // Model::plan. This is the only torch user of drive/, and only in its .cpp: the header is plain C++.
 
-#include "core/engine/drive/policy.h"
-#include "core/engine/synth/render.h"
+#include "core/drive/policy.h"
 #include "core/store/store.h"
+#include "core/synth/render.h"
 
 #include <cstdint>
 #include <memory>

@@ -2,7 +2,7 @@
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
 
-#include "core/engine/drive/policy.h"
+#include "core/drive/policy.h"
 #include "core/store/store.h"
 #include "core/util/strings.h"
 

@@ -3,8 +3,8 @@
 // Used by `pitwall eval driving --policy RUN_ID` and by `pitwall bench variants` (a `driving:` section).
 // Plain C++ (no torch in this header).
 
+#include "core/drive/simulator.h"
 #include "core/engine/drive/modelpolicy.h"
-#include "core/engine/drive/simulator.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 #include "core/engine/eval/predictions.h"
 
 #include "core/engine/data/dataset.h"
-#include "core/engine/data/jpeg.h"
+#include "core/image/jpeg.h"
 #include "core/util/error.h"
 #include "core/util/floatrange.h"
 #include "core/util/strings.h"
@@ -345,8 +345,8 @@ ReadPredictions readPredictions(const std::string& path, const data::DatasetInde
 }
 
 // The size of a JPEG from the start of the file (the whole file only when its header reaches further).
-bool readJpegHeader(data::JpegDecoder& decoder, const std::string& path, std::vector<std::uint8_t>& bytes,
-                    data::JpegHeader& header, std::string& error)
+bool readJpegHeader(image::JpegDecoder& decoder, const std::string& path, std::vector<std::uint8_t>& bytes,
+                    image::JpegHeader& header, std::string& error)
 {
     std::ifstream in(path, std::ios::binary);
     if (in) {
@@ -356,14 +356,14 @@ bool readJpegHeader(data::JpegDecoder& decoder, const std::string& path, std::ve
         if (decoder.readHeader(bytes.data(), bytes.size(), header, error))
             return true;
     }
-    return data::readWholeFile(path, bytes, error) && decoder.readHeader(bytes.data(), bytes.size(), header, error);
+    return image::readWholeFile(path, bytes, error) && decoder.readHeader(bytes.data(), bytes.size(), header, error);
 }
 
 // Ground truth in pixels; YOLO's normalised boxes are scaled by the size in the JPEG header.
 std::vector<std::vector<Detection>> groundTruthInPixels(const data::DatasetIndex& index)
 {
     std::vector<std::vector<Detection>> out(index.samples.size());
-    data::JpegDecoder decoder;
+    image::JpegDecoder decoder;
     std::vector<std::uint8_t> bytes;
     std::vector<Diagnostic> problems;
     for (std::size_t i = 0; i < index.samples.size(); ++i) {
@@ -371,7 +371,7 @@ std::vector<std::vector<Detection>> groundTruthInPixels(const data::DatasetIndex
         double scaleX = 1, scaleY = 1;
         if (sample.units == data::BoxUnits::Normalized && !sample.boxes.empty()) {
             std::string error;
-            data::JpegHeader header;
+            image::JpegHeader header;
             if (!readJpegHeader(decoder, sample.imagePath, bytes, header, error)) {
                 if (problems.size() < kMaxDiagnostics)
                     problems.push_back({SourceLocation{sample.imagePath},

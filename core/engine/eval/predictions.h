@@ -1,9 +1,10 @@
 #pragma once
 // Scoring boxes predicted elsewhere against a labelled dataset (`pitwall eval detection`): the predictions file
 // is read and every entry checked, ground truth comes from the dataset as the training readers read it, and the
-// metrics are detection.h's (AutoSpeed's NMS and matching; AP by spec.apMethod, AutoSpeed's unless told).
+// metrics are core/eval/detection.h's (AutoSpeed's NMS and matching; AP by spec.apMethod, AutoSpeed's unless told).
+// It stays in the engine because it reads the dataset with the data pipeline's readers (core/engine/data).
 
-#include "core/engine/eval/detection.h"
+#include "core/eval/detection.h"
 #include "core/util/cancel.h"
 #include "core/util/progress.h"
 
@@ -11,6 +12,8 @@
 #include <string>
 
 namespace pitwall::engine::eval {
+
+using namespace pitwall::eval; // the metrics' types (Detection, NmsOptions, ApMethod, DetectionMetrics, ...)
 
 struct PredictionScoreSpec {
     std::string datasetDir;      // YOLO (images/ + labels/), OpenLane CIPO (cipo/ + images/) or synthetic

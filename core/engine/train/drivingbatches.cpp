@@ -1,8 +1,8 @@
 // The batch source of driving models (BatchKind::DrivingFrames, TransFuser-lite): frames of a synthetic dataset,
 // shuffled per epoch and built ahead of the step by a BatchPrefetcher. No augmentation.
-#include "core/engine/synth/dataset.h"
 #include "core/engine/train/batchsource.h"
 #include "core/engine/train/framebatch.h"
+#include "core/synth/dataset.h"
 
 #include <numeric>
 #include <random>

@@ -3,7 +3,7 @@
 // the training step. Engine-internal: includes torch.
 
 #include "core/engine/model/modelapi.h"
-#include "core/engine/synth/render.h"
+#include "core/synth/render.h"
 
 #include <atomic>
 #include <condition_variable>

@@ -1,12 +1,12 @@
 #include "core/engine/train/partitionbench.h"
 
-#include "core/engine/synth/internal/imageio.h"
 #include "core/engine/train/benchcheck.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/trainranks.h"
 #include "core/pool/trialstate.h"
 #include "core/report/plot.h"
 #include "core/store/store.h"
+#include "core/synth/internal/imageio.h"
 #include "core/util/error.h"
 #include "core/util/pathcheck.h"
 #include "core/util/paths.h"

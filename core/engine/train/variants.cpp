@@ -1,6 +1,6 @@
 #include "core/engine/train/variants.h"
 
-#include "core/engine/drive/scoring.h"
+#include "core/drive/scoring.h"
 
 #include "core/util/error.h"
 

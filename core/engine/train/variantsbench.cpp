@@ -1,11 +1,11 @@
 #include "core/engine/train/variantsbench.h"
 
 #include "core/engine/drive/runeval.h"
-#include "core/engine/synth/dataset.h"
 #include "core/engine/train/benchcheck.h"
 #include "core/engine/train/meters.h"
 #include "core/pool/trialstate.h"
 #include "core/store/store.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
 

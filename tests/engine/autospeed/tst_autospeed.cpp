@@ -3,9 +3,9 @@
 // training run through the trainer whose loss falls and whose evaluation gives P / R / mAP in 0..1.
 #include "autospeed.h"
 
-#include "core/engine/synth/dataset.h"
 #include "core/engine/train/trainer.h"
 #include "core/store/store.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

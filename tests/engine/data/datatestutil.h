@@ -1,8 +1,8 @@
 #pragma once
 // Fixtures of the data-pipeline tests: smooth, colourful test images written as JPEG files.
 
-#include "core/engine/data/jpeg.h"
-#include "core/engine/synth/dataset.h"
+#include "core/image/jpeg.h"
+#include "core/synth/dataset.h"
 
 #include <QtTest>
 
@@ -61,7 +61,7 @@ inline void writeText(const std::filesystem::path& path, const std::string& text
 inline void writeJpeg(const std::filesystem::path& path, int width, int height, int seed, int quality = 92)
 {
     const auto rgb = testImage(width, height, seed);
-    writeBytes(path, pitwall::engine::data::encodeJpeg(rgb.data(), width, height, quality));
+    writeBytes(path, pitwall::image::encodeJpeg(rgb.data(), width, height, quality));
 }
 
 // `count` JPEGs named 000.jpg, 001.jpg, ... in dir; returns their paths.

@@ -1,10 +1,10 @@
 // JPEG decode at DCT scale and the fused kernel: the scale chosen is the smallest that still covers the output,
 // damaged files fail with a reason instead of crashing, and decode + window resize stays close to a reference
 // resize of the original pixels.
-#include "core/engine/data/jpeg.h"
 #include "core/engine/data/kernels.h"
 #include "core/engine/data/sample.h"
-#include "core/engine/synth/internal/imageio.h"
+#include "core/image/jpeg.h"
+#include "core/synth/internal/imageio.h"
 
 #include "datatestutil.h"
 
@@ -15,6 +15,7 @@
 #include <set>
 
 using namespace pitwall::engine::data;
+using namespace pitwall::image;
 Q_DECLARE_METATYPE(ScaleChoice)
 
 namespace {

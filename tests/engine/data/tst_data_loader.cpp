@@ -19,6 +19,7 @@
 using pitwall::test::cliPath;
 
 using namespace pitwall::engine::data;
+using namespace pitwall::image;
 namespace fs = std::filesystem;
 
 namespace {

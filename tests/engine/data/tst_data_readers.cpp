@@ -2,7 +2,7 @@
 // nothing usable refused as bad input.
 #include "core/engine/data/dataset.h"
 #include "core/engine/data/sample.h"
-#include "core/engine/synth/dataset.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 
 #include "datatestutil.h"
@@ -190,7 +190,7 @@ void TestDataReaders::corruptJpegIsReportedNotFatal()
     const fs::path root = dir.path().toStdString();
     datatest::writeJpeg(root / "good.jpg", 64, 32, 1);
     datatest::writeBytes(root / "bad.jpg", std::vector<std::uint8_t>(300, 0x11));
-    auto truncated = pitwall::engine::data::encodeJpeg(datatest::testImage(64, 32, 2).data(), 64, 32, 90);
+    auto truncated = pitwall::image::encodeJpeg(datatest::testImage(64, 32, 2).data(), 64, 32, 90);
     truncated.resize(truncated.size() / 3);
     datatest::writeBytes(root / "short.jpg", truncated);
     const DatasetIndex index = indexImageFolder(root.string()); // indexing does not read images

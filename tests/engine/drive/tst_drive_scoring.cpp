@@ -1,8 +1,8 @@
 // CARLA-style scoring on hand-made ticks: penalty and completion arithmetic, each infraction counted once per
 // object or light, red lights only when red, and the route-ending rules (deviation, blocked, completion); the
 // standard error over routes on hand-computed route scores, and the same figure in the JSON and the stored summary.
+#include "core/drive/scoring.h"
 #include "core/engine/drive/runeval.h"
-#include "core/engine/drive/scoring.h"
 
 #include <QtTest>
 

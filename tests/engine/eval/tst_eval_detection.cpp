@@ -1,4 +1,4 @@
-// Detection metrics (core/engine/eval/detection.h) on cases computed by hand, and `pitwall eval detection` end to
+// Detection metrics (core/eval/detection.h) on cases computed by hand, and `pitwall eval detection` end to
 // end on a tiny YOLO dataset of real JPEG files. Two AP methods:
 // - COCO (ApMethod::Coco, `--ap coco`; the cases below that choose it): the mean over r = 0, 0.01, ..., 1 of the
 //   precision envelope at r (the best precision at any recall >= r; 0 beyond the last recall), so a perfect class
@@ -7,9 +7,9 @@
 //   envelope sampled at x = 0, 0.01, ..., 1 by np.interp (at a repeated recall the last point's precision) and
 //   integrated with the trapezoid rule. A perfect class scores 0.995: the samples are 1 up to x = 0.99 and 0 at
 //   x = 1 (the end sentinel), so the last interval gives (1 + 0) / 2 * 0.01 instead of 0.01.
-#include "core/engine/data/jpeg.h"
-#include "core/engine/eval/detection.h"
-#include "core/engine/synth/dataset.h"
+#include "core/eval/detection.h"
+#include "core/image/jpeg.h"
+#include "core/synth/dataset.h"
 #include "core/util/error.h"
 
 #include "../../cli/clitestutil.h"
@@ -27,7 +27,7 @@
 
 using pitwall::test::sourcePath;
 
-using namespace pitwall::engine::eval;
+using namespace pitwall::eval;
 namespace fs = std::filesystem;
 
 namespace {
@@ -50,7 +50,7 @@ void writeFile(const fs::path& path, const std::string& text)
 void writeGrayJpeg(const fs::path& path, int width, int height)
 {
     const std::vector<std::uint8_t> rgb(static_cast<std::size_t>(width) * height * 3, 128);
-    const std::vector<std::uint8_t> bytes = pitwall::engine::data::encodeJpeg(rgb.data(), width, height, 90);
+    const std::vector<std::uint8_t> bytes = pitwall::image::encodeJpeg(rgb.data(), width, height, 90);
     fs::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                                 static_cast<std::streamsize>(bytes.size()));

@@ -5,8 +5,8 @@
 #include "../../cli/clitestutil.h"
 
 #include "core/devices/devices.h"
-#include "core/engine/synth/internal/imageio.h"
 #include "core/store/store.h"
+#include "core/synth/internal/imageio.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
