@@ -1,5 +1,7 @@
 // The layering rule of the architecture, checked on the sources: core/ uses neither Qt nor torch,
-// core/engine/ is the only place with torch and never uses Qt or ui/, ui/ never includes the engine.
+// core/engine/ is the only place with torch and never uses Qt or ui/, ui/ never includes the engine, plugins see
+// core/ and of the engine only the model contract (core/engine/model/modelapi.h), and the GUI's main stands on ui/
+// and core/ without the engine.
 #include <QtTest>
 
 #include <QDirIterator>
@@ -32,6 +34,13 @@ void TestLayers::includesPointDown_data()
     QTest::newRow("engine: no Qt, no ui") << "core/engine" << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|ui/.*)$)" << "";
     QTest::newRow("ui: no torch, no engine") << "ui" << R"(^(torch/.*|ATen/.*|c10/.*|core/engine/.*)$)" << "";
     QTest::newRow("cli: no Qt") << "app/cli" << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|ui/.*)$)" << "";
+    QTest::newRow("plugins: core/ and the model contract only")
+        << "plugins"
+        << R"(^(Q[A-Za-z]+|Qt[A-Za-z]+/.*|ui/.*|app/.*|core/engine/(?!model/modelapi\.h$).*)$)"
+        << "";
+    QTest::newRow("gui: no torch, no engine") << "app/gui"
+                                              << R"(^(torch/.*|ATen/.*|c10/.*|core/engine/.*)$)"
+                                              << "";
 }
 
 void TestLayers::includesPointDown()
