@@ -1,7 +1,7 @@
 #include "core/pool/trialloop.h"
 
-#include "core/pool/heartbeat.h"
 #include "core/pool/hposettings.h"
+#include "core/pool/internal/heartbeat.h"
 #include "core/pool/trialstate.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"

@@ -3,8 +3,8 @@
 
 #include "core/store/sqlitestore.h"
 
+#include "core/store/internal/migrations.h"
 #include "core/store/internal/sqlite.h"
-#include "core/store/migrations.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 

@@ -3,7 +3,7 @@
 // or changing Optuna's. If this fails, upgrading Pitwall could lose or hide recorded results.
 #include "storetestutil.h"
 
-#include "core/store/migrations.h"
+#include "core/store/internal/migrations.h"
 #include "core/store/sqlitestore.h"
 #include "core/store/store.h"
 

@@ -1,4 +1,4 @@
-#include "core/pool/heartbeat.h"
+#include "core/pool/internal/heartbeat.h"
 
 #include "core/store/store.h"
 

@@ -1,4 +1,4 @@
-#include "core/store/migrations.h"
+#include "core/store/internal/migrations.h"
 
 #include "core/store/internal/sqlite.h"
 #include "core/util/timefmt.h"
