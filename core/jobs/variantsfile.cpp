@@ -50,9 +50,7 @@ std::vector<std::string> relativeTo(const std::string& file, const std::vector<s
     return out;
 }
 
-} // namespace
-
-VariantsFile readVariantsFile(const std::string& path)
+YAML::Node loadRoot(const std::string& path)
 {
     YAML::Node root;
     try {
@@ -68,85 +66,115 @@ VariantsFile readVariantsFile(const std::string& path)
             throw InputError(at(path, item.first),
                              "unknown field '" + item.first.Scalar() +
                                  "' (known: name, base, seeds, quality, driving, table, variants)");
-    VariantsFile file;
-    file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
-    file.base = relativeTo(path, stringList(path, root["base"], "base"));
+    return root;
+}
+
+std::vector<std::int64_t> readSeeds(const std::string& path, const YAML::Node& node)
+{
+    std::vector<std::int64_t> seeds;
     try {
-        if (root["seeds"])
-            for (const YAML::Node& s : root["seeds"])
-                file.seeds.push_back(s.as<std::int64_t>());
+        if (node)
+            for (const YAML::Node& s : node)
+                seeds.push_back(s.as<std::int64_t>());
     } catch (const YAML::Exception&) {
-        throw InputError(at(path, root["seeds"]), "'seeds' must be a list of integers");
+        throw InputError(at(path, node), "'seeds' must be a list of integers");
     }
-    if (file.seeds.empty())
-        file.seeds = {0};
-    if (const YAML::Node q = root["quality"]) {
-        if (!q.IsMap())
-            throw InputError(at(path, q), "'quality' is a mapping {metric, label, better: lower|higher}");
-        if (q["metric"])
-            file.qualityMetric = q["metric"].as<std::string>();
-        file.qualityLabel = q["label"] ? q["label"].as<std::string>() : file.qualityMetric;
-        if (q["better"]) {
-            const std::string better = q["better"].as<std::string>();
-            if (better != "lower" && better != "higher")
-                throw InputError(at(path, q["better"]), "'better' must be lower or higher, got '" + better + "'");
-            file.qualityHigherIsBetter = better == "higher";
-        }
+    if (seeds.empty())
+        seeds = {0};
+    return seeds;
+}
+
+void readQuality(const std::string& path, const YAML::Node& q, VariantsFile& file)
+{
+    if (!q.IsMap())
+        throw InputError(at(path, q), "'quality' is a mapping {metric, label, better: lower|higher}");
+    if (q["metric"])
+        file.qualityMetric = q["metric"].as<std::string>();
+    file.qualityLabel = q["label"] ? q["label"].as<std::string>() : file.qualityMetric;
+    if (q["better"]) {
+        const std::string better = q["better"].as<std::string>();
+        if (better != "lower" && better != "higher")
+            throw InputError(at(path, q["better"]), "'better' must be lower or higher, got '" + better + "'");
+        file.qualityHigherIsBetter = better == "higher";
     }
-    if (const YAML::Node d = root["driving"]) {
-        if (!d.IsMap())
-            throw InputError(at(path, d), "'driving' is a mapping {routes, route_seconds, seed}");
-        for (const auto& item : d)
-            if (item.first.Scalar() != "routes" && item.first.Scalar() != "route_seconds" &&
-                item.first.Scalar() != "seed")
-                throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
-                                                           "' in 'driving' (known: routes, route_seconds, seed)");
-        file.driving.enabled = true;
-        try {
-            file.driving.routes = d["routes"] ? d["routes"].as<int>() : file.driving.routes;
-            file.driving.routeSeconds =
-                d["route_seconds"] ? d["route_seconds"].as<double>() : file.driving.routeSeconds;
-            file.driving.seed = d["seed"] ? d["seed"].as<std::int64_t>() : file.driving.seed;
-        } catch (const YAML::Exception&) {
-            throw InputError(at(path, d),
-                             "'driving' takes an integer 'routes' and 'seed' and a number 'route_seconds'");
-        }
-        if (file.driving.routes < 1 || file.driving.routeSeconds < 2 || file.driving.routeSeconds > 3600 ||
-            file.driving.seed < 0)
-            throw InputError(at(path, d), "'driving' needs routes >= 1, route_seconds in 2..3600 and seed >= 0");
+}
+
+void readDriving(const std::string& path, const YAML::Node& d, VariantsFile& file)
+{
+    if (!d.IsMap())
+        throw InputError(at(path, d), "'driving' is a mapping {routes, route_seconds, seed}");
+    for (const auto& item : d)
+        if (item.first.Scalar() != "routes" && item.first.Scalar() != "route_seconds" && item.first.Scalar() != "seed")
+            throw InputError(at(path, item.first), "unknown field '" + item.first.Scalar() +
+                                                       "' in 'driving' (known: routes, route_seconds, seed)");
+    file.driving.enabled = true;
+    try {
+        file.driving.routes = d["routes"] ? d["routes"].as<int>() : file.driving.routes;
+        file.driving.routeSeconds = d["route_seconds"] ? d["route_seconds"].as<double>() : file.driving.routeSeconds;
+        file.driving.seed = d["seed"] ? d["seed"].as<std::int64_t>() : file.driving.seed;
+    } catch (const YAML::Exception&) {
+        throw InputError(at(path, d), "'driving' takes an integer 'routes' and 'seed' and a number 'route_seconds'");
     }
-    if (const YAML::Node t = root["table"]) {
-        const std::string kind = t.IsScalar() ? t.Scalar() : "";
-        if (kind != "speed" && kind != "loader")
-            throw InputError(at(path, t), "'table' must be speed or loader, got '" + kind + "'");
-        file.table = kind == "loader" ? VariantsTableKind::Loader : VariantsTableKind::Speed;
-    }
+    if (file.driving.routes < 1 || file.driving.routeSeconds < 2 || file.driving.routeSeconds > 3600 ||
+        file.driving.seed < 0)
+        throw InputError(at(path, d), "'driving' needs routes >= 1, route_seconds in 2..3600 and seed >= 0");
+}
+
+VariantsTableKind readTable(const std::string& path, const YAML::Node& t)
+{
+    const std::string kind = t.IsScalar() ? t.Scalar() : "";
+    if (kind != "speed" && kind != "loader")
+        throw InputError(at(path, t), "'table' must be speed or loader, got '" + kind + "'");
+    return kind == "loader" ? VariantsTableKind::Loader : VariantsTableKind::Speed;
+}
+
+// The variants in order, each name once; then every compare_to names another variant of the list.
+std::vector<VariantSpec> readVariants(const std::string& path, const YAML::Node& root)
+{
     const YAML::Node variants = root["variants"];
     if (!variants || !variants.IsSequence() || variants.size() == 0)
         throw InputError(at(path, root), "'variants' must be a non-empty list");
+    std::vector<VariantSpec> out;
     for (const YAML::Node& v : variants) {
         if (!v.IsMap() || !v["name"])
             throw InputError(at(path, v), "each variant needs a 'name' (and 'configs' and/or 'overrides')");
         VariantSpec spec;
         spec.name = v["name"].as<std::string>();
-        for (const VariantSpec& other : file.variants)
+        for (const VariantSpec& other : out)
             if (other.name == spec.name)
                 throw InputError(at(path, v["name"]), "variant '" + spec.name + "' is listed twice");
         spec.configs = relativeTo(path, stringList(path, v["configs"], "configs"));
         spec.overrides = stringList(path, v["overrides"], "overrides");
         if (v["compare_to"])
             spec.compareTo = v["compare_to"].as<std::string>();
-        file.variants.push_back(std::move(spec));
+        out.push_back(std::move(spec));
     }
-    for (std::size_t i = 0; i < file.variants.size(); ++i) {
-        const std::string& other = file.variants[i].compareTo;
-        const bool known = std::any_of(file.variants.begin(), file.variants.end(),
-                                       [&](const VariantSpec& v) { return v.name == other; });
-        if (!other.empty() && (!known || other == file.variants[i].name))
-            throw InputError(at(path, variants[i]["compare_to"]), "variant '" + file.variants[i].name +
-                                                                      "': compare_to '" + other +
-                                                                      "' is not another variant of this file");
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::string& other = out[i].compareTo;
+        const bool known = std::any_of(out.begin(), out.end(), [&](const VariantSpec& v) { return v.name == other; });
+        if (!other.empty() && (!known || other == out[i].name))
+            throw InputError(at(path, variants[i]["compare_to"]), "variant '" + out[i].name + "': compare_to '" +
+                                                                      other + "' is not another variant of this file");
     }
+    return out;
+}
+
+} // namespace
+
+VariantsFile readVariantsFile(const std::string& path)
+{
+    const YAML::Node root = loadRoot(path);
+    VariantsFile file;
+    file.name = root["name"] ? root["name"].as<std::string>() : fs::path(path).stem().string();
+    file.base = relativeTo(path, stringList(path, root["base"], "base"));
+    file.seeds = readSeeds(path, root["seeds"]);
+    if (const YAML::Node q = root["quality"])
+        readQuality(path, q, file);
+    if (const YAML::Node d = root["driving"])
+        readDriving(path, d, file);
+    if (const YAML::Node t = root["table"])
+        file.table = readTable(path, t);
+    file.variants = readVariants(path, root);
     return file;
 }
 
