@@ -91,4 +91,54 @@ const JobFields& DrivingEvalJob::fields()
     return fields;
 }
 
+std::vector<std::string> DetectionEvalJob::toArgs() const
+{
+    std::vector<std::string> words = jobs::commandWords(kCommand);
+    if (!dataset.empty())
+        jobs::addOption(words, "dataset", dataset);
+    if (!split.empty())
+        jobs::addOption(words, "split", split);
+    if (!predictions.empty())
+        jobs::addOption(words, "predictions", predictions);
+    if (ap)
+        jobs::addOption(words, "ap", std::string(eval::apMethodName(*ap)));
+    return words;
+}
+
+DetectionEvalJob DetectionEvalJob::fromArgs(const cmdline::Args& args)
+{
+    DetectionEvalJob job;
+    job.dataset = args.value("dataset", "");
+    job.split = args.value("split", "");
+    job.predictions = args.value("predictions", "");
+    if (const auto ap = args.value("ap")) {
+        try {
+            job.ap = eval::parseApMethod(*ap, "--ap");
+        } catch (const InputError& e) {
+            throw InputError::forOption("ap", e.what());
+        }
+    }
+    return job;
+}
+
+DetectionEvalJob DetectionEvalJob::fromArgs(const std::vector<std::string>& words)
+{
+    return fromArgs(jobs::parseJobWords(kCommand, optionSpecs(), words));
+}
+
+std::vector<cmdline::OptionSpec> DetectionEvalJob::optionSpecs()
+{
+    return {
+        {"dataset", "DIR", "the labelled dataset: YOLO (images/ + labels/), OpenLane CIPO or synthetic"},
+        {"split", "S", "the dataset's split (e.g. val, validation); default: the whole folder"},
+        {"predictions", "FILE", "JSON list of predicted boxes {image, class, x, y, width, height, score}, in pixels"},
+        {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco"}};
+}
+
+const JobFields& DetectionEvalJob::fields()
+{
+    static const JobFields fields = jobs::jobFieldsOf(optionSpecs(), "", "dataset");
+    return fields;
+}
+
 } // namespace pitwall

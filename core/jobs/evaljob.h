@@ -1,7 +1,8 @@
 #pragma once
-// `pitwall eval driving`'s options as a typed spec: the CLI parses it with fromArgs (the engine drives from it), the
-// window's driving page fills it and starts toArgs().
+// `pitwall eval driving` and `pitwall eval detection` as typed specs: the CLI parses them with fromArgs (the engine
+// drives or scores from them); the window's driving page fills DrivingEvalJob and starts toArgs().
 
+#include "core/eval/detection.h"
 #include "core/jobs/jobproblems.h"
 #include "core/util/cmdline.h"
 
@@ -34,6 +35,25 @@ struct DrivingEvalJob {
     static DrivingEvalJob fromArgs(const std::vector<std::string>& words);
     static std::vector<cmdline::OptionSpec> optionSpecs(); // besides --db and --json
     // policy (also where a run's problems go: no such run, no checkpoint, ...), routes, seed, route_seconds, ...
+    static const JobFields& fields();
+};
+
+// `pitwall eval detection`: boxes predicted elsewhere, scored against a labelled dataset. The required --dataset and
+// --predictions are checked where the scoring is set up (core/engine/eval/predictionreport.h), not here.
+struct DetectionEvalJob {
+    static constexpr const char* kCommand = "eval detection";
+
+    std::string dataset;        // --dataset DIR, "" when absent
+    std::string split;          // --split NAME, "" for the whole folder
+    std::string predictions;    // --predictions FILE, "" when absent
+    std::optional<eval::ApMethod> ap; // --ap autospeed|coco; AutoSpeed's when absent
+
+    std::vector<std::string> toArgs() const; // "eval", "detection", options
+    // InputError naming --ap for a method other than autospeed or coco.
+    static DetectionEvalJob fromArgs(const cmdline::Args& args);
+    static DetectionEvalJob fromArgs(const std::vector<std::string>& words);
+    static std::vector<cmdline::OptionSpec> optionSpecs(); // besides --json
+    // dataset (also where the dataset's own problems go), split, predictions (its file's problems), ap.
     static const JobFields& fields();
 };
 

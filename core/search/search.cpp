@@ -3,6 +3,7 @@
 
 #include "core/hpo/study.h"
 #include "core/jobrun/jobsession.h"
+#include "core/jobs/hpojob.h"
 #include "core/pool/workerpool.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -31,7 +32,7 @@ struct Prepared {
 
 std::string defaultStudyName(const SearchSetup& setup)
 {
-    return setup.base ? setup.base->getString("experiment.name") + "-hpo" : "hpo";
+    return HpoJob::defaultStudyName(setup.base ? std::optional(setup.base->getString("experiment.name")) : std::nullopt);
 }
 
 std::string outputDir(const SearchSetup& setup)

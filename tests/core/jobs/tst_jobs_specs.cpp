@@ -51,6 +51,8 @@ std::vector<std::string> again(const std::vector<std::string>& words)
         return HpoJob::fromArgs(words).toArgs();
     if (first == "train")
         return TrainJob::fromArgs(words).toArgs();
+    if (first == "eval" && second == "detection")
+        return DetectionEvalJob::fromArgs(words).toArgs();
     if (first == "eval")
         return DrivingEvalJob::fromArgs(words).toArgs();
     if (second == "variants")
@@ -167,6 +169,9 @@ void TestJobsSpecs::roundTrips_data()
         "eval", "driving",  "--policy", "12,13",     "--routes", "5",         "--seed", "9",    "--route-seconds",
         "10",   "--replay", "r",        "--plan-hz", "5",        "--threads", "2",      "--db", "r.db"};
     QTest::newRow("eval driving, expert") << QStringList{"eval", "driving", "--policy", "expert"};
+    QTest::newRow("eval detection") << QStringList{"eval", "detection",     "--dataset", "/d",   "--split",
+                                                   "val",  "--predictions", "p.json",    "--ap", "coco"};
+    QTest::newRow("eval detection, defaults") << QStringList{"eval", "detection", "--predictions", "p.json"};
 }
 
 void TestJobsSpecs::roundTrips()
@@ -208,6 +213,14 @@ void TestJobsSpecs::typedValues()
         DrivingEvalJob::fromArgs(std::vector<std::string>{"eval", "driving", "--policy", "3, 4"});
     QCOMPARE(driving.policies, (std::vector<std::string>{"3", "4"}));
     QVERIFY(!driving.routes);
+
+    const DetectionEvalJob detection = DetectionEvalJob::fromArgs(
+        std::vector<std::string>{"eval", "detection", "--dataset", "/d", "--predictions=p.json", "--ap", "coco"});
+    QCOMPARE(detection.dataset, std::string("/d"));
+    QCOMPARE(detection.predictions, std::string("p.json"));
+    QVERIFY(detection.split.empty());
+    QVERIFY(detection.ap == eval::ApMethod::Coco);
+    QVERIFY(!DetectionEvalJob::fromArgs(std::vector<std::string>{"eval", "detection"}).ap);
 }
 
 void TestJobsSpecs::badValuesNameTheirOption_data()
@@ -239,6 +252,8 @@ void TestJobsSpecs::badValuesNameTheirOption_data()
     QTest::newRow("policy") << QStringList{"eval", "driving", "--policy", "3,x"} << "--policy"
                             << "--policy '3,x': give expert, idle, a run id or a comma-separated list of run ids (one "
                                "per training seed; see 'pitwall db export --run')";
+    QTest::newRow("ap method") << QStringList{"eval", "detection", "--ap", "voc"} << "--ap"
+                               << "--ap 'voc' is not an AP method: give autospeed or coco";
     QTest::newRow("train seed") << QStringList{"train", "c.yaml", "--seed", "-1"} << "--seed"
                                 << "--seed '-1' is not an integer >= 0";
 }
