@@ -92,43 +92,8 @@ ConfigureView::ConfigureView(QWidget* parent)
     setObjectName("configureView");
     m_cli = defaultCliPath();
     m_form = new ConfigForm(m_schema, this);
-
-    auto* filter = new QLineEdit(this);
-    filter->setObjectName("configFilter");
-    filter->setPlaceholderText(tr("Filter keys…"));
-    filter->setClearButtonEnabled(true);
-    connect(filter, &QLineEdit::textChanged, m_form, &ConfigForm::filter);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(m_form);
-    scroll->setWidgetResizable(true);
-    auto* left = new QWidget(this);
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(filter);
-    leftLayout->addWidget(scroll, 1);
-    if (!m_schemaProblems.isEmpty()) {
-        auto* problems = new QLabel(tr("Plugin schemas left out:\n%1").arg(m_schemaProblems), this);
-        problems->setWordWrap(true);
-        problems->setStyleSheet(QStringLiteral("color: #d04040;"));
-        leftLayout->addWidget(problems);
-    }
-
-    m_panels = new QTabWidget(this);
-    m_panels->setObjectName("configurePanels");
-    m_run = new RunOptions(&m_schema, this);
-    m_panels->addTab(m_run, tr("What to run"));
-    m_panels->addTab(buildSpeedPanel(), tr("Speed options"));
-    m_devices = new DevicePanel(m_form, this);
-    m_panels->addTab(m_devices, tr("Devices"));
-    m_space = new SearchSpaceEditor(&m_schema, this);
-    m_panels->addTab(m_space, tr("Search space"));
-    m_yaml = new QPlainTextEdit(this);
-    m_yaml->setObjectName("resolvedYaml");
-    m_yaml->setReadOnly(true);
-    m_yaml->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_yaml->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_panels->addTab(m_yaml, tr("Resolved YAML"));
-
+    QWidget* left = buildFormColumn();
+    buildPanels();
     auto* splitter = new QSplitter(this);
     splitter->addWidget(left);
     splitter->addWidget(m_panels);
@@ -137,44 +102,7 @@ ConfigureView::ConfigureView(QWidget* parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({450, 450});
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-
-    m_fileLabel = new QLabel(tr("New config (defaults)"), this);
-    m_dbLabel = new QLabel(this);
-    auto* open = new QPushButton(tr("Open config…"), this);
-    auto* save = new QPushButton(tr("&Save config"), this);
-    auto* saveAs = new QPushButton(tr("Save &as…"), this);
-    m_launch = new QPushButton(tr("S&tart"), this);
-    m_launch->setToolTip(tr("Check the fields and start what What to run says, in the background"));
-    m_launch->setObjectName("launchButton");
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open config"), m_configPath, tr("YAML (*.yaml *.yml)"));
-        if (!path.isEmpty())
-            if (const QString error = loadConfig(path); !error.isEmpty())
-                report(error, true);
-    });
-    auto saveTo = [this](bool ask) {
-        // "Save" writes back only to a file this view wrote; a loaded file (with its comments and layers)
-        // is never overwritten without asking.
-        QString path = m_savedPath;
-        if (ask || path.isEmpty())
-            path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPath, tr("YAML (*.yaml *.yml)"));
-        if (path.isEmpty())
-            return;
-        const QString error = saveConfig(path);
-        report(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
-    };
-    connect(save, &QPushButton::clicked, this, [saveTo] { saveTo(false); });
-    connect(saveAs, &QPushButton::clicked, this, [saveTo] { saveTo(true); });
-    connect(m_launch, &QPushButton::clicked, this, &ConfigureView::launch);
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(m_fileLabel, 1);
-    bar->addWidget(m_dbLabel);
-    bar->addWidget(open);
-    bar->addWidget(save);
-    bar->addWidget(saveAs);
-    bar->addWidget(m_launch);
+    QHBoxLayout* bar = buildButtonBar();
 
     m_output = new QPlainTextEdit(this);
     m_output->setObjectName("launchOutput");
@@ -192,25 +120,116 @@ ConfigureView::ConfigureView(QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(vertical, 1);
 
-    connect(m_form, &ConfigForm::changed, this, &ConfigureView::updateYaml);
-    auto followForm = [this] {
+    followForm();
+    m_watch = new QTimer(this);
+    m_watch->setInterval(kWatchIntervalMs);
+    connect(m_watch, &QTimer::timeout, this, &ConfigureView::watchLaunch);
+    m_loaded = m_form->config();
+}
+
+QWidget* ConfigureView::buildFormColumn()
+{
+    auto* filter = new QLineEdit(this);
+    filter->setObjectName("configFilter");
+    filter->setPlaceholderText(tr("Filter keys…"));
+    filter->setClearButtonEnabled(true);
+    connect(filter, &QLineEdit::textChanged, m_form, &ConfigForm::filter);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_form);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(filter);
+    leftLayout->addWidget(scroll, 1);
+    if (!m_schemaProblems.isEmpty()) {
+        auto* problems = new QLabel(tr("Plugin schemas left out:\n%1").arg(m_schemaProblems), this);
+        problems->setWordWrap(true);
+        problems->setStyleSheet(QStringLiteral("color: #d04040;"));
+        leftLayout->addWidget(problems);
+    }
+    return left;
+}
+
+void ConfigureView::buildPanels()
+{
+    m_panels = new QTabWidget(this);
+    m_panels->setObjectName("configurePanels");
+    m_run = new RunOptions(&m_schema, this);
+    m_panels->addTab(m_run, tr("What to run"));
+    m_panels->addTab(buildSpeedPanel(), tr("Speed options"));
+    m_devices = new DevicePanel(m_form, this);
+    m_panels->addTab(m_devices, tr("Devices"));
+    m_space = new SearchSpaceEditor(&m_schema, this);
+    m_panels->addTab(m_space, tr("Search space"));
+    m_yaml = new QPlainTextEdit(this);
+    m_yaml->setObjectName("resolvedYaml");
+    m_yaml->setReadOnly(true);
+    m_yaml->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_yaml->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_panels->addTab(m_yaml, tr("Resolved YAML"));
+}
+
+QHBoxLayout* ConfigureView::buildButtonBar()
+{
+    m_fileLabel = new QLabel(tr("New config (defaults)"), this);
+    m_dbLabel = new QLabel(this);
+    auto* open = new QPushButton(tr("Open config…"), this);
+    auto* save = new QPushButton(tr("&Save config"), this);
+    auto* saveAs = new QPushButton(tr("Save &as…"), this);
+    m_launch = new QPushButton(tr("S&tart"), this);
+    m_launch->setToolTip(tr("Check the fields and start what What to run says, in the background"));
+    m_launch->setObjectName("launchButton");
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open config"), m_configPath, tr("YAML (*.yaml *.yml)"));
+        if (!path.isEmpty())
+            if (const QString error = loadConfig(path); !error.isEmpty())
+                report(error, true);
+    });
+    connect(save, &QPushButton::clicked, this, [this] { saveConfigAsking(false); });
+    connect(saveAs, &QPushButton::clicked, this, [this] { saveConfigAsking(true); });
+    connect(m_launch, &QPushButton::clicked, this, &ConfigureView::launch);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_fileLabel, 1);
+    bar->addWidget(m_dbLabel);
+    bar->addWidget(open);
+    bar->addWidget(save);
+    bar->addWidget(saveAs);
+    bar->addWidget(m_launch);
+    return bar;
+}
+
+void ConfigureView::saveConfigAsking(bool ask)
+{
+    // "Save" writes back only to a file this view wrote; a loaded file (with its comments and layers)
+    // is never overwritten without asking.
+    QString path = m_savedPath;
+    if (ask || path.isEmpty())
+        path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPath, tr("YAML (*.yaml *.yml)"));
+    if (path.isEmpty())
+        return;
+    const QString error = saveConfig(path);
+    report(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
+}
+
+void ConfigureView::followForm()
+{
+    auto follow = [this] {
         const QString model = QString::fromStdString(m_form->config().getString("experiment.model"));
         m_space->setModel(model);
         m_run->setModel(model);
         m_run->setPartition(QString::fromStdString(m_form->config().getString("device.partition_mode")),
                             m_devices->logicalDevices()->topLevelItemCount());
     };
-    connect(m_form, &ConfigForm::changed, this, followForm);
-    connect(m_devices, &DevicePanel::devicesShown, this, followForm);
-    connect(m_run, &RunOptions::kindChanged, this, [this] {
-        m_launch->setText(m_run->kind() == RunKind::Train ? tr("S&tart training") : tr("S&tart"));
-    });
-    m_watch = new QTimer(this);
-    m_watch->setInterval(kWatchIntervalMs);
-    connect(m_watch, &QTimer::timeout, this, &ConfigureView::watchLaunch);
+    connect(m_form, &ConfigForm::changed, this, &ConfigureView::updateYaml);
+    connect(m_form, &ConfigForm::changed, this, follow);
+    connect(m_devices, &DevicePanel::devicesShown, this, follow);
+    connect(m_run, &RunOptions::kindChanged, this,
+            [this] { m_launch->setText(m_run->kind() == RunKind::Train ? tr("S&tart training") : tr("S&tart")); });
     updateYaml();
-    followForm();
-    m_loaded = m_form->config();
+    follow();
 }
 
 QWidget* ConfigureView::buildSpeedPanel()

@@ -12,6 +12,7 @@
 
 #include <QWidget>
 
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -75,7 +76,14 @@ Q_SIGNALS:
     void launchRefused();
 
 private:
+    QWidget* buildFormColumn(); // the filter, the form and the schema's problems
+    void buildPanels();         // What to run, Speed options, Devices, Search space, Resolved YAML
     QWidget* buildSpeedPanel();
+    QHBoxLayout* buildButtonBar();
+    // Save asks for a file unless this view wrote one already (`ask`: Save as, always).
+    void saveConfigAsking(bool ask);
+    // The YAML, the space editor's and What to run's model and partition follow the form (and the devices shown).
+    void followForm();
     void updateYaml();
     void startJob(const QStringList& words);
     // Runs each command line of `checks` in turn (the CLI's own checks, nothing started); all passed: startJob.
