@@ -35,9 +35,22 @@ int evalDriving(const Args& args)
     return printReport(args, drive::policyEvalJson(spec, result), drive::policyEvalText(spec, result));
 }
 
+// `eval detection --check`: the dataset, its ground truth and every prediction read and checked; nothing scored.
+int evalDetectionCheck(const Args& args)
+{
+    return checkReport(args, DetectionEvalJob::fields(), [&] {
+        const engine::eval::PredictionScoreSpec spec =
+            engine::eval::predictionScoreSpec(DetectionEvalJob::fromArgs(args));
+        ProgressLine line;
+        const engine::eval::PredictionCheck check = engine::eval::checkPredictions(spec, line.reporter());
+        return printReport(args, engine::eval::predictionCheckJson(check, spec),
+                           engine::eval::predictionCheckText(check, spec));
+    });
+}
+
 int evalDetection(const Args& args)
 {
-    const engine::eval::PredictionScoreSpec spec = engine::eval::predictionScoreSpec(args);
+    const engine::eval::PredictionScoreSpec spec = engine::eval::predictionScoreSpec(DetectionEvalJob::fromArgs(args));
     ProgressLine line;
     ProgressReporter reporter = line.reporter();
     reporter.onProgress = nullptr; // scoring is quick: no progress line
@@ -55,8 +68,9 @@ void addEvalCommands(Cli& cli)
              .run = evalDriving,
              .check = evalDrivingCheck});
     cli.add({.path = "eval detection",
-             .options = withOptions(engine::eval::predictionScoreOptionSpecs(), {jsonOption()}),
-             .run = evalDetection});
+             .options = withOptions(DetectionEvalJob::optionSpecs(), {jsonOption()}),
+             .run = evalDetection,
+             .check = evalDetectionCheck});
 }
 
 } // namespace pitwall::cli

@@ -27,25 +27,37 @@ nlohmann::json classJson(const ClassMetrics& c)
 
 } // namespace
 
-PredictionScoreSpec predictionScoreSpec(const cmdline::Args& args)
+PredictionScoreSpec predictionScoreSpec(const DetectionEvalJob& job)
 {
-    const ApMethod apMethod = parseApMethod(args.value("ap", std::string(apMethodName(ApMethod::AutoSpeed))), "--ap");
-    const auto datasetDir = args.value("dataset");
-    if (!datasetDir)
-        throw InputError("give the labelled dataset with --dataset DIR");
-    const auto predictionsFile = args.value("predictions");
-    if (!predictionsFile)
-        throw InputError("give the predictions with --predictions FILE (a JSON list of {image, class, x, y, width, "
-                         "height, score})");
-    return {*datasetDir, args.value("split", ""), *predictionsFile, {}, apMethod};
+    if (job.dataset.empty())
+        throw InputError::forOption("dataset", "give the labelled dataset with --dataset DIR");
+    if (job.predictions.empty())
+        throw InputError::forOption("predictions", "give the predictions with --predictions FILE (a JSON list of "
+                                                   "{image, class, x, y, width, height, score})");
+    return {job.dataset, job.split, job.predictions, {}, job.ap.value_or(ApMethod::AutoSpeed)};
 }
 
-std::vector<cmdline::OptionSpec> predictionScoreOptionSpecs()
+nlohmann::json predictionCheckJson(const PredictionCheck& check, const PredictionScoreSpec& spec)
 {
-    return {{"dataset", "DIR", "the labelled dataset"},
-            {"split", "S", "the dataset's split (e.g. val, validation); default: the whole folder"},
-            {"predictions", "FILE", "JSON list of predicted boxes, in pixels"},
-            {"ap", "METHOD", "autospeed (default: AutoSpeed's trapezoid over the envelope) or coco"}};
+    return {{"ok", true},
+            {"dataset", check.datasetRoot},
+            {"dataset_kind", check.datasetKind},
+            {"images_dir", check.imagesDir},
+            {"images", check.images},
+            {"classes", check.classes},
+            {"ground_truths", check.groundTruths},
+            {"predictions_read", check.predictionsRead},
+            {"ap_method", std::string(apMethodName(spec.apMethod))}};
+}
+
+std::string predictionCheckText(const PredictionCheck& check, const PredictionScoreSpec& spec)
+{
+    return stringPrintf("would score %lld predictions on %lld images (%lld ground-truth boxes, %lld classes)\n"
+                        "dataset: %s (%s), images looked up in %s\nAP: %s\n",
+                        static_cast<long long>(check.predictionsRead), static_cast<long long>(check.images),
+                        static_cast<long long>(check.groundTruths), static_cast<long long>(check.classes),
+                        check.datasetRoot.c_str(), check.datasetKind.c_str(), check.imagesDir.c_str(),
+                        std::string(apMethodLabel(spec.apMethod)).c_str());
 }
 
 nlohmann::json predictionScoreJson(const PredictionScore& score, const NmsOptions& nms)

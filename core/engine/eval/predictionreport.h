@@ -3,7 +3,7 @@
 // (plain C++: no torch).
 
 #include "core/engine/eval/predictions.h"
-#include "core/util/cmdline.h"
+#include "core/jobs/evaljob.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,10 +11,14 @@
 
 namespace pitwall::engine::eval {
 
-// --dataset DIR and --predictions FILE (both required), --split, --ap (autospeed, the default, or coco); the NMS
-// options keep their defaults. InputError naming the option for a missing or bad value.
-PredictionScoreSpec predictionScoreSpec(const cmdline::Args& args);
-std::vector<cmdline::OptionSpec> predictionScoreOptionSpecs(); // the options it reads, for the command's help
+// The job's --dataset and --predictions (both required), --split and --ap (AutoSpeed's when absent); the NMS options
+// keep their defaults. InputError naming --dataset or --predictions when one is missing.
+PredictionScoreSpec predictionScoreSpec(const DetectionEvalJob& job);
+
+// `eval detection --check`: {"ok": true, "dataset", "dataset_kind", "images_dir", "images", "classes",
+// "ground_truths", "predictions_read", "ap_method"}, and as text.
+nlohmann::json predictionCheckJson(const PredictionCheck& check, const PredictionScoreSpec& spec);
+std::string predictionCheckText(const PredictionCheck& check, const PredictionScoreSpec& spec);
 
 // precision, recall, map50, map50_95, ap_method, counts, confidence, dataset, dataset_kind, nms (conf, iou, max_det)
 // and classes (id, name, gt, predictions and the metrics, null for a class without ground truth).

@@ -408,32 +408,65 @@ void warnAboutDataset(const data::DatasetIndex& index, const ProgressReporter& r
         reporter.message("  ... and " + std::to_string(index.problems.size() - kMaxWarnings) + " more");
 }
 
+// The dataset indexed, its ground truth in pixels and the predictions read and checked: all that scoring needs.
+struct ScoringInput {
+    data::DatasetIndex index;
+    ClassSet classes;
+    std::string imagesDir;
+    ReadPredictions predictions;
+    std::vector<std::vector<Detection>> truths;
+};
+
+ScoringInput readScoringInput(const PredictionScoreSpec& spec, const ProgressReporter& reporter)
+{
+    ScoringInput in;
+    in.index = data::indexDataset(spec.datasetDir, spec.split);
+    if (in.index.kind == data::DatasetKind::ImageFolder)
+        throw InputError(SourceLocation{spec.datasetDir},
+                         "has no labels: expected a YOLO (images/ + labels/), OpenLane "
+                         "CIPO (cipo/ + images/) or synthetic (dataset.json) dataset");
+    warnAboutDataset(in.index, reporter);
+    in.classes = classSetOf(in.index);
+    const ImageLookup lookup(in.index, spec.split);
+    in.imagesDir = lookup.imagesDir();
+    in.predictions = readPredictions(spec.predictionsFile, in.index, in.classes, lookup);
+    in.truths = groundTruthInPixels(in.index);
+    return in;
+}
+
 } // namespace
+
+PredictionCheck checkPredictions(const PredictionScoreSpec& spec, const ProgressReporter& reporter)
+{
+    const ScoringInput in = readScoringInput(spec, reporter);
+    PredictionCheck check;
+    check.datasetRoot = in.index.root;
+    check.datasetKind = data::datasetKindName(in.index.kind);
+    check.imagesDir = in.imagesDir;
+    check.images = static_cast<std::int64_t>(in.index.samples.size());
+    check.classes = static_cast<std::int64_t>(in.classes.names.size());
+    check.predictionsRead = in.predictions.count;
+    for (const auto& boxes : in.truths)
+        check.groundTruths += static_cast<std::int64_t>(boxes.size());
+    return check;
+}
 
 PredictionScore scorePredictions(const PredictionScoreSpec& spec, CancelToken& cancel,
                                  const ProgressReporter& reporter)
 {
-    const data::DatasetIndex index = data::indexDataset(spec.datasetDir, spec.split);
-    if (index.kind == data::DatasetKind::ImageFolder)
-        throw InputError(SourceLocation{spec.datasetDir}, "has no labels: expected a YOLO (images/ + labels/), OpenLane "
-                                                          "CIPO (cipo/ + images/) or synthetic (dataset.json) dataset");
-    warnAboutDataset(index, reporter);
-    const ClassSet classes = classSetOf(index);
-    const ImageLookup lookup(index, spec.split);
-    const ReadPredictions predictions = readPredictions(spec.predictionsFile, index, classes, lookup);
-    const std::vector<std::vector<Detection>> truths = groundTruthInPixels(index);
-
-    DetectionEvaluator evaluator(classes.names, spec.apMethod);
-    for (std::size_t i = 0; i < index.samples.size() && !cancel.requested(); ++i) {
-        evaluator.addImage(nonMaxSuppression(predictions.perSample[i], spec.nms), truths[i]);
-        reporter.progress({"scoring images", static_cast<double>(i + 1), static_cast<double>(index.samples.size()), ""});
+    const ScoringInput in = readScoringInput(spec, reporter);
+    DetectionEvaluator evaluator(in.classes.names, spec.apMethod);
+    for (std::size_t i = 0; i < in.index.samples.size() && !cancel.requested(); ++i) {
+        evaluator.addImage(nonMaxSuppression(in.predictions.perSample[i], spec.nms), in.truths[i]);
+        reporter.progress(
+            {"scoring images", static_cast<double>(i + 1), static_cast<double>(in.index.samples.size()), ""});
     }
     PredictionScore score;
     score.metrics = evaluator.finish();
-    score.predictionsRead = predictions.count;
-    score.datasetRoot = index.root;
-    score.datasetKind = data::datasetKindName(index.kind);
-    score.imagesDir = lookup.imagesDir();
+    score.predictionsRead = in.predictions.count;
+    score.datasetRoot = in.index.root;
+    score.datasetKind = data::datasetKindName(in.index.kind);
+    score.imagesDir = in.imagesDir;
     return score;
 }
 

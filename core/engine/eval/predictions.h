@@ -31,6 +31,19 @@ struct PredictionScore {
     std::string imagesDir;            // where image names are looked up first
 };
 
+// What `eval detection --check` found: everything scoring reads was read and checked; nothing was scored.
+struct PredictionCheck {
+    std::string datasetRoot;
+    std::string datasetKind; // datasetKindName()
+    std::string imagesDir;   // where image names are looked up first
+    std::int64_t images = 0, classes = 0, groundTruths = 0;
+    std::int64_t predictionsRead = 0; // valid entries of the file
+};
+
+// Reads the dataset, its ground truth and the predictions as scorePredictions does, with the same warnings and
+// InputErrors, and stops before scoring.
+PredictionCheck checkPredictions(const PredictionScoreSpec& spec, const ProgressReporter& reporter);
+
 // Reads and scores the predictions. Files of the dataset left out or partly read are reported as one warning
 // and up to five message lines ("  FILE: REASON") before the predictions are read. InputError naming every bad
 // entry (up to 20, then "N more problems"), a dataset without labels, or images whose size cannot be read.

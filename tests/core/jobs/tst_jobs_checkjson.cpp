@@ -136,6 +136,12 @@ void TestJobsCheckJson::problemsCarryTheirField_data()
     QTest::newRow("driving routes") << QStringList{"eval", "driving", "--policy", "expert", "--routes", "0"} << "routes"
                                     << "--routes"
                                     << "--routes '0'";
+    QTest::newRow("detection dataset") << QStringList{"eval", "detection", "--predictions", "$DIR/p.json"} << "dataset"
+                                       << "--dataset"
+                                       << "give the labelled dataset with --dataset DIR";
+    QTest::newRow("detection ap") << QStringList{"eval", "detection", "--dataset", "$DIR/empty", "--ap", "voc"} << "ap"
+                                  << "--ap"
+                                  << "--ap 'voc' is not an AP method";
 }
 
 void TestJobsCheckJson::problemsCarryTheirField()

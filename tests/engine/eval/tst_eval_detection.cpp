@@ -78,6 +78,7 @@ private Q_SLOTS:
     void nmsMaxDetectionsAndConfidence();
     void cliScoresYoloDataset();
     void cliNamesTheApMethod();
+    void cliChecksWithoutScoring();
     void apMethodKeyIsChecked();
     void cliRejectsBadInput_data();
     void cliRejectsBadInput();
@@ -455,6 +456,56 @@ void TestEvalDetection::cliNamesTheApMethod()
     QVERIFY2(bad.err.contains("--ap 'voc' is not an AP method: give autospeed or coco"), qPrintable(bad.err));
     QVERIFY(bad.out.isEmpty());
     QVERIFY(runCli({"eval", "detection", "--help"}).out.contains("--ap"));
+}
+
+// `--check` reads the dataset, its ground truth and every prediction as scoring would, reports what it would score
+// and stops; its problems land at the spec's field (core/jobs/evaljob.h), never found by their words.
+void TestEvalDetection::cliChecksWithoutScoring()
+{
+    QTemporaryDir dir;
+    const QString dataset = writeYoloDataset(dir);
+    const QString predictions = writeYoloPredictions(dir);
+    const QString db = dir.filePath("check.db");
+    const QStringList scoring{"eval", "detection",     "--dataset", dataset, "--split",
+                              "val",  "--predictions", predictions, "--db",  db};
+    const CliResult json = runCli(scoring + QStringList{"--check", "--json"});
+    QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+    const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QCOMPARE(o["ok"].toBool(), true);
+    QCOMPARE(o["images"].toInt(), 2);
+    QCOMPARE(o["classes"].toInt(), 2);
+    QCOMPARE(o["ground_truths"].toInt(), 3);
+    QCOMPARE(o["predictions_read"].toInt(), 4);
+    QCOMPARE(o["ap_method"].toString(), QString("autospeed"));
+    QVERIFY2(!o.contains("map50"), qPrintable(json.out)); // nothing scored
+    const CliResult text = runCli(scoring + QStringList{"--check", "--ap", "coco"});
+    QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+    QVERIFY2(text.out.startsWith("would score 4 predictions on 2 images (3 ground-truth boxes, 2 classes)\n") &&
+                 text.out.contains("AP: COCO 101-point"),
+             qPrintable(text.out));
+    QVERIFY(!QFileInfo::exists(db)); // a check writes nothing, not even the job record
+
+    const QString bad = dir.filePath("bad.json");
+    writeFile(bad.toStdString(),
+              R"([{"image": "a.jpg", "x": 1, "y": 1, "width": 5, "height": 5, "class": 7, "score": 0.5}])");
+    const auto problemOf = [](const CliResult& r) {
+        return QJsonDocument::fromJson(r.out.toUtf8()).object()["problems"].toArray().at(0).toObject();
+    };
+    const CliResult badEntry = runCli({"eval", "detection", "--dataset", dataset, "--split", "val", "--predictions",
+                                       bad, "--db", db, "--check", "--json"});
+    QCOMPARE(badEntry.exitCode, 2);
+    QCOMPARE(problemOf(badEntry)["field"].toString(), QString("predictions"));
+    QVERIFY2(problemOf(badEntry)["message"].toString().contains("class 7 is outside the dataset's classes"),
+             qPrintable(badEntry.out));
+    const CliResult noDataset =
+        runCli({"eval", "detection", "--predictions", predictions, "--db", db, "--check", "--json"});
+    QCOMPARE(noDataset.exitCode, 2);
+    QCOMPARE(problemOf(noDataset)["field"].toString(), QString("dataset"));
+    QCOMPARE(problemOf(noDataset)["option"].toString(), QString("--dataset"));
+    const CliResult badAp = runCli(scoring + QStringList{"--ap", "voc", "--check", "--json"});
+    QCOMPARE(badAp.exitCode, 2);
+    QCOMPARE(problemOf(badAp)["field"].toString(), QString("ap"));
+    QVERIFY(!QFileInfo::exists(db));
 }
 
 void TestEvalDetection::apMethodKeyIsChecked()
