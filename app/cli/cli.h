@@ -22,7 +22,7 @@ using Cli = cmdline::CommandTree;
 const char* commandReference();
 
 // The `pitwall` command tree with no commands yet: its overview texts, the command reference and its job hooks
-// (core/sched/commandjob.h).
+// (core/jobrun/commandjob.h).
 Cli makePitwallCli();
 
 // Options every command that touches results takes.

@@ -1,5 +1,5 @@
 #pragma once
-// `pitwall hpo`'s options as one typed spec: what the CLI parses (core/sched/searchargs.h builds the search from it)
+// `pitwall hpo`'s options as one typed spec: what the CLI parses (core/search/searchargs.h builds the search from it)
 // and what the window's search page fills and reads back ("Edit spec"). No check beyond each value's own form here:
 // a missing --space or --trials and everything else a search needs are checked where the search is set up.
 

@@ -1,6 +1,6 @@
 #pragma once
 // What a `pitwall worker` runs for each trial of a search: the built-in trainer on the search's config with the
-// trial's values as overrides, or the search's external command (core/sched/commandrunner.h). Plain values only:
+// trial's values as overrides, or the search's external command (core/pool/commandrunner.h). Plain values only:
 // no torch in this header.
 
 #include "core/devices/devices.h"
