@@ -7,7 +7,7 @@
 // the window stops the poller (requestInterruption/quit/wait) and nothing else: work launched from it runs
 // detached and is picked up again from the store when the window reopens.
 
-#include "ui/storepoller.h"
+#include "ui/poller/storepoller.h"
 
 #include <QMainWindow>
 #include <QThread>

@@ -1,9 +1,9 @@
 // MainWindow's menus, shortcuts, recent files and export.
 #include "ui/mainwindow.h"
 
+#include "ui/compare/compareview.h"
 #include "ui/exporting.h"
-#include "ui/studiesview.h"
-#include "ui/views/compareview.h"
+#include "ui/studies/studiesview.h"
 
 #include <QAbstractItemView>
 #include <QAction>

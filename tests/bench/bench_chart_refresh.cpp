@@ -14,13 +14,13 @@
 //
 // Prints milliseconds per refresh (median and worst of N). Runs offscreen; not part of CTest:
 //   build/bench/bench_chart_refresh [repetitions]
-#include "ui/chartview.h"
-#include "ui/lttb.h"
-#include "ui/storepoller.h"
-#include "ui/views/livemodel.h"
-#include "ui/views/liveview.h"
-#include "ui/views/studyframe.h"
-#include "ui/views/studyview.h"
+#include "ui/charts/chartview.h"
+#include "ui/charts/lttb.h"
+#include "ui/live/livemodel.h"
+#include "ui/live/liveview.h"
+#include "ui/poller/storepoller.h"
+#include "ui/study/internal/studyframe.h"
+#include "ui/study/studyview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

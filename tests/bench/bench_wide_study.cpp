@@ -9,11 +9,11 @@
 //   build/bench/bench_wide_study [params=10000] [trials=30] [database]
 #include "../ui/widestudy.h"
 
+#include "ui/compare/compareview.h"
 #include "ui/mainwindow.h"
-#include "ui/views/compareview.h"
-#include "ui/views/parallelcoords.h"
-#include "ui/views/studyview.h"
-#include "ui/views/studywidgets.h"
+#include "ui/study/internal/parallelcoords.h"
+#include "ui/study/internal/studywidgets.h"
+#include "ui/study/studyview.h"
 
 #include "core/store/store.h"
 

@@ -6,9 +6,9 @@
 // because a stored "9.1" was read with the desktop's decimal comma.
 #include "demodb.h"
 
-#include "ui/chartview.h"
+#include "ui/benchmarks/benchmarksview.h"
+#include "ui/charts/chartview.h"
 #include "ui/mainwindow.h"
-#include "ui/views/benchmarksview.h"
 
 #include <QAbstractBarSeries>
 #include <QBarSet>

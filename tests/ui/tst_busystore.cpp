@@ -6,14 +6,14 @@
 // poller's thread; if a view is empty afterwards, its read was lost to the busy database.
 #include "demodb.h"
 
+#include "ui/charts/markerlayer.h"
+#include "ui/configure/configureview.h"
+#include "ui/configure/internal/runpicker.h"
+#include "ui/configure/runoptions.h"
+#include "ui/jobs/jobspanel.h"
 #include "ui/mainwindow.h"
-#include "ui/markerlayer.h"
-#include "ui/studiesview.h"
-#include "ui/views/configureview.h"
-#include "ui/views/jobspanel.h"
-#include "ui/views/runoptions.h"
-#include "ui/views/runpicker.h"
-#include "ui/views/studyview.h"
+#include "ui/studies/studiesview.h"
+#include "ui/study/studyview.h"
 
 #include "core/store/jobstore.h"
 #include "core/store/store.h"

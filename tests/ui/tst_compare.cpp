@@ -7,9 +7,9 @@
 // study) or two machines' results (each its own database) next to each other, or mixes up two databases' runs.
 #include "demodb.h"
 
-#include "ui/chartview.h"
+#include "ui/charts/chartview.h"
+#include "ui/compare/compareview.h"
 #include "ui/mainwindow.h"
-#include "ui/views/compareview.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,9 +2,9 @@
 // doc as tooltip; ranges and choices enforced while typing; text fields that fail the schema check flagged
 // in place without corrupting the config. If these fail, the window lets a user build a config that
 // `pitwall train` would reject, or silently changes values the user did not touch.
-#include "ui/views/configform.h"
-#include "ui/views/configureview.h"
-#include "ui/views/devicepanel.h"
+#include "ui/configure/configform.h"
+#include "ui/configure/configureview.h"
+#include "ui/configure/devicepanel.h"
 
 #include "core/devices/devices.h"
 

@@ -4,11 +4,11 @@
 // of a training that runs outside the window.
 #include "livewindow.h"
 
-#include "ui/chartview.h"
-#include "ui/liveseries.h"
+#include "ui/charts/chartview.h"
+#include "ui/live/livemodel.h"
+#include "ui/live/liveview.h"
 #include "ui/mainwindow.h"
-#include "ui/views/livemodel.h"
-#include "ui/views/liveview.h"
+#include "ui/poller/liveseries.h"
 
 #include "core/store/store.h"
 

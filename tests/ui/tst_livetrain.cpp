@@ -3,10 +3,10 @@
 // fails, the trainer and the window disagree on a metric's name (renamed on one side only) and a chart stays empty.
 #include "livewindow.h"
 
-#include "ui/chartview.h"
+#include "ui/charts/chartview.h"
+#include "ui/live/livemodel.h"
+#include "ui/live/liveview.h"
 #include "ui/mainwindow.h"
-#include "ui/views/livemodel.h"
-#include "ui/views/liveview.h"
 
 #include "core/store/store.h"
 

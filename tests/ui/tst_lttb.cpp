@@ -1,6 +1,6 @@
 // LTTB down-sampling: what the live charts keep of a long series. If these fail, charts either drop the
 // ends of a run or smooth away the spikes (a diverging loss) that the user needs to see.
-#include "ui/lttb.h"
+#include "ui/charts/lttb.h"
 
 #include <QtTest>
 

@@ -1,10 +1,10 @@
-// What to run (ui/views/runoptions): each kind's fields are its job spec (core/jobs) both ways, and a problem of the
-// CLI's `--check --json` lands under the field its `field` names, whatever its message says. If this fails, Start
+// What to run (ui/configure/runoptions): each kind's fields are its job spec (core/jobs) both ways, and a problem of
+// the CLI's `--check --json` lands under the field its `field` names, whatever its message says. If this fails, Start
 // runs another command line than the fields show, Edit spec loads a job into the wrong fields, or a refused check
 // shows its problem away from the field to fix.
 #include "core/config/schema.h"
 #include "core/jobs/jobproblems.h"
-#include "ui/views/runoptions.h"
+#include "ui/configure/runoptions.h"
 
 #include "tests/support/testpaths.h"
 

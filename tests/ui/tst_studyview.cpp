@@ -3,16 +3,16 @@
 // the top-k filter. If these fail, the view misleads about which trials were best and why.
 #include "demodb.h"
 
-#include "ui/chartview.h"
+#include "ui/charts/chartview.h"
+#include "ui/charts/markerlayer.h"
 #include "ui/mainwindow.h"
-#include "ui/markerlayer.h"
-#include "ui/storepoller.h"
+#include "ui/poller/storepoller.h"
+#include "ui/study/internal/parallelcoords.h"
+#include "ui/study/internal/studyframe.h"
+#include "ui/study/internal/studywidgets.h"
+#include "ui/study/studymath.h"
+#include "ui/study/studyview.h"
 #include "ui/theme.h"
-#include "ui/views/parallelcoords.h"
-#include "ui/views/studyframe.h"
-#include "ui/views/studymath.h"
-#include "ui/views/studyview.h"
-#include "ui/views/studywidgets.h"
 
 #include <QLineSeries>
 #include <QSettings>

@@ -5,11 +5,11 @@
 #include "widestudy.h"
 
 #include "ui/mainwindow.h"
-#include "ui/trialsview.h"
-#include "ui/views/parallelcoords.h"
-#include "ui/views/parampicker.h"
-#include "ui/views/studyview.h"
-#include "ui/views/studywidgets.h"
+#include "ui/studies/trialsview.h"
+#include "ui/study/internal/parallelcoords.h"
+#include "ui/study/internal/parampicker.h"
+#include "ui/study/internal/studywidgets.h"
+#include "ui/study/studyview.h"
 
 #include <QLineEdit>
 #include <QListView>

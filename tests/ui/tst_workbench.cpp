@@ -3,15 +3,15 @@
 // connection, Optuna's own files, launching work from the configure view, and the screenshot mode.
 #include "demodb.h"
 
-#include "ui/chartview.h"
+#include "ui/charts/chartview.h"
+#include "ui/configure/configform.h"
+#include "ui/configure/configureview.h"
 #include "ui/exporting.h"
+#include "ui/live/liveview.h"
 #include "ui/mainwindow.h"
-#include "ui/studiesview.h"
-#include "ui/trialsview.h"
-#include "ui/views/configform.h"
-#include "ui/views/configureview.h"
-#include "ui/views/liveview.h"
-#include "ui/views/trialspage.h"
+#include "ui/studies/studiesview.h"
+#include "ui/studies/trialspage.h"
+#include "ui/studies/trialsview.h"
 
 #include "core/store/store.h"
 

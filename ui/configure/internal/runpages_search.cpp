@@ -1,0 +1,148 @@
+#include "ui/configure/internal/runpages.h"
+
+#include "core/config/schema.h"
+#include "core/jobs/hpojob.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+namespace pitwall::ui {
+
+SearchPage::SearchPage(const Schema* schema, QWidget* parent)
+    : RunPage({RunKind::Search, tr("Hyperparameter search"), HpoJob::kCommand, HpoJob::fields(),
+               RunKindInfo::CliCheck::Yes},
+              parent),
+      m_schema(schema)
+{
+    setObjectName("searchPage");
+    m_trials = spinBox(this, "searchTrials", 1, 100000, 20);
+    addField(tr("Trials"), m_trials, tr("Trials the study should have (failed trials count, cancelled ones do not)"),
+             {"trials"});
+    m_epochs = spinBox(this, "searchEpochs", 0, 100000, 0, tr("config's"));
+    addField(tr("Epochs per trial"), m_epochs, tr("Epochs of every enabled stage per trial (--epochs)"), {"epochs"});
+    m_sampler =
+        comboBox(this, "searchSampler", {QStringLiteral("tpe"), QStringLiteral("random"), QStringLiteral("grid")});
+    addField(tr("Sampler"), m_sampler, tr("TPE (default), random, or grid over the listed values"), {"sampler"});
+    m_pruner = comboBox(
+        this, "searchPruner",
+        {QStringLiteral("median"), QStringLiteral("sha"), QStringLiteral("hyperband"), QStringLiteral("none")});
+    addField(tr("Pruner"), m_pruner, tr("Stops unpromising trials early from their per-epoch objective"), {"pruner"});
+    m_objective = comboBox(this, "searchObjective", {});
+    m_objective->setEditable(true);
+    addField(tr("Objective"), m_objective, tr("Validation metric to optimise; empty: the config's hpo.objective"),
+             {"objective"});
+    m_direction =
+        comboBox(this, "searchDirection", {tr("config's"), QStringLiteral("minimize"), QStringLiteral("maximize")});
+    addField(tr("Direction"), m_direction, tr("Whether a lower or higher objective is better"), {"direction"});
+    m_finalEpochs = spinBox(this, "searchFinalEpochs", 0, 100000, 0, tr("none"));
+    addField(tr("Final comparison epochs"), m_finalEpochs,
+             tr("Afterwards, retrain the default and the best configuration for N epochs and compare them on the "
+                "held-out split (AutoSpeed's protocol, --final-epochs)"),
+             {"final_epochs"});
+    m_study = lineEdit(this, "searchStudy",
+                       QString::fromStdString(HpoJob::defaultStudyName(std::string("<experiment.name>"))));
+    addField(tr("Study name"), m_study, tr("Name of the study the trials go to"), {"study"});
+    m_space = withBrowse(lineEdit(this, "searchSpaceFile", tr("the Search space tab's rows")), PathKind::File,
+                         tr("YAML (*.yaml *.yml)"));
+    addField(tr("Space file"), m_space,
+             tr("A search space YAML (AutoSpeed's format); empty: the rows of the Search space tab"), {"space"});
+    m_partition = new QLabel(this);
+    m_partition->setObjectName("searchPartition");
+    m_partition->setWordWrap(true);
+    addRow(tr("Workers"), m_partition);
+}
+
+std::vector<std::string> SearchPage::words(const RunContext& context) const
+{
+    HpoJob job;
+    job.configs = {absolutePath(context.configFile)};
+    job.space = absolutePath(spaceFile().isEmpty() ? context.spaceFile : spaceFile());
+    job.trials = m_trials->value();
+    job.epochs = givenNumber(m_epochs);
+    job.studyOptions.sampler.kind = parseSamplerKind(m_sampler->currentText().toStdString()).value_or(SamplerKind::Tpe);
+    job.studyOptions.pruner =
+        PrunerSettings::defaults(parsePrunerKind(m_pruner->currentText().toStdString()).value_or(PrunerKind::Median));
+    job.objective = given(m_objective->currentText());
+    if (m_direction->currentIndex() > 0)
+        job.direction = parseStudyDirection(m_direction->currentText().toStdString());
+    job.finalEpochs = givenNumber(m_finalEpochs);
+    job.study = given(m_study->text());
+    job.database = absolutePath(context.database);
+    return job.toArgs();
+}
+
+void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList& configFiles, QStringList& overrides)
+{
+    const HpoJob job = HpoJob::fromArgs(words);
+    if (job.resume)
+        throw InputError(
+            tr("this job continues an earlier one (--resume); Resume it from the Jobs panel instead").toStdString());
+    configFiles << toQt(job.configs);
+    overrides << toQt(job.overrides);
+    m_trials->setValue(job.trials.value_or(m_trials->value()));
+    m_epochs->setValue(job.epochs.value_or(m_epochs->minimum()));
+    m_finalEpochs->setValue(job.finalEpochs.value_or(m_finalEpochs->minimum()));
+    m_space->setText(QString::fromStdString(job.space));
+    m_study->setText(QString::fromStdString(job.study.value_or("")));
+    m_sampler->setCurrentText(QString::fromLatin1(samplerKindName(job.studyOptions.sampler.kind)));
+    m_pruner->setCurrentText(QString::fromLatin1(prunerKindName(job.studyOptions.pruner.kind)));
+    m_objective->setCurrentText(QString::fromStdString(job.objective.value_or("")));
+    if (job.direction)
+        m_direction->setCurrentText(QString::fromStdString(std::string(studyDirectionName(*job.direction))).toLower());
+    else
+        m_direction->setCurrentIndex(0);
+}
+
+QStringList SearchPage::knownObjectives() const
+{
+    QStringList known;
+    if (m_schema)
+        for (const std::string& owner : {std::string("core"), m_model.toStdString()})
+            for (const std::string& metric : m_schema->metrics(owner))
+                known << QStringLiteral("val/") + QString::fromStdString(metric);
+    return known;
+}
+
+void SearchPage::setModel(const QString& model)
+{
+    if (model == m_model)
+        return;
+    m_model = model;
+    const QString keep = m_objective->currentText();
+    m_objective->clear();
+    m_objective->addItem(QString()); // the config's hpo.objective
+    m_objective->addItems(knownObjectives());
+    m_objective->setCurrentText(keep);
+}
+
+void SearchPage::setPartition(const QString& mode, int logicalDevices)
+{
+    m_partition->setText(logicalDevices > 0 ? tr("%1: %2 logical device%3, one worker each (Devices tab)")
+                                                  .arg(mode)
+                                                  .arg(logicalDevices)
+                                                  .arg(logicalDevices == 1 ? QString() : QStringLiteral("s"))
+                                            : tr("%1: not available on this machine (Devices tab)").arg(mode));
+}
+
+QString SearchPage::spaceFile() const
+{
+    return m_space->text().trimmed();
+}
+
+void SearchPage::checkFields(const RunCheckContext& context)
+{
+    if (!spaceFile().isEmpty())
+        needPath(m_space, PathKind::File, tr("a search space file"));
+    else if (!context.spaceProblems.isEmpty())
+        fail(m_space, tr("the Search space tab has problems: %1").arg(context.spaceProblems));
+    if (const QString objective = m_objective->currentText().trimmed(); !objective.isEmpty() && m_schema) {
+        const QStringList known = knownObjectives();
+        if (!known.isEmpty() && !known.contains(objective))
+            fail(m_objective, tr("%1 is not a metric the %2 model records (it records %3)")
+                                  .arg(objective, m_model, known.join(QStringLiteral(", "))));
+    }
+}
+
+} // namespace pitwall::ui

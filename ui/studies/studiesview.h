@@ -1,0 +1,34 @@
+#pragma once
+// The side bar: every study of the open database with its kind (study system attribute `pitwall:kind`;
+// "hpo" for a study with a Pitwall sampler; "–" otherwise, e.g. Optuna's own), state, best value and trial
+// counts. A filter hides the studies whose name does not contain its text.
+
+#include "ui/poller/storepoller.h"
+
+#include <QTreeWidget>
+
+namespace pitwall::ui {
+
+class StudiesView : public QTreeWidget {
+    Q_OBJECT
+public:
+    enum Column { kName, kKind, kState, kBest, kComplete, kRunning, kPruned, kFailed, kColumns };
+
+    explicit StudiesView(QWidget* parent = nullptr);
+    // Replaces the rows, keeping the selection by study name.
+    void showSnapshot(const StoreSnapshot& snapshot);
+    QString selectedStudy() const;
+    // Selects a study by name (when it is listed); emits studySelected.
+    bool selectStudy(const QString& name);
+    void setFilter(const QString& text);
+    // Studies listed and not hidden by the filter.
+    int visibleCount() const;
+
+Q_SIGNALS:
+    void studySelected(const QString& name);
+
+private:
+    QString m_filter;
+};
+
+} // namespace pitwall::ui

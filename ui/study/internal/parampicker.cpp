@@ -1,0 +1,121 @@
+#include "ui/study/internal/parampicker.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QVBoxLayout>
+
+namespace pitwall::ui {
+
+void ParamListModel::setEntries(std::vector<Entry> entries)
+{
+    beginResetModel();
+    m_entries = std::move(entries);
+    endResetModel();
+}
+
+void ParamListModel::setChecked(const QStringList& names)
+{
+    m_checked = QSet<QString>(names.begin(), names.end());
+    if (!m_entries.empty())
+        Q_EMIT dataChanged(index(0), index(rowCount() - 1), {Qt::CheckStateRole});
+}
+
+QStringList ParamListModel::checked() const
+{
+    QStringList out;
+    for (const Entry& e : m_entries)
+        if (m_checked.contains(e.first))
+            out << e.first;
+    return out;
+}
+
+int ParamListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_entries.size());
+}
+
+QVariant ParamListModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const Entry& e = entry(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        return QStringLiteral("%1   %2").arg(e.first).arg(e.second, 0, 'f', 3);
+    case Qt::EditRole: // what the filter matches
+        return e.first;
+    case Qt::CheckStateRole:
+        return m_checked.contains(e.first) ? Qt::Checked : Qt::Unchecked;
+    case Qt::ToolTipRole:
+        return tr("%1: importance %2 (share of the objective's variance). Click to draw it or take it off.")
+            .arg(e.first)
+            .arg(e.second, 0, 'f', 4);
+    default:
+        return {};
+    }
+}
+
+ParamPicker::ParamPicker(QWidget* parent) : QWidget(parent)
+{
+    setObjectName("paramPicker");
+    m_model = new ParamListModel(this);
+    m_filtered = new QSortFilterProxyModel(this);
+    m_filtered->setSourceModel(m_model);
+    m_filtered->setFilterRole(Qt::EditRole);
+    m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_summary = new QLabel(this);
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName("paramFilter");
+    m_filter->setPlaceholderText(tr("Filter parameters…"));
+    m_filter->setClearButtonEnabled(true);
+    m_list = new QListView(this);
+    m_list->setObjectName("paramList");
+    m_list->setModel(m_filtered);
+    m_list->setUniformItemSizes(true);
+    m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_automatic = new QPushButton(tr("Most important"), this);
+    m_automatic->setObjectName("paramAutomatic");
+    m_automatic->setToolTip(tr("Draw the most important parameters again."));
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_automatic);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(top);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_list, 1);
+    connect(m_filter, &QLineEdit::textChanged, m_filtered, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_list, &QListView::clicked, this, &ParamPicker::toggle);
+    connect(m_automatic, &QPushButton::clicked, this, &ParamPicker::automaticRequested);
+}
+
+void ParamPicker::setParams(const std::shared_ptr<const void>& revision, std::vector<ParamListModel::Entry> entries,
+                            const QStringList& drawn, bool automatic)
+{
+    const int count = static_cast<int>(entries.size());
+    if (revision != m_revision || !revision) {
+        m_revision = revision;
+        m_model->setEntries(std::move(entries));
+    }
+    m_model->setChecked(drawn);
+    m_automatic->setEnabled(!automatic);
+    m_summary->setText(tr("%1 of %2 parameter(s) drawn").arg(drawn.size()).arg(count));
+}
+
+void ParamPicker::toggle(const QModelIndex& index)
+{
+    const QString name = m_model->entry(m_filtered->mapToSource(index).row()).first;
+    QStringList names = m_model->checked();
+    if (names.contains(name))
+        names.removeAll(name);
+    else
+        names << name;
+    m_model->setChecked(names);
+    Q_EMIT picked(m_model->checked());
+}
+
+} // namespace pitwall::ui

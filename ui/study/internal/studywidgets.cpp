@@ -1,0 +1,185 @@
+#include "ui/study/internal/studywidgets.h"
+
+#include "ui/exporting.h"
+#include "ui/theme.h"
+
+#include <QPainter>
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pitwall::ui {
+
+namespace {
+
+QString durationText(double seconds)
+{
+    const auto s = static_cast<long long>(std::llround(seconds));
+    if (s >= 3600)
+        return QStringLiteral("%1:%2:%3")
+            .arg(s / 3600)
+            .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+            .arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+double niceStep(double span, int ticks)
+{
+    const double raw = span / std::max(1, ticks);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * magnitude)
+            return m * magnitude;
+    return 10 * magnitude;
+}
+
+} // namespace
+
+TrialTimeline::TrialTimeline(QWidget* parent) : QWidget(parent)
+{
+    setObjectName("trialTimeline");
+    setMinimumSize(240, 100);
+    addPngExportMenu(this);
+}
+
+void TrialTimeline::setBars(std::vector<Bar> bars)
+{
+    m_bars = std::move(bars);
+    m_lanes.clear();
+    m_t0 = m_t1 = 0;
+    bool first = true;
+    QSet<QString> lanes;
+    for (const Bar& b : m_bars) {
+        if (!lanes.contains(b.lane)) {
+            lanes.insert(b.lane);
+            m_lanes << b.lane;
+        }
+        m_t0 = first ? b.start : std::min(m_t0, b.start);
+        m_t1 = first ? b.end : std::max(m_t1, b.end);
+        first = false;
+    }
+    m_lanes.sort();
+    m_laneIndex.clear();
+    for (int i = 0; i < m_lanes.size(); ++i)
+        m_laneIndex.insert(m_lanes[i], i);
+    if (m_t1 <= m_t0)
+        m_t1 = m_t0 + 1;
+    update();
+}
+
+void TrialTimeline::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::Text));
+    const QFontMetrics fm(font());
+    p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignCenter, tr("Trials per logical device"));
+    if (m_bars.empty()) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No trial has started yet."));
+        return;
+    }
+    int labelWidth = 0;
+    for (const QString& lane : m_lanes)
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(lane));
+    const QRectF plot(labelWidth + 12, fm.height() + 8, std::max(10, width() - labelWidth - 24),
+                      std::max(10, height() - 2 * fm.height() - 16));
+    const double laneHeight = plot.height() / m_lanes.size();
+    const double scale = plot.width() / (m_t1 - m_t0);
+    for (int i = 0; i < m_lanes.size(); ++i) {
+        const double y = plot.top() + i * laneHeight;
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(4, y, labelWidth + 4, laneHeight), Qt::AlignVCenter | Qt::AlignLeft, m_lanes[i]);
+        p.setPen(pal.color(QPalette::Midlight));
+        p.drawLine(QPointF(plot.left(), y + laneHeight), QPointF(plot.right(), y + laneHeight));
+    }
+    const bool labels = m_bars.size() <= 400;
+    QHash<QString, QColor> colors; // per state, not per bar: thousands of bars share a handful
+    for (const Bar& b : m_bars) {
+        const int lane = m_laneIndex.value(b.lane);
+        const QRectF bar(plot.left() + (b.start - m_t0) * scale, plot.top() + lane * laneHeight + laneHeight * 0.15,
+                         std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
+        auto color = colors.constFind(b.state);
+        if (color == colors.constEnd())
+            color = colors.insert(b.state, stateColor(b.state.toLatin1().constData(), pal));
+        p.fillRect(bar, *color);
+        if (labels && bar.width() > fm.horizontalAdvance(QString::number(b.trial)) + 4) {
+            p.setPen(pal.color(QPalette::Base));
+            p.drawText(bar, Qt::AlignCenter, QString::number(b.trial));
+        }
+    }
+    // Time axis, relative to the first start.
+    p.setPen(pal.color(QPalette::Text));
+    const double step = niceStep(m_t1 - m_t0, std::max(2, static_cast<int>(plot.width() / 90)));
+    for (double t = 0; t <= m_t1 - m_t0 + 1e-9; t += step) {
+        const double x = plot.left() + t * scale;
+        p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
+        p.drawText(QRectF(x - 40, plot.bottom() + 4, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                   durationText(t));
+    }
+}
+
+ImportanceBars::ImportanceBars(QWidget* parent) : QWidget(parent)
+{
+    setObjectName("parameterImportance");
+    setMinimumSize(200, 100);
+    addPngExportMenu(this);
+}
+
+void ImportanceBars::setValues(std::vector<std::pair<QString, double>> values, const QString& method)
+{
+    std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    m_values = std::move(values);
+    m_method = method;
+    setToolTip(method);
+    update();
+}
+
+void ImportanceBars::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    const QFontMetrics fm(font());
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignCenter, tr("Parameter importance"));
+    if (m_values.empty()) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("Needs parameters and 3 complete trials."));
+        return;
+    }
+    int labelWidth = 0;
+    for (const auto& [name, v] : m_values)
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(name) + 2);
+    labelWidth = std::min(labelWidth, width() / 2);
+    const double top = fm.height() + 8;
+    const double bottom = height() - fm.height() - 6;
+    // Rows never shrink below a line of text: the bars that do not fit are counted, not squeezed.
+    const double rowHeight =
+        std::max<double>(fm.height() + 2, std::min<double>(fm.height() + 8, (bottom - top) / m_values.size()));
+    const auto fitting = static_cast<std::size_t>(std::max(0.0, (bottom - top) / rowHeight));
+    const std::size_t shown = fitting >= m_values.size() ? m_values.size() : fitting > 0 ? fitting - 1 : 0;
+    const double barLeft = labelWidth + 12, barWidth = std::max(10.0, width() - barLeft - 52);
+    if (shown < m_values.size()) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(QRectF(4, top + shown * rowHeight, width() - 8, rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("+%n more (enlarge to see them)", nullptr, static_cast<int>(m_values.size() - shown)));
+    }
+    for (std::size_t i = 0; i < shown; ++i) {
+        const double y = top + i * rowHeight;
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(4, y, labelWidth, rowHeight), Qt::AlignVCenter | Qt::AlignRight,
+                   fm.elidedText(m_values[i].first, Qt::ElideMiddle, labelWidth));
+        p.fillRect(QRectF(barLeft, y + rowHeight * 0.15, barWidth * m_values[i].second, rowHeight * 0.7),
+                   seriesColor(0, pal));
+        p.drawText(QRectF(barLeft + barWidth * m_values[i].second + 4, y, 48, rowHeight),
+                   Qt::AlignVCenter | Qt::AlignLeft, QString::number(m_values[i].second, 'f', 2));
+    }
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(QRectF(4, bottom, width() - 8, fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(m_method, Qt::ElideRight, width() - 8));
+}
+
+} // namespace pitwall::ui

@@ -1,0 +1,376 @@
+#include "ui/study/studyview.h"
+
+#include "ui/charts/chartview.h"
+#include "ui/charts/markerlayer.h"
+#include "ui/poller/storepoller.h"
+#include "ui/study/internal/parallelcoords.h"
+#include "ui/study/internal/parampicker.h"
+#include "ui/study/internal/studyframe.h"
+#include "ui/study/internal/studywidgets.h"
+#include "ui/study/studymath.h"
+#include "ui/tasks/taskmanager.h"
+#include "ui/theme.h"
+
+#include "core/util/timefmt.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPainter>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+#include <utility>
+
+namespace pitwall::ui {
+
+StudyView::StudyView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName("studyView");
+    m_title = new QLabel(tr("No study selected."), this);
+    m_topK = new QSpinBox(this);
+    m_topK->setObjectName("studyTopK");
+    m_topK->setRange(0, 100000);
+    m_topK->setSpecialValueText(tr("all"));
+    m_topK->setPrefix(tr("top "));
+    m_topK->setToolTip(
+        tr("Show only the k best complete trials in parallel coordinates and intermediate values (0: all)."));
+    m_selection = new QLabel(this);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_title, 1);
+    bar->addWidget(m_selection);
+    bar->addWidget(new QLabel(tr("Filter:"), this));
+    bar->addWidget(m_topK);
+
+    m_history = new ChartView(tr("Optimisation history"), this);
+    m_history->setAxisTitles(tr("trial"), tr("objective"));
+    m_historyMarkers = new MarkerLayer(m_history);
+    m_intermediate = new ChartView(tr("Intermediate values"), this);
+    m_intermediate->setAxisTitles(tr("step"), tr("value"));
+    m_intermediate->chart()->legend()->hide();
+    m_parallel = new ParallelCoordinates(this);
+    m_importance = new ImportanceBars(this);
+    m_picker = new ParamPicker(this);
+    m_timeline = new TrialTimeline(this);
+
+    auto* top = new QSplitter(this);
+    top->addWidget(m_history);
+    top->addWidget(m_intermediate);
+    auto* middle = new QSplitter(this);
+    middle->addWidget(m_parallel);
+    auto* side = new QSplitter(Qt::Vertical, this); // importance over the picker of what is drawn
+    side->addWidget(m_importance);
+    side->addWidget(m_picker);
+    side->setStretchFactor(0, 2);
+    side->setStretchFactor(1, 1);
+    middle->addWidget(side);
+    middle->setStretchFactor(0, 3);
+    middle->setStretchFactor(1, 1);
+    auto* rows = new QSplitter(Qt::Vertical, this);
+    rows->addWidget(top);
+    rows->addWidget(middle);
+    rows->addWidget(m_timeline);
+    rows->setStretchFactor(0, 4);
+    rows->setStretchFactor(1, 4);
+    rows->setStretchFactor(2, 2);
+    rows->setSizes({280, 340, 120});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(rows, 1);
+
+    m_throttle = new QTimer(this);
+    m_throttle->setSingleShot(true);
+    m_throttle->setInterval(kMinRedrawMs);
+    connect(m_throttle, &QTimer::timeout, this, [this] {
+        if (m_pending && isVisible())
+            draw();
+    });
+    connect(m_topK, &QSpinBox::valueChanged, this, [this] { draw(); });
+    connect(m_picker, &ParamPicker::picked, this, [this](const QStringList& names) { setPickedParams(names); });
+    connect(m_picker, &ParamPicker::automaticRequested, this, [this] { setPickedParams(std::nullopt); });
+    connect(m_parallel, &ParallelCoordinates::selectionChanged, this,
+            [this] { m_selection->setText(tr("%1 trial(s) in the brushes").arg(m_parallel->selected().size())); });
+}
+
+StudyView::~StudyView()
+{
+    if (m_frameTask)
+        m_frameTask->cancel(); // the computation owns its input; it stops at its next stage, unheard
+    releaseRetired();
+}
+
+void StudyView::replaceData(std::shared_ptr<const std::vector<TrialRecord>> trials,
+                            std::shared_ptr<const std::vector<RunRecord>> runs)
+{
+    if (trials != m_trials)
+        m_params.reset(); // computed again with the next frame
+    if (m_trials)
+        m_retired.push_back(std::exchange(m_trials, std::move(trials)));
+    else
+        m_trials = std::move(trials);
+    if (m_runs)
+        m_retired.push_back(std::exchange(m_runs, std::move(runs)));
+    else
+        m_runs = std::move(runs);
+}
+
+void StudyView::releaseRetired()
+{
+    if (m_retired.empty())
+        return;
+    QThreadPool::globalInstance()->start([retired = std::move(m_retired)]() mutable { retired.clear(); });
+    m_retired.clear();
+}
+
+void StudyView::setTopK(int k)
+{
+    m_topK->setValue(k);
+}
+
+void StudyView::setPickedParams(std::optional<QStringList> names)
+{
+    m_picked = std::move(names);
+    draw();
+}
+
+void StudyView::showSnapshot(const StoreSnapshot& snapshot)
+{
+    StudyDirection direction = StudyDirection::Minimize;
+    for (const StudySummary& s : snapshot.studies)
+        if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty())
+            direction = s.study.directions[0];
+    // The trials and every run are shared with the snapshot, not copied: the frame's timeline keeps only the
+    // runs of these trials. The signature and the running check look at those runs only.
+    std::unordered_set<std::int64_t> ids;
+    ids.reserve(snapshot.focusTrials->size());
+    for (const TrialRecord& t : *snapshot.focusTrials)
+        ids.insert(t.id);
+    // Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
+    const bool running = std::any_of(snapshot.runs->begin(), snapshot.runs->end(), [&](const RunRecord& r) {
+        return r.status == RunStatus::Running && r.trialId && ids.count(*r.trialId);
+    });
+    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs, ids) * 31);
+    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running)
+        return; // metric rows moved the change counter; nothing this view shows changed
+    m_signature = signature;
+    if (snapshot.focusStudy != m_name)
+        m_picked.reset(); // another study: its most important parameters
+    m_name = snapshot.focusStudy;
+    m_direction = direction;
+    replaceData(snapshot.focusTrials, snapshot.runs);
+    m_pending = true;
+    if (isVisible() && !m_throttle->isActive()) {
+        if (!m_drawn)
+            draw();
+        else
+            m_throttle->start();
+    }
+}
+
+void StudyView::showStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
+                          std::vector<RunRecord> runs)
+{
+    if (name != m_name)
+        m_picked.reset(); // another study: its most important parameters
+    m_name = name;
+    m_direction = direction;
+    replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
+                std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    releaseRetired(); // no computation follows to take them
+    m_pending = false;
+    if (m_frameTask)
+        m_frameTask->cancel(); // a frame in flight is stale now
+    applyFrame(computeStudyFrame(makeInput()));
+}
+
+void StudyView::setStudy(const QString& name, StudyDirection direction, std::vector<TrialRecord> trials,
+                         std::vector<RunRecord> runs)
+{
+    if (name != m_name)
+        m_picked.reset(); // another study: its most important parameters
+    m_name = name;
+    m_direction = direction;
+    replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
+                std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
+    draw();
+}
+
+void StudyView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_pending)
+        draw();
+}
+
+void StudyView::draw()
+{
+    m_pending = false;
+    requestFrame();
+}
+
+StudyInput StudyView::makeInput() const
+{
+    StudyInput input;
+    input.direction = m_direction;
+    input.trials = m_trials;
+    input.runs = m_runs;
+    input.topK = m_topK->value();
+    input.maxCurves = kMaxCurves;
+    input.nowSeconds = nowSeconds();
+    input.historyPlot = m_history->chart()->plotArea().size();
+    input.historyPixelRatio = m_history->devicePixelRatioF();
+    input.completeColor = stateColor("COMPLETE", palette());
+    input.prunedColor = stateColor("PRUNED", palette());
+    if (m_parallel->isVisible()) // a hidden widget has no final size yet: its layer is made when painted
+        input.parallelStyle = m_parallel->layerStyle();
+    input.parallelAxes = m_parallel->axisNames();
+    input.parallelBrushes = m_parallel->brushes();
+    input.maxParams = kMaxDrawnParams;
+    input.pickedParams = m_picked;
+    input.params = m_params;
+    return input;
+}
+
+void StudyView::requestFrame()
+{
+    // One computation at a time: a newer request cancels the one in flight (its frame is of stale data and is
+    // dropped) and runs when it has returned. Replaced data is released by the computation before it starts:
+    // one pool task per refresh, and not while the GUI thread applies and paints the frame.
+    auto input = std::make_shared<const StudyInput>(makeInput());
+    m_frameTask = TaskManager::instance()->start(
+        {tr("Drawing study %1").arg(m_name), TaskManager::keyFor(this, QStringLiteral("study-frame")),
+         Supersede::Running},
+        this,
+        [input, retired = std::move(m_retired)](TaskContext& context) mutable {
+            retired.clear();
+            return computeStudyFrame(*input, [&context] { return context.canceled(); });
+        },
+        [this](StudyFrame frame) {
+            m_frameTask.clear(); // the latest (a newer request would have cancelled this one)
+            applyFrame(std::move(frame));
+        });
+    m_retired.clear(); // moved from: valid again
+}
+
+bool StudyView::ready() const
+{
+    return m_drawn && !m_pending && !(m_frameTask && m_frameTask->isActive());
+}
+
+void StudyView::applyFrame(StudyFrame frame)
+{
+    m_drawn = true;
+    if (m_name.isEmpty()) {
+        m_title->setText(tr("No study selected: pick one in the side bar."));
+    } else {
+        m_title->setText(tr("<b>%1</b> — %2 trials, %3 complete, %4")
+                             .arg(m_name.toHtmlEscaped())
+                             .arg(frame.trialCount)
+                             .arg(frame.completeCount)
+                             .arg(m_direction == StudyDirection::Minimize ? tr("minimise") : tr("maximise")));
+    }
+    applyHistory(frame);
+    applyIntermediate(frame);
+    m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
+                        m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
+                        frame.parallelBrushes);
+    applyParams(frame);
+    m_importance->setValues(
+        std::move(frame.importance),
+        tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised"));
+    m_timeline->setBars(std::move(frame.bars));
+    Q_EMIT drawn();
+}
+
+void StudyView::applyParams(const StudyFrame& frame)
+{
+    m_params = frame.params; // frames of the current generation are computed from m_trials
+    QStringList drawn;
+    for (const auto& [name, value] : frame.importance)
+        drawn << name;
+    std::vector<ParamListModel::Entry> entries;
+    if (m_params) {
+        entries.reserve(m_params->byImportance.size());
+        for (std::size_t a : m_params->byImportance)
+            entries.push_back(m_params->importance[a]);
+    }
+    m_picker->setParams(m_params, std::move(entries), drawn, !m_picked.has_value());
+}
+
+void StudyView::applyHistory(const StudyFrame& frame)
+{
+    const QPalette pal = palette();
+    // The markers are one image (MarkerLayer, rendered with the frame): Qt Charts would build a hit-test shape
+    // and paint a marker per point on the GUI thread. Their series stay empty, as legend entries (a line
+    // series without a line, shown by a light marker image), and give fitAxes the markers' bounds.
+    auto legendEntry = [&](const QString& key, const QString& label, const QColor& color) {
+        QLineSeries* series = m_history->line(key, label);
+        if (series->pen().color() != color || series->lightMarker().isNull()) {
+            series->setPen(QPen(color, 5, Qt::NoPen)); // the width sizes the markers (1.5 × width)
+            series->setPointsVisible(true);
+            QImage marker(8, 8, QImage::Format_ARGB32_Premultiplied);
+            marker.fill(Qt::transparent);
+            QPainter painter(&marker);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(color);
+            painter.drawEllipse(QRectF(0.5, 0.5, 7, 7));
+            painter.end();
+            series->setLightMarker(marker);
+        }
+        return series;
+    };
+    const QColor completeColor = stateColor("COMPLETE", pal);
+    const QColor prunedColor = stateColor("PRUNED", pal);
+    QLineSeries* complete = legendEntry(QStringLiteral("complete"), tr("complete"), completeColor);
+    QLineSeries* pruned = legendEntry(QStringLiteral("pruned"), tr("pruned"), prunedColor);
+    QLineSeries* best = m_history->line(QStringLiteral("best"), tr("best so far"));
+    best->setPen(QPen(stateColor("BEST", pal), 2));
+    m_history->setBoundsOnly(complete, frame.complete);
+    m_history->setBoundsOnly(pruned, frame.pruned);
+    m_history->setPoints(best, frame.best);
+    m_history->fitAxes();
+    // An image made for other colours (the palette changed meanwhile) is dropped: rendered when painted.
+    const bool sameColors = frame.completeColor == completeColor && frame.prunedColor == prunedColor;
+    QImage image = sameColors ? frame.historyMarkers : QImage();
+    std::vector<MarkerLayer::Set> sets{{frame.complete, completeColor}, {frame.pruned, prunedColor}};
+    m_historyMarkers->setMarkers(std::move(sets), std::move(image), frame.historyGeometry);
+}
+
+void StudyView::applyIntermediate(const StudyFrame& frame)
+{
+    const QPalette pal = palette();
+    // A pool of kMaxCurves series, reused: creating and deleting series is what costs, not their points.
+    for (int i = 0; i < kMaxCurves; ++i) {
+        QLineSeries* series = m_intermediate->line(QStringLiteral("curve %1").arg(i));
+        if (i >= static_cast<int>(frame.curves.size())) {
+            series->setVisible(false);
+            continue;
+        }
+        const StudyFrame::Curve& curve = frame.curves[static_cast<std::size_t>(i)];
+        series->setName(tr("trial %1").arg(curve.trial));
+        QPen pen(curve.state == TrialState::Pruned ? stateColor("PRUNED", pal)
+                 : curve.state == TrialState::Fail ? stateColor("FAIL", pal)
+                                                   : stateColor("COMPLETE", pal),
+                 1.4);
+        if (curve.state == TrialState::Pruned)
+            pen.setStyle(Qt::DashLine);
+        if (series->pen() != pen)
+            series->setPen(pen);
+        series->setPointsVisible(curve.points.size() < 30);
+        m_intermediate->setPoints(series, curve.points);
+        series->setVisible(true);
+    }
+    m_intermediate->fitAxes();
+}
+
+} // namespace pitwall::ui
