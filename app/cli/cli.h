@@ -48,7 +48,7 @@ void addJobCommands(Cli& cli);
 void addTrainCommands(Cli& cli); // needs the engine
 void addBenchCommands(Cli& cli); // needs the engine (variants, partitions, loader)
 void addEvalCommands(Cli& cli);  // needs the engine
-void addDataCommands(Cli& cli);  // needs the engine
+void addDataCommands(Cli& cli);  // data synth, data info: core/synth, no engine
 void addHpoCommands(Cli& cli);   // needs the engine (hpo, worker)
 void addEngineInfoCommand(Cli& cli); // needs the engine
 

@@ -13,7 +13,6 @@ void pitwall_add_engine_commands(pitwall::cli::Cli& cli)
     addTrainCommands(cli);
     addBenchCommands(cli);
     addEvalCommands(cli);
-    addDataCommands(cli);
     addHpoCommands(cli);
     addEngineInfoCommand(cli);
     // The long commands record themselves as jobs (pitwall jobs list) and take --detach.

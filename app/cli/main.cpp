@@ -23,6 +23,7 @@ int main(int argc, char** argv)
     addPluginCommands(cli);
     addStudyCommands(cli);
     addJobCommands(cli);
+    addDataCommands(cli); // the synthetic world is plain C++ (core/synth): no LibTorch
 
     const std::string first = argc > 1 ? argv[1] : "";
     std::string why;

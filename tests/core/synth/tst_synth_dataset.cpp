@@ -214,7 +214,7 @@ void TestSynthDataset::cliWritesDataset()
 {
     QProcess help;
     help.start(cliPath(), {"data", "synth", "--help"});
-    // The engine's tests are built only with the engine, whose command module always has `data synth`.
+    // Every pitwall has `data synth`: the synthetic world is plain C++ (core/synth), outside the engine's module.
     QVERIFY2(help.waitForFinished(30000) && help.exitStatus() == QProcess::NormalExit && help.exitCode() == 0,
              "this pitwall build has no 'data synth' command");
     const QString out = m_dir.path() + "/cli";
