@@ -107,6 +107,42 @@ function(pitwall_torch_pch target)
   target_precompile_headers(${target} PRIVATE [["core/engine/internal/torch_pch.h"]])
 endfunction()
 
+# pitwall_pch(<target> <header>): a precompiled header of standard and third-party headers for a target with many
+# sources (pitwall_core, pitwall_ui), named relative to the checkout like the torch one. PITWALL_PCH=OFF turns them
+# all off (a build that checks each source includes what it uses).
+function(pitwall_pch target header)
+  if(PITWALL_PCH)
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_precompile_headers(${target} PRIVATE "\"${header}\"") # quoted: kept verbatim, no absolute path
+  endif()
+endfunction()
+
+# pitwall_test_pch_anchors(): the two executables that build the precompiled headers the Qt Test executables share
+# (tests/support/pch_core.h, and pch_ui.h with the window). A test reuses one only when its compile flags are the
+# anchor's (GCC ignores a precompiled header built with other macros), so the anchors are built like the tests:
+# the same warnings, definitions and Qt Test, and Pitwall::Ui for the window's.
+function(pitwall_test_pch_anchors)
+  if(NOT PITWALL_PCH)
+    return()
+  endif()
+  set(groups core)
+  if(TARGET Pitwall::Ui)
+    list(APPEND groups ui)
+  endif()
+  foreach(group ${groups})
+    set(anchor pitwall_test_pch_${group})
+    add_executable(${anchor} ${PROJECT_SOURCE_DIR}/tests/support/pch_anchor.cpp)
+    target_compile_options(${anchor} PRIVATE ${PITWALL_WARNINGS})
+    target_compile_definitions(${anchor} PRIVATE QT_NO_KEYWORDS)
+    target_include_directories(${anchor} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${anchor} PRIVATE Qt6::Test)
+    if(group STREQUAL "ui")
+      target_link_libraries(${anchor} PRIVATE Pitwall::Ui)
+    endif()
+    target_precompile_headers(${anchor} PRIVATE "\"tests/support/pch_${group}.h\"")
+  endforeach()
+endfunction()
+
 # pitwall_torch_test(<test>): a test that compiles torch code (after its pitwall_add_test). All such tests share
 # one precompiled header, built once for tst_trainer (their compile options and definitions are the same), instead
 # of one each.
@@ -136,6 +172,16 @@ function(pitwall_add_test name)
   target_compile_definitions(${name} PRIVATE QT_NO_KEYWORDS)
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${PITWALL_OUTPUT_DIR}/tests)
   add_dependencies(${name} pitwall)
+  # The shared Qt Test precompiled header (pitwall_test_pch_anchors): the window's for tests of the window, none for
+  # tests that compile torch code (pitwall_torch_test gives those the torch one) or take the engine's flags.
+  if(PITWALL_PCH AND NOT ARG_LINK MATCHES "Pitwall::Engine|_impl|torch|c10")
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+    if("Pitwall::Ui" IN_LIST ARG_LINK)
+      target_precompile_headers(${name} REUSE_FROM pitwall_test_pch_ui)
+    else()
+      target_precompile_headers(${name} REUSE_FROM pitwall_test_pch_core)
+    endif()
+  endif()
   if(TARGET pitwall_engine_index)
     add_dependencies(${name} pitwall_engine_index)
   endif()

@@ -78,7 +78,7 @@ cd "$PITWALL_BUILD_DIR"
 start=$(date +%s)
 status=0
 junit="$PITWALL_BUILD_DIR/Testing/ctest-junit.xml"
-ctest --output-on-failure --timeout 900 --output-junit "$junit" -L "$labels" "$@" || status=$?
+ctest --output-on-failure -j "$PITWALL_TEST_JOBS" --timeout 900 --output-junit "$junit" -L "$labels" "$@" || status=$?
 echo "pitwall: CUDA build tests took $(( $(date +%s) - start )) s"
 if ! bash "$PITWALL_ROOT/packaging/check-skips.sh" "$junit" && [ "${CI:-}" = true ]; then
   status=1

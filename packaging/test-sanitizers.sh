@@ -22,6 +22,6 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 cd "$PITWALL_BUILD_DIR"
 start=$(date +%s)
 status=0
-ctest --output-on-failure --timeout 900 -L core "$@" || status=$?
+ctest --output-on-failure -j "$PITWALL_TEST_JOBS" --timeout 900 -L core "$@" || status=$?
 echo "pitwall: sanitizer tests took $(( $(date +%s) - start )) s"
 exit "$status"

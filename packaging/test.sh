@@ -11,7 +11,7 @@ export QT_QPA_PLATFORM=offscreen
 cd "$PITWALL_BUILD_DIR"
 status=0
 junit="$PITWALL_BUILD_DIR/Testing/ctest-junit.xml"
-ctest --output-on-failure --timeout 900 --output-junit "$junit" "$@" || status=$?
+ctest --output-on-failure -j "$PITWALL_TEST_JOBS" --timeout 900 --output-junit "$junit" "$@" || status=$?
 if ! bash "$PITWALL_ROOT/packaging/check-skips.sh" "$junit" && [ "${CI:-}" = true ]; then
   status=1
 fi
