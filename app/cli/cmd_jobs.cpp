@@ -3,6 +3,7 @@
 
 #include "core/jobrun/jobcontrol.h"
 #include "core/jobrun/jobreport.h"
+#include "core/jobs/jobcontrolspec.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
@@ -14,16 +15,6 @@
 namespace pitwall::cli {
 
 namespace {
-
-std::int64_t jobIdArgument(const Args& args, const std::string& command)
-{
-    if (args.positionals.size() != 1)
-        throw InputError("pitwall jobs " + command + ": give one job id (pitwall jobs list shows them)");
-    const auto id = parseInteger(args.positionals[0]);
-    if (!id || *id <= 0)
-        throw InputError("pitwall jobs " + command + ": '" + args.positionals[0] + "' is not a job id");
-    return *id;
-}
 
 int listJobs(const Args& args)
 {
@@ -57,13 +48,14 @@ int showJob(const Args& args)
 int stopCommand(const Args& args)
 {
     auto store = openJobStoreForReading(args.database());
-    const std::int64_t id = jobIdArgument(args, "stop");
+    const JobStopSpec spec = JobStopSpec::fromArgs(args);
+    const std::int64_t id = spec.job;
     const JobRecord j = requireJob(*store, id);
     if (isFinal(j.state)) {
         std::cerr << "job " << id << " has already ended (" << jobStateName(j.state) << ")\n";
         return kExitBadInput;
     }
-    const StopOutcome outcome = stopJob(*store, j, args.flag("now") ? StopMode::Now : StopMode::Graceful);
+    const StopOutcome outcome = stopJob(*store, j, spec.now ? StopMode::Now : StopMode::Graceful);
     if (outcome == StopOutcome::AskedElsewhere) {
         std::cerr << "job " << id << " runs on " << j.host << ": asked it to stop through the store\n";
         return kExitOk;
@@ -73,7 +65,7 @@ int stopCommand(const Args& args)
         return kExitOk;
     }
     std::cout << "job " << id << " is stopping (the current step or trial ends; finished work is kept)\n";
-    if (args.flag("wait"))
+    if (spec.wait)
         std::cout << "job " << id << " " << jobStateName(waitForJobEnd(*store, id)) << "\n";
     return kExitOk;
 }
@@ -81,7 +73,7 @@ int stopCommand(const Args& args)
 int resumeJob(const Args& args)
 {
     auto store = openJobStoreForReading(args.database());
-    const std::int64_t id = jobIdArgument(args, "resume");
+    const std::int64_t id = JobResumeSpec::fromArgs(args).job;
     const std::vector<std::string> words = resumeJobDetached(*store, requireJob(*store, id), args.database());
     std::cout << id << "\n";
     std::cerr << "pitwall: job " << id << " resumes in the background: pitwall " << join(words, " ") << "\n";
@@ -109,11 +101,8 @@ void addJobCommands(Cli& cli)
              .options = {dbOption(), jsonOption(), {"all", "", "include finished, failed and cancelled jobs"}},
              .run = listJobs});
     cli.add({.path = "jobs show", .options = {dbOption(), jsonOption()}, .run = showJob});
-    cli.add({.path = "jobs stop",
-             .options = {dbOption(),
-                         {"now", "", "kill the process at once instead of waiting for the current step"},
-                         {"wait", "", "return only when the job has ended"}},
-             .run = stopCommand});
+    cli.add(
+        {.path = "jobs stop", .options = withOptions({dbOption()}, JobStopSpec::optionSpecs()), .run = stopCommand});
     cli.add({.path = "jobs resume", .options = {dbOption()}, .run = resumeJob});
     cli.add({.path = "jobs log",
              .options = {dbOption(), {"follow", "", "keep printing new output until the job ends"}},

@@ -1,6 +1,6 @@
 #include "core/drive/simulator.h"
 
-#include "core/drive/replay.h"
+#include "core/drive/internal/replay.h"
 #include "core/synth/random.h"
 #include "core/util/error.h"
 

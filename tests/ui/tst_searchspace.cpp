@@ -1,8 +1,8 @@
 // The search-space editor against AutoSpeed's YAML files: loading and saving must not change what a file
 // means (otherwise a search saved from the window samples a different space than the one loaded), and bad
 // rows must be flagged where they are.
+#include "ui/configure/internal/searchspaceeditor.h"
 #include "ui/configure/searchspace.h"
-#include "ui/configure/searchspaceeditor.h"
 
 #include "core/config/schema.h"
 

@@ -6,8 +6,8 @@
 #include "core/store/jobstore.h"
 #include "ui/configure/configform.h"
 #include "ui/configure/devicepanel.h"
+#include "ui/configure/internal/searchspaceeditor.h"
 #include "ui/configure/runoptions.h"
-#include "ui/configure/searchspaceeditor.h"
 #include "ui/jobs/jobspanel.h"
 #include "ui/tasks/taskmanager.h"
 

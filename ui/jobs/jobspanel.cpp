@@ -2,6 +2,8 @@
 
 #include "ui/tasks/taskmanager.h"
 
+#include "core/jobs/jobcontrolspec.h"
+#include "core/jobs/jobproblems.h"
 #include "core/store/jobstore.h"
 #include "core/util/process.h"
 #include "core/util/timefmt.h"
@@ -149,22 +151,20 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
     m_results = button(tr("Show results"), "jobShowResults", tr("The run, study or benchmark this job produced"));
     m_again = button(tr("Start again"), "jobStartAgain", tr("A new job with the same command line"));
     m_edit = button(tr("Edit spec"), "jobEditSpec", tr("Load the job's config and options into Configure"));
-    connect(m_stop, &QPushButton::clicked, this,
-            [this] { runCli({QStringLiteral("jobs"), QStringLiteral("stop"), QString::number(selectedJob())}); });
-    connect(m_stopNow, &QPushButton::clicked, this, [this] {
-        runCli({QStringLiteral("jobs"), QStringLiteral("stop"), QString::number(selectedJob()), QStringLiteral("--now")});
-    });
-    connect(m_resume, &QPushButton::clicked, this,
-            [this] { runCli({QStringLiteral("jobs"), QStringLiteral("resume"), QString::number(selectedJob())}); });
+    connect(m_stop, &QPushButton::clicked, this, [this] { runCli(JobStopSpec{.job = selectedJob()}.toArgs()); });
+    connect(m_stopNow, &QPushButton::clicked, this,
+            [this] { runCli(JobStopSpec{.job = selectedJob(), .now = true}.toArgs()); });
+    connect(m_resume, &QPushButton::clicked, this, [this] { runCli(JobResumeSpec{.job = selectedJob()}.toArgs()); });
     connect(m_log, &QPushButton::clicked, this, &JobsPanel::openLog);
     connect(m_results, &QPushButton::clicked, this, &JobsPanel::showResultsOfSelected);
     connect(m_again, &QPushButton::clicked, this, [this] {
         const JobRecord* job = selectedRecord();
         if (!job)
             return;
-        QStringList words = originalWords(*job);
-        words << QStringLiteral("--detach");
-        runCli(words, QString::fromStdString(job->spec.value("cwd", std::string())));
+        std::vector<std::string> words;
+        for (const QString& w : originalWords(*job))
+            words.push_back(w.toStdString());
+        runCli(detachedWords(std::move(words)), QString::fromStdString(job->spec.value("cwd", std::string())));
     });
     connect(m_edit, &QPushButton::clicked, this, [this] {
         if (const JobRecord* job = selectedRecord())
@@ -322,21 +322,24 @@ void JobsPanel::updateButtons()
         b->setEnabled(any);
 }
 
-void JobsPanel::runCli(const QStringList& words, const QString& cwd)
+void JobsPanel::runCli(const std::vector<std::string>& words, const QString& cwd)
 {
     if (m_cli.isEmpty()) {
         m_message->setText(tr("the pitwall command was not found beside pitwall-gui or on PATH"));
         return;
     }
-    QStringList args = words;
-    if (!args.contains(QStringLiteral("--db"))) // a job's own command line names its database already
-        args << QStringLiteral("--db") << QFileInfo(m_db).absoluteFilePath();
+    QStringList shown; // the command as the user would type it, without the database the panel adds
+    for (const std::string& w : words)
+        shown << QString::fromStdString(w);
+    QStringList args;
+    for (const std::string& w : withDatabase(words, QFileInfo(m_db).absoluteFilePath().toStdString()))
+        args << QString::fromStdString(w);
     auto* process = new QProcess(this);
     process->setProgram(m_cli);
     process->setArguments(args);
     if (!cwd.isEmpty())
         process->setWorkingDirectory(cwd);
-    const bool starts = words.contains(QStringLiteral("--detach")) || words.value(1) == QLatin1String("resume");
+    const bool starts = startsBackgroundJob(words);
     connect(process, &QProcess::finished, this, [this, process, starts](int code, QProcess::ExitStatus) {
         process->deleteLater();
         const QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
@@ -358,7 +361,7 @@ void JobsPanel::runCli(const QStringList& words, const QString& cwd)
         }
     });
     m_message->setStyleSheet({});
-    m_message->setText(QStringLiteral("pitwall ") + words.join(QLatin1Char(' ')) + QStringLiteral(" …"));
+    m_message->setText(QStringLiteral("pitwall ") + shown.join(QLatin1Char(' ')) + QStringLiteral(" …"));
     process->start();
 }
 

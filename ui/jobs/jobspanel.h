@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 class QLabel;
@@ -71,7 +72,7 @@ private:
     const JobRecord* selectedRecord() const;
     void updateButtons();
     // Runs `pitwall <words>` (attached, short: the jobs commands) and reports its output in the status line.
-    void runCli(const QStringList& words, const QString& cwd = {});
+    void runCli(const std::vector<std::string>& words, const QString& cwd = {});
     void openLog();
     void showResultsOfSelected();
 

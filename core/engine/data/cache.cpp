@@ -147,12 +147,12 @@ struct CacheBuild {
     const std::vector<std::string>& sources;
     int outputWidth = 0;
     int outputHeight = 0;
-    std::vector<Entry> entries;
-    std::vector<std::string> reasons;
+    std::vector<Entry> entries{};
+    std::vector<std::string> reasons{};
     std::atomic<std::size_t> next{0};
     std::uint64_t dataEnd = 0;
-    std::mutex mutex;
-    std::exception_ptr error;
+    std::mutex mutex{};
+    std::exception_ptr error{};
 };
 
 // The header of a new cache file for `sources` (reasonsOffset and fileBytes are set once the pixels are written)

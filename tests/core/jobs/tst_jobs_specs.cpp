@@ -5,6 +5,7 @@
 #include "core/jobs/benchjobs.h"
 #include "core/jobs/evaljob.h"
 #include "core/jobs/hpojob.h"
+#include "core/jobs/jobcontrolspec.h"
 #include "core/jobs/jobproblems.h"
 #include "core/jobs/trainjob.h"
 #include "core/jobs/variantsfile.h"
@@ -15,6 +16,7 @@
 
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 
 using namespace pitwall;
 
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void problemsJsonBothWays();
     void variantsFileBothWays();
     void defaultStudyName();
+    void jobControlCommands();
 };
 
 namespace {
@@ -391,6 +394,51 @@ void TestJobsSpecs::defaultStudyName()
 {
     QCOMPARE(HpoJob::defaultStudyName(std::string("transfuser-town05")), std::string("transfuser-town05-hpo"));
     QCOMPARE(HpoJob::defaultStudyName(std::nullopt), std::string("hpo"));
+}
+
+// Stop and resume: the words the window runs are the ones the CLI reads back (through the CLI's own option list), a
+// bad job id is refused, --db is added once, and only detached starts and resumes count as starting a job.
+void TestJobsSpecs::jobControlCommands()
+{
+    // The words after "jobs stop", parsed against the options the CLI declares for it.
+    const auto parseStop = [](const std::vector<std::string>& words) -> JobStopSpec {
+        if (words.size() < 2 || words[0] != "jobs" || words[1] != "stop")
+            throw std::logic_error("not a jobs stop command line");
+        return JobStopSpec::fromArgs(cmdline::parseArgs(JobStopSpec::optionSpecs(), {words.begin() + 2, words.end()}));
+    };
+    const JobStopSpec graceful{.job = 7};
+    QCOMPARE(graceful.toArgs(), (std::vector<std::string>{"jobs", "stop", "7"}));
+    const JobStopSpec back = parseStop(graceful.toArgs());
+    QCOMPARE(back.job, std::int64_t(7));
+    QVERIFY(!back.now && !back.wait);
+    const JobStopSpec now{.job = 12, .now = true, .wait = true};
+    QCOMPARE(now.toArgs(), (std::vector<std::string>{"jobs", "stop", "12", "--now", "--wait"}));
+    const JobStopSpec nowBack = parseStop(now.toArgs());
+    QCOMPARE(nowBack.job, std::int64_t(12));
+    QVERIFY(nowBack.now && nowBack.wait);
+
+    const JobResumeSpec resume{.job = 3};
+    QCOMPARE(resume.toArgs(), (std::vector<std::string>{"jobs", "resume", "3"}));
+    QCOMPARE(JobResumeSpec::fromArgs(cmdline::parseArgs({}, {"3"})).job, std::int64_t(3));
+    for (const std::vector<std::string>& bad : {std::vector<std::string>{}, {"0"}, {"x7"}, {"3", "4"}}) {
+        try {
+            JobResumeSpec::fromArgs(cmdline::parseArgs({}, bad));
+            QFAIL("a bad job id was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("pitwall jobs resume: ") == 0, e.what());
+        }
+    }
+
+    QCOMPARE(withDatabase({"jobs", "stop", "7"}, "/data/p.db"),
+             (std::vector<std::string>{"jobs", "stop", "7", "--db", "/data/p.db"}));
+    QCOMPARE(withDatabase({"hpo", "--db", "/a.db", "c.yaml"}, "/b.db"),
+             (std::vector<std::string>{"hpo", "--db", "/a.db", "c.yaml"}));
+    QCOMPARE(withDatabase({"hpo", "--db=/a.db"}, "/b.db"), (std::vector<std::string>{"hpo", "--db=/a.db"}));
+
+    QVERIFY(startsBackgroundJob(resume.toArgs()));
+    QVERIFY(startsBackgroundJob(detachedWords({"train", "c.yaml"})));
+    QVERIFY(!startsBackgroundJob(now.toArgs()));
+    QVERIFY(!startsBackgroundJob({"train", "c.yaml"}));
 }
 
 QTEST_GUILESS_MAIN(TestJobsSpecs)

@@ -1,4 +1,4 @@
-#include "core/drive/replay.h"
+#include "core/drive/internal/replay.h"
 
 #include "core/synth/internal/imageio.h"
 

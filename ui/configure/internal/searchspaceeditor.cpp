@@ -1,4 +1,4 @@
-#include "ui/configure/searchspaceeditor.h"
+#include "ui/configure/internal/searchspaceeditor.h"
 
 #include "core/hpo/searchspace.h"
 #include "ui/exporting.h"
