@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TransFuser-lite's GPU speed options side by side on one NVIDIA GPU: eager fp32 (the reference), step capture
-# ("Compile"), max-autotune, bf16 and fp16. Builds the CUDA configuration exactly as CI does (packaging/test-cuda.sh:
-# the pinned PyTorch wheel's LibTorch, PITWALL_WITH_CUDA=ON, build-cuda/, no GUI), without running its tests, then
-# runs configs/transfuser/gpu.yaml and writes what it printed to OUT_DIR. See README "CUDA build".
+# ("Compile"), max-autotune, bf16 and fp16. Builds the CUDA configuration as CI does but at -O2
+# (packaging/test-cuda.sh: the pinned PyTorch wheel's LibTorch, PITWALL_WITH_CUDA=ON, build-cuda/, no GUI), without
+# running its tests, then runs configs/transfuser/gpu.yaml and writes what it printed to OUT_DIR. See README "CUDA
+# build".
 #
 #   tests/bench/gpu_compare.sh [OUT_DIR] [dotted.key=value...]
 #
@@ -18,6 +19,8 @@ mkdir -p "$out"
 build=${PITWALL_CUDA_BUILD_DIR:-$root/build-cuda}
 
 echo "== build ($build)"
+# At -O2 (the build type's), not CI's -O1: this run is timed.
+export PITWALL_CUDA_TORCH_OPTIMIZATION=
 PITWALL_CUDA_BUILD_ONLY=1 bash "$root/packaging/test-cuda.sh" > "$out/build.log" 2>&1 ||
     { grep -E "error|Error" "$out/build.log" | head -n 40 || tail -n 40 "$out/build.log"; exit 1; }
 grep -E "^pitwall: |^-- (Pitwall|PyTorch): " "$out/build.log" | tee "$out/torch.txt"
