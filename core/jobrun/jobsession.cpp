@@ -64,7 +64,7 @@ JobSession::JobSession(const std::string& storeLocation, const std::string& kind
                        std::optional<std::int64_t> adoptId, const std::string& logFile)
     : m_location(storeLocation)
 {
-    JobStore store(storeLocation);
+    JobStore& store = m_store.emplace(storeLocation);
     if (adoptId) {
         m_id = *adoptId;
         store.start(m_id, ::getpid());
@@ -147,7 +147,7 @@ void JobSession::finish(int exitCode, const std::string& error)
         state = JobState::Finished;
     else if (exitCode == kExitCancelled || processCancelToken().requested())
         state = JobState::Cancelled;
-    JobStore store(m_location);
+    JobStore& store = m_store ? *m_store : m_store.emplace(m_location);
     store.heartbeat(m_id, fraction, message, std::nullopt); // the last progress, not the one of the last beat
     store.finish(m_id, state, exitCode, state == JobState::Failed ? error : std::string());
 }
@@ -155,8 +155,9 @@ void JobSession::finish(int exitCode, const std::string& error)
 void JobSession::discard()
 {
     m_done = true;
-    JobStore store(m_location);
+    JobStore& store = m_store ? *m_store : m_store.emplace(m_location);
     store.remove(m_id);
+    m_store.reset(); // the caller may remove the file it created
 }
 
 int runChildJob(const std::string& storeLocation, const std::string& kind, const Json& fields,

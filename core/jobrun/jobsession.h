@@ -42,6 +42,9 @@ private:
     void beat();
 
     std::string m_location;
+    // Open for the session's life, so that the results file this process holds stays the one it started in:
+    // finish() writes into no file put in its place (core/store/storefile.h). Used by the creating thread only.
+    std::optional<JobStore> m_store;
     std::int64_t m_id = 0;
     bool m_done = false;
     std::mutex m_mutex;

@@ -3,6 +3,7 @@
 #include "core/pool/hposettings.h"
 #include "core/pool/internal/heartbeat.h"
 #include "core/pool/trialstate.h"
+#include "core/store/storefile.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -67,11 +68,14 @@ TrialContext makeTrialContext(const WorkerLoopOptions& options, const AskedTrial
     return context;
 }
 
-// The runner's outcome; an exception it throws fails the trial with its message.
+// The runner's outcome; an exception it throws fails the trial with its message (StoreFileChangedError
+// propagates).
 TrialOutcome runTrial(TrialRunner& runner, TrialContext& context)
 {
     try {
         return runner.run(context);
+    } catch (const StoreFileChangedError&) {
+        throw; // the results file was deleted or replaced: nothing more is recorded, the worker stops
     } catch (const std::exception& e) {
         TrialOutcome outcome;
         outcome.failReason = e.what();

@@ -1,6 +1,7 @@
 #include "core/pool/workerpool.h"
 
 #include "core/pool/hposettings.h"
+#include "core/store/storefile.h"
 #include "core/util/error.h"
 #include "core/util/exitcodes.h"
 #include "core/util/process.h"
@@ -133,6 +134,9 @@ void WorkerPool::startWorker(Slot& slot, const std::function<void(const PoolEven
         argv.push_back("--stop-with-parent");
     ProcessOptions options;
     options.environment = slot.device.environment;
+    // A worker started after the results file was replaced refuses the new file (core/store/storefile.h).
+    if (const std::string held = heldStoreFile(m_options.storeLocation); !held.empty())
+        options.environment[kStoreFileVariable] = held;
     options.cpuSet = slot.device.cpuSet;
     options.stderrFile = slot.logFile;
     options.stdoutFile = "/dev/null";
@@ -285,6 +289,7 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
 {
     if (!m_started)
         throw RuntimeError("WorkerPool::poll before start");
+    m_store->requireSameDatabase(); // a deleted or replaced results file stops the search (workers stop writing)
     const double now = nowSeconds();
     if (m_stopping && now - m_stopSentAt > m_options.stopTimeoutSeconds)
         for (auto& slot : m_slots)

@@ -266,6 +266,7 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
     const PoolStatus status =
         cancel.requested() ? PoolStatus{} : runPool(spec, p, remaining, running, cancel, reporter, note);
     result.seconds = nowSeconds() - start;
+    store->requireSameDatabase(); // never a best_params.yaml from a file that was deleted or replaced meanwhile
     result.error = status.error;
     result.trials = store->trials(studyId);
     result.counts = countTrials(result.trials, direction);

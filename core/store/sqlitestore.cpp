@@ -174,6 +174,11 @@ std::int64_t SqliteStore::changeCounter()
     });
 }
 
+void SqliteStore::requireSameDatabase()
+{
+    m_db->requireSameFile();
+}
+
 void SqliteStore::requireWritable() const
 {
     if (m_mode == OpenMode::ReadOnly)

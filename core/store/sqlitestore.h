@@ -33,6 +33,7 @@ public:
     // Applies pending migrations up to `version` (at most the latest). Returns how many were applied.
     int migrateTo(int version);
     std::string location() const override { return m_path; }
+    void requireSameDatabase() override;
 
     SchemaInfo info() override;
     int migrate() override;

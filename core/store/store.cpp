@@ -1,6 +1,8 @@
 #include "core/store/store.h"
 
+#include "core/store/internal/sqlite.h"
 #include "core/store/sqlitestore.h"
+#include "core/store/storefile.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -46,6 +48,13 @@ std::string sqliteFilePath(const std::string& location)
             throw InputError(location + ": the SQLite URL names no file (in-memory databases are not supported)");
     }
     return path;
+}
+
+std::string heldStoreFile(const std::string& location)
+{
+    const std::string key = store_internal::heldFileKey(sqliteFilePath(location));
+    const auto file = store_internal::expectedFile(key);
+    return file ? std::to_string(file->device) + ":" + std::to_string(file->inode) + ":" + key : std::string();
 }
 
 std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)

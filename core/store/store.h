@@ -39,6 +39,10 @@ public:
     virtual std::int64_t changeCounter() = 0;
     // Where the data lives, for messages (a file path for SQLite); empty when a backend has no such name.
     virtual std::string location() const { return {}; }
+    // Throws StoreFileChangedError (core/store/storefile.h) when location() no longer names the database this
+    // store opened for writing (deleted or replaced since); nothing for a read-only store. Every write checks
+    // this itself; a process that mostly reads (a search watching its workers) calls it to notice in time.
+    virtual void requireSameDatabase() {}
 
     // --- studies ------------------------------------------------------------------------------------
     // Throws InputError when the name is taken.

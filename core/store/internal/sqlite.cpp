@@ -1,14 +1,19 @@
 #include "core/store/internal/sqlite.h"
 
+#include "core/store/storefile.h"
 #include "core/util/timefmt.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -65,6 +70,111 @@ void checkNotDamaged(Connection& db)
     for (std::size_t i = 0; i < problems.size(); ++i)
         text += (i ? "; " : "") + problems[i];
     throwDamaged(db.path(), text);
+}
+
+// --- Files held by write connections -------------------------------------------------------------
+
+std::optional<FileIdentity> fileIdentityAt(const std::string& path)
+{
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0)
+        return std::nullopt;
+    return FileIdentity{static_cast<std::uint64_t>(status.st_dev), static_cast<std::uint64_t>(status.st_ino)};
+}
+
+std::string heldFileKey(const std::string& path)
+{
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return (error ? std::filesystem::path(path) : absolute).lexically_normal().string();
+}
+
+namespace {
+
+struct HeldFile {
+    FileIdentity file;
+    int connections = 0;
+};
+
+// The files this process's write connections hold, by heldFileKey(), and the one its parent named.
+struct HeldFiles {
+    std::mutex mutex;
+    std::map<std::string, HeldFile> held;
+    std::optional<std::pair<std::string, FileIdentity>> inherited;
+
+    HeldFiles()
+    {
+        // "DEVICE:INODE:ABSOLUTE_PATH"; anything else is ignored (no file is then expected).
+        const char* text = std::getenv(kStoreFileVariable);
+        if (!text)
+            return;
+        const std::string value = text;
+        const auto first = value.find(':');
+        const auto second = first == std::string::npos ? first : value.find(':', first + 1);
+        if (second == std::string::npos || second + 1 >= value.size())
+            return;
+        try {
+            const FileIdentity file{std::stoull(value.substr(0, first)),
+                                    std::stoull(value.substr(first + 1, second - first - 1))};
+            inherited.emplace(heldFileKey(value.substr(second + 1)), file);
+        } catch (const std::exception&) {
+        }
+    }
+};
+
+HeldFiles& heldFiles()
+{
+    static HeldFiles files;
+    return files;
+}
+
+void holdFile(const std::string& key, const FileIdentity& file)
+{
+    HeldFiles& files = heldFiles();
+    std::lock_guard lock(files.mutex);
+    HeldFile& held = files.held[key];
+    held.file = file;
+    ++held.connections;
+}
+
+void releaseFile(const std::string& key)
+{
+    HeldFiles& files = heldFiles();
+    std::lock_guard lock(files.mutex);
+    const auto it = files.held.find(key);
+    if (it != files.held.end() && --it->second.connections <= 0)
+        files.held.erase(it);
+}
+
+std::string describe(const FileIdentity& file)
+{
+    return "device " + std::to_string(file.device) + ", inode " + std::to_string(file.inode);
+}
+
+// StoreFileChangedError for `path`, which named `opened` and names `now` (nullopt: nothing) instead.
+[[noreturn]] void throwFileChanged(const std::string& path, const FileIdentity& opened,
+                                   const std::optional<FileIdentity>& now)
+{
+    if (!now)
+        throw StoreFileChangedError(path + ": the results database was deleted while Pitwall had it open; Pitwall "
+                                           "stopped writing (and created nothing in its place)");
+    throw StoreFileChangedError(path + ": the results database was replaced by another file while Pitwall had it " +
+                                "open (" + describe(opened) + " was opened, " + describe(*now) +
+                                " is there now); Pitwall stopped writing, so that no row in the new file refers to "
+                                "the studies, trials or runs of the old one");
+}
+
+} // namespace
+
+std::optional<FileIdentity> expectedFile(const std::string& key)
+{
+    HeldFiles& files = heldFiles();
+    std::lock_guard lock(files.mutex);
+    if (const auto it = files.held.find(key); it != files.held.end())
+        return it->second.file;
+    if (files.inherited && files.inherited->first == key)
+        return files.inherited->second;
+    return std::nullopt;
 }
 
 // --- Statement --------------------------------------------------------------------------------------
@@ -221,9 +331,17 @@ std::string fileUri(const std::string& path, const char* query)
 
 Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move(path))
 {
+    const bool writes = mode == ConnectionMode::ReadWriteCreate;
+    std::optional<FileIdentity> expected;
+    if (writes) {
+        m_fileKey = heldFileKey(m_path);
+        expected = expectedFile(m_fileKey);
+        if (const auto now = fileIdentityAt(m_path); expected && now != expected)
+            throwFileChanged(m_path, *expected, now);
+    }
     int flags = SQLITE_OPEN_NOMUTEX;
-    flags |=
-        mode == ConnectionMode::ReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+    // A file this process expects is never created: if it is gone, it was deleted under a connection.
+    flags |= writes ? (SQLITE_OPEN_READWRITE | (expected ? 0 : SQLITE_OPEN_CREATE)) : SQLITE_OPEN_READONLY;
     std::string name = m_path;
     if (mode == ConnectionMode::ReadOnlyImmutable) {
         flags |= SQLITE_OPEN_URI;
@@ -235,10 +353,32 @@ Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move
             m_path + ": cannot open (" + (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(code)) + ")";
         sqlite3_close_v2(m_db);
         m_db = nullptr;
+        if (const auto now = fileIdentityAt(m_path); expected && now != expected)
+            throwFileChanged(m_path, *expected, now);
         throw SqliteError(code, message);
     }
     sqlite3_extended_result_codes(m_db, 1);
     sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+    if (writes)
+        holdOpenedFile(expected);
+}
+
+void Connection::holdOpenedFile(const std::optional<FileIdentity>& expected)
+{
+    // SQLite opened the file by its path; SQLITE_FCNTL_HAS_MOVED compares the inode of its descriptor with the
+    // path's. Looked at before and after, so that a replacement in between is seen either way.
+    const auto before = fileIdentityAt(m_path);
+    int moved = 0;
+    const int code = sqlite3_file_control(m_db, "main", SQLITE_FCNTL_HAS_MOVED, &moved);
+    const auto after = fileIdentityAt(m_path);
+    const bool same = code == SQLITE_OK && !moved && before && after == before && (!expected || after == expected);
+    if (!same) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throwFileChanged(m_path, expected ? *expected : before.value_or(FileIdentity{}), after);
+    }
+    m_file = after;
+    holdFile(m_fileKey, *m_file);
 }
 
 Connection::~Connection()
@@ -246,6 +386,20 @@ Connection::~Connection()
     for (auto& [sql, statement] : m_cache)
         sqlite3_finalize(statement);
     sqlite3_close_v2(m_db);
+    if (m_file)
+        releaseFile(m_fileKey);
+}
+
+void Connection::requireSameFile()
+{
+    if (!m_file)
+        return;
+    const auto now = fileIdentityAt(m_path);
+    if (now == m_file)
+        return;
+    rollbackQuietly();
+    sqlite3_wal_checkpoint_v2(m_db, "main", SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr); // best effort
+    throwFileChanged(m_path, *m_file, now);
 }
 
 Statement Connection::prepare(std::string_view sql)

@@ -42,6 +42,20 @@ public:
 // from a copy": bad input the user can act on, never written into. Other errors return.
 void throwIfDamaged(const std::string& path, const SqliteError& error);
 
+// Device and inode of a file: which file a path named when it was looked at (see core/store/storefile.h).
+struct FileIdentity {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    bool operator==(const FileIdentity&) const = default;
+};
+// The file at `path` now (stat, following links); nullopt when nothing is there.
+std::optional<FileIdentity> fileIdentityAt(const std::string& path);
+// The name under which this process keeps the file of a path: the path made absolute and lexically normal.
+std::string heldFileKey(const std::string& path);
+// The file this process must find at the path of `key`: the one one of its write connections holds, else the one
+// the process that started it named in kStoreFileVariable; nullopt when neither. Thread-safe.
+std::optional<FileIdentity> expectedFile(const std::string& key);
+
 // ReadOnlyImmutable opens the file as `file:PATH?immutable=1`: no locks and no -shm file, so it reads a
 // database in a folder where the -shm cannot be created; only correct while nobody writes the file and its
 // -wal holds no commits.
@@ -95,7 +109,10 @@ private:
 
 class Connection {
 public:
-    // Opens (and with ReadWriteCreate creates) the file. Throws SqliteError.
+    // Opens (and with ReadWriteCreate creates) the file. Throws SqliteError. A ReadWriteCreate connection holds
+    // the file it opened (core/store/storefile.h): StoreFileChangedError when another connection of this process
+    // (or the process that started it) holds another file at this path, and nothing is created in place of a
+    // deleted file.
     Connection(std::string path, ConnectionMode mode);
     ~Connection();
     Connection(const Connection&) = delete;
@@ -116,10 +133,16 @@ public:
     int changes() const;
     // Write transactions committed through write() on this connection (reads do not count).
     std::int64_t commitCount() const { return m_commits; }
+    // Throws StoreFileChangedError when the path no longer names the file this ReadWriteCreate connection opened
+    // (one stat); does nothing for a read-only connection. Every write() checks it after taking the write lock.
+    // Before it throws, an open transaction is rolled back and the -wal beside the path is checkpointed into the
+    // file this connection opened and emptied: those are that file's commits, which a file now at the path
+    // would otherwise read as its own pages.
+    void requireSameFile();
 
-    // Runs body inside BEGIN IMMEDIATE ... COMMIT. On BusyError anywhere the transaction is rolled back and
-    // body runs again after a short, growing pause; after kBusyGiveUpMs RuntimeError says the database is
-    // busy. Any other exception rolls back and propagates. body must not keep state across attempts.
+    // Runs body inside BEGIN IMMEDIATE ... COMMIT, after requireSameFile(). On BusyError anywhere the transaction is
+    // rolled back and body runs again after a short, growing pause; after kBusyGiveUpMs RuntimeError says the database
+    // is busy. Any other exception rolls back and propagates. body must not keep state across attempts.
     template <typename Body> auto write(Body&& body)
     {
         return transaction("BEGIN IMMEDIATE", true, std::forward<Body>(body));
@@ -162,6 +185,8 @@ private:
             try {
                 exec(begin);
                 try {
+                    if (writes)
+                        requireSameFile();
                     if constexpr (std::is_void_v<decltype(body())>) {
                         body();
                         commit(writes);
@@ -186,9 +211,13 @@ private:
     }
     void commit(bool writes);
     void rollbackQuietly() noexcept;
+    // Checks that the file just opened is the one at the path (and the expected one, if any) and holds it.
+    void holdOpenedFile(const std::optional<FileIdentity>& expected);
 
     std::string m_path;
     sqlite3* m_db = nullptr;
+    std::string m_fileKey;              // heldFileKey(m_path), for a ReadWriteCreate connection
+    std::optional<FileIdentity> m_file; // the file it opened and holds; nullopt for a read-only connection
     std::unordered_map<std::string, sqlite3_stmt*> m_cache;
     std::int64_t m_commits = 0;
 };

@@ -9,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -35,6 +36,20 @@ inline QString writeFile(const QTemporaryDir& dir, const QString& name, const QB
         qFatal("cannot write %s", qPrintable(file.fileName()));
     file.write(text);
     return file.fileName();
+}
+
+// Starts `pitwall hpo --db DB` in `dir` over the trial script in `mode` (space: x uniform in [0, 1]; its trials
+// wait for DIR/gate in mode wait), random sampler, no pruner, heartbeats every 0.2 s, plus `extra` arguments.
+inline void startScriptSearch(QProcess& hpo, const QTemporaryDir& dir, const QString& db, const QString& mode,
+                              const QStringList& extra)
+{
+    const QString space =
+        writeFile(dir, "space.yaml", "mode: " + mode.toUtf8() + "\nx: {type: uniform, min: 0.0, max: 1.0}\n");
+    hpo.setWorkingDirectory(dir.path());
+    hpo.start(pitwall::test::cliPath(),
+              QStringList{"hpo", "--db", db, "--command", trialCommand("--gate " + dir.filePath("gate")), "--space",
+                          space, "--sampler", "random", "--pruner", "none", "--heartbeat-interval", "0.2"} +
+                  extra);
 }
 
 // Polls `condition` every 50 ms for up to `timeoutMs`; true once it holds.

@@ -56,6 +56,18 @@ inline std::vector<Row> query(const std::string& path, const std::string& sql)
     return rows;
 }
 
+// Every row of every table, each led by its table's name: what a file holds, to compare before and after.
+inline std::vector<Row> everyRow(const std::string& path)
+{
+    std::vector<Row> out;
+    for (const Row& table : query(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))
+        for (Row row : query(path, "SELECT * FROM \"" + table.front() + "\"")) {
+            row.insert(row.begin(), table.front());
+            out.push_back(row);
+        }
+    return out;
+}
+
 inline std::string scalar(const std::string& path, const std::string& sql)
 {
     const auto rows = query(path, sql);
