@@ -16,7 +16,8 @@ namespace store_internal {
 class Connection;
 }
 
-// The file behind a location that openStore() accepts (a path or sqlite:///path); InputError for other backends.
+// The file behind a location that openStore() accepts (a path or sqlite:///path); InputError for other backends
+// and for names that SQLite would not read as a file (":memory:", a "file:" URI).
 std::string sqliteFilePath(const std::string& location);
 
 // Whether opening ReadWrite applies pending Pitwall migrations. No is for tools and tests that build files of

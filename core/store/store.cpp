@@ -47,6 +47,15 @@ std::string sqliteFilePath(const std::string& location)
         if (path.empty())
             throw InputError(location + ": the SQLite URL names no file (in-memory databases are not supported)");
     }
+    // SQLite reads these names as an in-memory database or a URI (file:NAME?mode=memory, ...): a study created
+    // there is gone when the command ends, and Pitwall needs the real file for its checks and job logs.
+    if (path == ":memory:")
+        throw InputError(location + ": an in-memory database stores nothing beyond this command; give the results "
+                                    "database's file path (or sqlite:///path)");
+    if (startsWith(path, "file:"))
+        throw InputError(location + ": SQLite URIs (file:...) are not accepted as a results database: some store "
+                                    "nothing (mode=memory) and Pitwall needs the file itself; give its file path "
+                                    "(./file:NAME for a file whose name begins with 'file:')");
     return path;
 }
 

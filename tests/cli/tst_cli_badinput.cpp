@@ -35,6 +35,8 @@ private Q_SLOTS:
     void refusedSearchCreatesNothing_data();
     void refusedSearchCreatesNothing();
     void damagedDatabaseIsRefused();
+    void databaseThatStoresNothingIsRefused_data();
+    void databaseThatStoresNothingIsRefused();
 
 private:
     QString config(const QString& name) const { return sourcePath("/configs/") + name; }
@@ -300,6 +302,35 @@ void TestCliBadInput::damagedDatabaseIsRefused()
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), damaged);
     QVERIFY(!QFile::exists(db + "-wal") || QFileInfo(db + "-wal").size() == 0);
+}
+
+// SQLite reads ":memory:" and "file:" URIs as databases that are not (or not only) the named file: `study create`
+// said "created study" and exited 0 with nothing stored. Each must be refused with exit 2 and a message, and
+// leave no file behind ("file:kept.db" would have created kept.db).
+void TestCliBadInput::databaseThatStoresNothingIsRefused_data()
+{
+    QTest::addColumn<QString>("db");
+    QTest::addColumn<QString>("expected");
+    const QString memory = "an in-memory database stores nothing";
+    const QString uri = "SQLite URIs (file:...) are not accepted";
+    QTest::newRow(":memory:") << ":memory:" << memory;
+    QTest::newRow("sqlite:///:memory:") << "sqlite:///:memory:" << memory;
+    QTest::newRow("file: mode=memory") << "file:x?mode=memory" << uri;
+    QTest::newRow("file::memory:") << "file::memory:" << uri;
+    QTest::newRow("file: URI of a file") << "file:kept.db" << uri;
+    QTest::newRow("sqlite:/// of a URI") << "sqlite:///file:z?mode=memory&cache=shared" << uri;
+}
+
+void TestCliBadInput::databaseThatStoresNothingIsRefused()
+{
+    QFETCH(QString, db);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const CliResult r = runCli({"study", "create", "--db", db, "--study", "s"}, dir.path());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(db + ": " + expected), qPrintable(r.err));
+    QVERIFY2(!r.out.contains("created study"), qPrintable(r.out));
+    QVERIFY2(filesUnder(dir.path()).isEmpty(), qPrintable(filesUnder(dir.path()).join(", ")));
 }
 
 PITWALL_TEST_MAIN(TestCliBadInput)
