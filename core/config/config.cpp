@@ -181,8 +181,10 @@ public:
         std::error_code ec;
         const fs::path canonical = fs::weakly_canonical(path, ec);
         if (!fs::is_regular_file(path, ec)) {
-            const std::string what = includedFrom.known() ? "included file '" + path + "' not found"
-                                                          : "config file '" + path + "' not found";
+            const std::string why = fs::is_directory(path, ec) ? "' is a directory, not a YAML file"
+                                    : fs::exists(path, ec)     ? "' is not a regular file"
+                                                               : "' not found";
+            const std::string what = (includedFrom.known() ? "included file '" : "config file '") + path + why;
             problem(includedFrom.known() ? includedFrom : SourceLocation{path}, what);
             return;
         }

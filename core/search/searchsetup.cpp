@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 namespace pitwall {
 
@@ -43,6 +44,9 @@ SearchSetup prepareSearch(const HpoSettings& settings, const Schema& configSchem
         throw InputError::forOption("trials", "the number of trials must be at least 1 (--trials N)");
     if (settings.configs.empty() && settings.command.empty())
         throw InputError("give a config (--config CFG, for the built-in trainer) or an external --command");
+    if (std::error_code ec; std::filesystem::is_directory(settings.spacePath, ec))
+        throw InputError::forOption(
+            "space", settings.spacePath + " is a directory; give the search space's YAML file (--space SPACE.yaml)");
     const std::string spaceText = readTextFile(settings.spacePath);
     const bool freeNames = settings.configs.empty();
     setup.schema = freeNames ? freeSpaceSchema(spaceText, settings.spacePath) : configSchema;

@@ -56,6 +56,9 @@ std::string defaultDatabasePath()
 
 std::string readTextFile(const fs::path& file)
 {
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) // a directory opens as a stream and reads as empty text
+        throw InputError(SourceLocation{file.string()}, "is a directory, not a file");
     std::ifstream in(file, std::ios::binary);
     if (!in) {
         const std::string reason = std::strerror(errno);

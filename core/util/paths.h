@@ -28,7 +28,7 @@ std::string absolutePath(const std::string& path);
 // folder. Parts are cut to 100 bytes (then hashed) to stay within file-name limits.
 std::filesystem::path studyFolder(const std::string& name);
 
-// Reads a whole file; throws InputError naming the file when it cannot be read.
+// Reads a whole file; throws InputError naming the file when it cannot be read or is a directory.
 std::string readTextFile(const std::filesystem::path& file);
 
 } // namespace pitwall

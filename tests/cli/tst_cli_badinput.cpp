@@ -37,6 +37,8 @@ private Q_SLOTS:
     void damagedDatabaseIsRefused();
     void databaseThatStoresNothingIsRefused_data();
     void databaseThatStoresNothingIsRefused();
+    void directoryGivenForFileIsNamed_data();
+    void directoryGivenForFileIsNamed();
 
 private:
     QString config(const QString& name) const { return sourcePath("/configs/") + name; }
@@ -331,6 +333,50 @@ void TestCliBadInput::databaseThatStoresNothingIsRefused()
     QVERIFY2(r.err.contains(db + ": " + expected), qPrintable(r.err));
     QVERIFY2(!r.out.contains("created study"), qPrintable(r.out));
     QVERIFY2(filesUnder(dir.path()).isEmpty(), qPrintable(filesUnder(dir.path()).join(", ")));
+}
+
+// A directory where a file is expected is named as a directory, never "not found" (it is there) nor read as an
+// empty file ("the search space is empty").
+void TestCliBadInput::directoryGivenForFileIsNamed_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("config validate") << QStringList{"config", "validate", "DIR"}
+                                     << "DIR: config file 'DIR' is a directory, not a YAML file";
+    QTest::newRow("config show") << QStringList{"config", "show", "DIR"}
+                                 << "config file 'DIR' is a directory, not a YAML file";
+    QTest::newRow("included file") << QStringList{"config", "validate", "INCLUDE"}
+                                   << "included file 'DIR' is a directory, not a YAML file";
+    QTest::newRow("hpo --space") << QStringList{"hpo",      "--space",  "DIR", "--command",
+                                                "true {x}", "--trials", "1",   "--check"}
+                                 << "DIR is a directory; give the search space's YAML file";
+    QTest::newRow("study ask --space") << QStringList{"study", "ask", "--study", "s", "--space", "DIR"}
+                                       << "DIR: is a directory, not a file";
+    QTest::newRow("bench variants") << QStringList{"bench", "variants", "DIR", "--check"}
+                                    << "DIR: is a directory, not a file";
+}
+
+void TestCliBadInput::directoryGivenForFileIsNamed()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString folder = dir.filePath("folder");
+    QVERIFY(QDir().mkpath(folder));
+    const QString include = dir.filePath("include.yaml");
+    QFile file(include);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(("include: [" + folder + "]\n").toUtf8());
+    file.close();
+    QCOMPARE(runCli({"study", "create", "--db", dir.filePath("s.db"), "--study", "s"}).exitCode, 0);
+    args.replaceInStrings("INCLUDE", include);
+    args.replaceInStrings("DIR", folder);
+    if (args.first() != "config") // config takes no --db
+        args << "--db" << dir.filePath("s.db");
+    const CliResult r = runCli(args, dir.path());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QString(expected).replace("DIR", folder)), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("not found") && !r.err.contains("is empty"), qPrintable(r.err));
 }
 
 PITWALL_TEST_MAIN(TestCliBadInput)
