@@ -8,6 +8,7 @@
 #include "core/hpo/tellrequest.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 
 #include <iostream>
@@ -98,7 +99,7 @@ int bestTrial(const Args& args)
     Study study = openStudy(*store, args);
     const auto best = study.bestTrial();
     if (!best) {
-        std::cerr << "study '" << study.record().name << "' has no complete trial yet\n";
+        std::cerr << "study '" << printable(study.record().name) << "' has no complete trial yet\n";
         return kExitFailure;
     }
     if (args.flag("json"))

@@ -1,6 +1,7 @@
 #include "core/config/config.h"
 
 #include "core/config/internal/yamlvalue.h"
+#include "core/config/yamlload.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 
@@ -209,9 +210,9 @@ public:
     {
         std::vector<YAML::Node> documents;
         try {
-            documents = YAML::LoadAll(text);
-        } catch (const YAML::ParserException& e) {
-            problem(internal::locationOf(sourceName, e.mark), "YAML syntax error: " + e.msg);
+            documents = loadYamlDocuments(text, sourceName);
+        } catch (const InputError& e) {
+            m_problems.insert(m_problems.end(), e.diagnostics().begin(), e.diagnostics().end());
             return;
         }
         for (const YAML::Node& document : documents) {

@@ -1,6 +1,7 @@
 #include "core/config/schema.h"
 
 #include "core/config/internal/yamlvalue.h"
+#include "core/config/yamlload.h"
 #include "core/util/paths.h"
 #include "core/util/printable.h"
 #include "core/util/strings.h"
@@ -138,12 +139,7 @@ namespace {
 // The file's root mapping; InputError for a YAML syntax error or a root without a 'keys:' mapping.
 YAML::Node loadSchemaRoot(const std::string& yamlText, const std::string& sourceName)
 {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yamlText);
-    } catch (const YAML::ParserException& e) {
-        throw InputError(internal::locationOf(sourceName, e.mark), "YAML syntax error: " + e.msg);
-    }
+    const YAML::Node root = loadYaml(yamlText, sourceName);
     const SourceLocation rootAt = internal::locationOf(sourceName, root.Mark());
     if (!root.IsMap() || !root["keys"] || !root["keys"].IsMap())
         throw InputError(rootAt, "a schema file needs 'owner: NAME' and a 'keys:' mapping");

@@ -1,6 +1,7 @@
 #include "core/hpo/searchspace.h"
 
 #include "core/config/config.h"
+#include "core/config/yamlload.h"
 #include "core/util/paths.h"
 #include "core/util/printable.h"
 #include "core/util/strings.h"
@@ -120,13 +121,7 @@ public:
 
     std::vector<SpaceParam> run(const std::string& yamlText)
     {
-        YAML::Node root;
-        try {
-            root = YAML::Load(yamlText);
-        } catch (const YAML::Exception& error) {
-            throw InputError(SourceLocation{m_source, error.mark.line + 1, error.mark.column + 1},
-                             "not valid YAML: " + error.msg);
-        }
+        const YAML::Node root = loadYaml(yamlText, m_source, "not valid YAML");
         if (!root || root.IsNull())
             throw InputError(SourceLocation{m_source, 1, 1}, "the search space is empty");
         if (!root.IsMap())

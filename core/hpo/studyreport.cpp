@@ -2,6 +2,7 @@
 
 #include "core/hpo/searchspace.h"
 #include "core/hpo/study.h"
+#include "core/util/printable.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
@@ -42,7 +43,7 @@ std::string studyListText(const std::vector<StudySummary>& studies)
         const nlohmann::json& row = rows[i];
         const std::optional<double>& best = studies[i].bestValue;
         text +=
-            stringPrintf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", row["name"].get<std::string>().c_str(),
+            stringPrintf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", printable(studies[i].study.name).c_str(),
                          join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
                          row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
                          row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
@@ -61,18 +62,18 @@ nlohmann::json bestTrialJson(const TrialRecord& best)
 
 std::string bestTrialText(const std::string& studyName, const TrialRecord& best)
 {
-    std::string text = "best trial " + std::to_string(best.number) + " of '" + studyName + "': value " +
+    std::string text = "best trial " + std::to_string(best.number) + " of '" + printable(studyName) + "': value " +
                        formatDouble(best.values.front()) + "\n";
     for (const TrialParam& p : best.params)
-        text += "  " + p.name + ": " + overrideText(p.value()) + "\n";
+        text += "  " + printable(p.name) + ": " + printable(overrideText(p.value())) + "\n";
     return text;
 }
 
 std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location)
 {
-    return "created study '" + studyName + "' (" + toLower(std::string(studyDirectionName(options.direction))) +
-           ", sampler " + options.sampler.toJson().dump() + ", pruner " + options.pruner.toJson().dump() + ") in " +
-           location + "\n";
+    return "created study '" + printable(studyName) + "' (" +
+           toLower(std::string(studyDirectionName(options.direction))) + ", sampler " +
+           options.sampler.toJson().dump() + ", pruner " + options.pruner.toJson().dump() + ") in " + location + "\n";
 }
 
 nlohmann::json askedTrialJson(const AskedTrial& asked)

@@ -1,5 +1,6 @@
 #include "core/jobs/variantsfile.h"
 
+#include "core/config/yamlload.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 
@@ -52,12 +53,7 @@ std::vector<std::string> relativeTo(const std::string& file, const std::vector<s
 
 YAML::Node loadRoot(const std::string& path)
 {
-    YAML::Node root;
-    try {
-        root = YAML::Load(readTextFile(path));
-    } catch (const YAML::ParserException& e) {
-        throw InputError(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
-    }
+    const YAML::Node root = loadYaml(readTextFile(path), path);
     if (!root.IsMap())
         throw InputError(SourceLocation{path}, "a variants file is a mapping with 'name', 'seeds' and 'variants'");
     static const std::vector<std::string> known = {"name", "base", "seeds", "quality", "driving", "table", "variants"};

@@ -1,5 +1,6 @@
 #include "core/pool/commandline.h"
 
+#include "core/config/yamlload.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -159,13 +160,7 @@ std::string findExecutable(const std::string& program)
 
 Schema freeSpaceSchema(const std::string& yamlText, const std::string& sourceName)
 {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yamlText);
-    } catch (const YAML::Exception& error) {
-        throw InputError(SourceLocation{sourceName, error.mark.line + 1, error.mark.column + 1},
-                         "not valid YAML: " + error.msg);
-    }
+    const YAML::Node root = loadYaml(yamlText, sourceName, "not valid YAML");
     Schema schema;
     if (!root || !root.IsMap())
         return schema; // SearchSpace::parse reports it with its position

@@ -2,6 +2,7 @@
 
 #include "core/util/error.h"
 #include "core/util/paths.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
@@ -373,7 +374,7 @@ std::optional<int> CommandTree::takeOption(const Command& command, const std::ve
     const OptionProblem problem = takeOptionWord(command.options, words, i, args);
     if (problem.text.empty())
         return std::nullopt;
-    std::cerr << where << ": " << problem.text << "\n";
+    std::cerr << where << ": " << printable(problem.text, LineBreaks::Keep) << "\n";
     if (problem.unknown)
         std::cerr << "Usage: " << where << " " << command.usage << "\n";
     return kExitBadInput;
@@ -393,10 +394,11 @@ int CommandTree::runCommand(const Command& command, const Args& args, const std:
         return command.run(args);
     } catch (const InputError& e) {
         for (const Diagnostic& d : e.diagnostics())
-            std::cerr << "error: " << d.toString() << "\n";
+            std::cerr << "error: " << printable(d.toString(), LineBreaks::Keep) << "\n";
         return kExitBadInput;
     } catch (const std::exception& e) {
-        std::cerr << m_program.name << " " << command.path << " failed: " << e.what() << "\n";
+        std::cerr << m_program.name << " " << command.path << " failed: " << printable(e.what(), LineBreaks::Keep)
+                  << "\n";
         return kExitFailure;
     }
 }
@@ -407,7 +409,8 @@ int CommandTree::unknownCommand(const std::vector<std::string>& words) const
                                      [&](const Command& c) { return startsWith(c.path, words[0] + " "); });
     if (isGroup) {
         if (words.size() > 1 && !isHelp(words[1]))
-            std::cerr << m_program.name << ": unknown subcommand '" << words[0] << " " << words[1] << "'\n\n";
+            std::cerr << m_program.name << ": unknown subcommand '" << words[0] << " " << printable(words[1])
+                      << "'\n\n";
         printGroup(words[0]);
         return words.size() > 1 && isHelp(words[1]) ? kExitOk : kExitBadInput;
     }
@@ -415,7 +418,7 @@ int CommandTree::unknownCommand(const std::vector<std::string>& words) const
     for (const Command& c : m_commands)
         names.push_back(split(c.path, ' ')[0]);
     const auto near = nearestNames(words[0], names, 1);
-    std::cerr << m_program.name << ": unknown command '" << words[0] << "'"
+    std::cerr << m_program.name << ": unknown command '" << printable(words[0]) << "'"
               << (near.empty() ? "" : "; did you mean '" + near[0] + "'?") << "\nRun '" << m_program.name
               << " --help' for the list.\n";
     return kExitBadInput;

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void helpAndUsage();
     void referenceDocumentsEveryCommand();
     void unknownCommandAndOption();
+    void controlCharactersNeverReachTheTerminal();
     void configShowWithOverrides();
     void configShowJson();
     void configErrorsExitTwo();
@@ -98,8 +99,8 @@ void TestCli::referenceDocumentsEveryCommand()
         ++listed;
     }
     QCOMPARE(listed, documented.size());
-    for (const QString& path : {"train", "hpo", "bench loader", "eval driving", "data synth", "engine info"})
-        QVERIFY2(documented.contains(path), qPrintable(path)); // the engine's commands are in the overview too
+    for (const char* path : {"train", "hpo", "bench loader", "eval driving", "data synth", "engine info"})
+        QVERIFY2(documented.contains(path), path); // the engine's commands are in the overview too
 
     const QString jobs = runCli({"jobs", "list", "--help"}).out;
     QVERIFY(jobs.contains("(" + QString::fromStdString(join(jobKinds(), ", ")) + ")"));
@@ -120,6 +121,36 @@ void TestCli::unknownCommandAndOption()
     const CliResult missing = runCli({"db", "info", "--db"});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY2(missing.err.contains("option '--db' needs a value (FILE)"), qPrintable(missing.err));
+}
+
+// A name with a terminal escape and a line break (an edited or shared results file, or a careless script) is
+// printed escaped by every command that shows it: no raw ESC byte reaches the terminal, and a table row stays one
+// line (issue: `study list` printed "\x1b[31m" raw and broke the table).
+void TestCli::controlCharactersNeverReachTheTerminal()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString db = dir.filePath("escapes.db");
+    const QString name = QString::fromUtf8("red\x1b[31mX\nline2");
+    const CliResult created = runCli({"study", "create", "--study", name, "--db", db});
+    QCOMPARE(created.exitCode, 0);
+    const QString escaped = QStringLiteral("red\\x1b[31mX\\nline2");
+    QVERIFY2(created.out.contains("created study '" + escaped + "'"), qPrintable(created.out));
+    const CliResult list = runCli({"study", "list", "--db", db});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains(escaped), qPrintable(list.out));
+    QCOMPARE(list.out.count('\n'), 2); // the header and one row
+    const CliResult best = runCli({"study", "best", "--study", name, "--db", db});
+    QCOMPARE(best.exitCode, 1);
+    QVERIFY2(best.err.contains("study '" + escaped + "' has no complete trial yet"), qPrintable(best.err));
+    // An error message that quotes the name (no such study) and an unknown command word.
+    const CliResult missing = runCli({"study", "best", "--study", name + "2", "--db", db});
+    QCOMPARE(missing.exitCode, 2);
+    const CliResult unknown = runCli({"study", "\x1b[2J"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("unknown subcommand 'study \\x1b[2J'"), qPrintable(unknown.err));
+    for (const CliResult* r : {&created, &list, &best, &missing, &unknown})
+        QVERIFY2(!r->out.contains(QChar(0x1b)) && !r->err.contains(QChar(0x1b)), qPrintable(r->out + r->err));
 }
 
 void TestCli::configShowWithOverrides()

@@ -83,7 +83,9 @@ void TestEngineReports::drivingReport()
     route.routeCompletion = 100;
     route.infractionPenalty = 0.6;
     route.drivingScore = 60;
-    route.infractions = {{drive::InfractionType::CollisionVehicle}, {drive::InfractionType::CollisionVehicle}};
+    drive::Infraction collision;
+    collision.type = drive::InfractionType::CollisionVehicle;
+    route.infractions = {collision, collision};
     const drive::DrivingReport report = drive::summarise("expert", {route});
     const std::string text = drive::drivingReportText(report);
     QVERIFY2(text.find("completed") != std::string::npos, text.c_str());

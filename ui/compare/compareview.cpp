@@ -6,6 +6,9 @@
 #include "ui/poller/storepoller.h"
 #include "ui/study/studymath.h"
 
+#include "core/config/yamlload.h"
+#include "core/util/error.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -118,8 +121,11 @@ std::vector<std::pair<QString, QString>> flattenYaml(const QString& yaml)
 {
     std::vector<std::pair<QString, QString>> out;
     try {
-        flatten(YAML::Load(yaml.toStdString()), QString(), out);
+        // A results file is input: its stored config goes through the bounded loader (no alias bomb).
+        flatten(loadYaml(yaml.toStdString(), "the stored config"), QString(), out);
     } catch (const YAML::Exception&) {
+        out.clear();
+    } catch (const InputError&) {
         out.clear();
     }
     return out;

@@ -1,5 +1,8 @@
 #include "ui/configure/searchspace.h"
 
+#include "core/config/yamlload.h"
+#include "core/util/error.h"
+
 #include <QLocale>
 #include <QObject>
 
@@ -60,8 +63,12 @@ bool parseSpaceYaml(const QString& text, std::vector<SpaceRow>& rows, QString& e
     YAML::Node root;
     try {
         root = YAML::Load(text.toStdString());
+        checkYamlSize(root, "the search space");
     } catch (const YAML::Exception& e) {
         error = QObject::tr("%1:%2: %3").arg(e.mark.line + 1).arg(e.mark.column + 1).arg(QString::fromStdString(e.msg));
+        return false;
+    } catch (const InputError& e) {
+        error = QString::fromStdString(e.what());
         return false;
     }
     if (!root || root.IsNull())

@@ -1,5 +1,7 @@
 #include "core/config/internal/yamlvalue.h"
 
+#include "core/config/yamlload.h"
+#include "core/util/error.h"
 #include "core/util/strings.h"
 
 namespace pitwall::internal {
@@ -132,8 +134,12 @@ ConfigValue convertText(const KeySpec& spec, const std::string& text, std::strin
     YAML::Node node;
     try {
         node = YAML::Load(text);
+        checkYamlSize(node, "command line");
     } catch (const YAML::Exception& e) {
         problem = "cannot read '" + text + "' as a value: " + e.msg;
+        return {};
+    } catch (const InputError& e) {
+        problem = "cannot read '" + text + "' as a value: " + e.diagnostics().front().message;
         return {};
     }
     return convertNode(spec, node, problem);

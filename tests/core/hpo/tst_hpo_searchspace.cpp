@@ -26,6 +26,7 @@ private Q_SLOTS:
     void badSpaces();
     void everyProblemAtOnce();
     void notUtf8IsRefused();
+    void aliasBombIsRefused();
 
 private:
     Schema m_schema;
@@ -212,6 +213,29 @@ void TestSearchSpace::notUtf8IsRefused()
         QFAIL("the space with a byte that is not UTF-8 was accepted");
     } catch (const InputError& e) {
         QCOMPARE(QString(e.what()), QString("space.yaml:2:42: the file is not UTF-8 text (\\x90)"));
+    }
+}
+
+// A "billion laughs" space: ten anchors, each a list of nine aliases of the one before, 9^10 nodes once expanded
+// in 400 bytes. `hpo --space bomb.yaml --check` used to die of std::bad_alloc after 3.3 GB; the bounded loader
+// (core/config/yamlload.h) stops after a million nodes and names the file.
+void TestSearchSpace::aliasBombIsRefused()
+{
+    std::string yaml = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+    for (int i = 1; i <= 9; ++i) {
+        const std::string previous = "*a" + std::to_string(i - 1);
+        yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + previous;
+        for (int k = 1; k < 9; ++k)
+            yaml += ", " + previous;
+        yaml += "]\n";
+    }
+    yaml += "box: {type: categorical, values: *a9}\n";
+    try {
+        SearchSpace::parse(yaml, "bomb.yaml", m_schema, m_autospeed);
+        QFAIL("the alias bomb was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(QString(e.what()), QString("bomb.yaml: the YAML has more than 1000000 nodes with its aliases expanded "
+                                            "(Pitwall reads at most that many; an alias bomb?)"));
     }
 }
 
