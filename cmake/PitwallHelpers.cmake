@@ -90,9 +90,12 @@ function(pitwall_add_plugin_schema name file)
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${file} ${PITWALL_PLUGIN_OUTPUT_DIR}/${name}.schema.yaml COPYONLY)
 endfunction()
 
-# What every test finds in its environment (tests/support/testenv.h): the checkout, the build folder, the CLI.
+# What every test finds in its environment (tests/support/testenv.h): the checkout, the build folder, the CLI; and a
+# state folder of the build's own (XDG_STATE_HOME: the searches tests start record their commands there as confirmed
+# for resuming, core/search/resumereview.h, not in the user's home).
 set(PITWALL_TEST_PATHS
-  "PITWALL_SOURCE_DIR=${PROJECT_SOURCE_DIR};PITWALL_BINARY_DIR=${PITWALL_OUTPUT_DIR};PITWALL_CLI=$<TARGET_FILE:pitwall>")
+  "PITWALL_SOURCE_DIR=${PROJECT_SOURCE_DIR};PITWALL_BINARY_DIR=${PITWALL_OUTPUT_DIR};PITWALL_CLI=$<TARGET_FILE:pitwall>"
+  "XDG_STATE_HOME=${PITWALL_OUTPUT_DIR}/test-state")
 
 # pitwall_test_path(<test> <VARIABLE> <path>): one more path in a test's environment (a helper executable, the GUI).
 function(pitwall_test_path test variable path)

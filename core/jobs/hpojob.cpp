@@ -99,6 +99,8 @@ std::vector<std::string> HpoJob::toArgs() const
     addOption(words, "heartbeat-interval", heartbeatIntervalSeconds);
     addOption(words, "heartbeat-grace", heartbeatGraceSeconds);
     addOption(words, "db", database);
+    if (confirmResume)
+        words.push_back("--yes");
     return words;
 }
 
@@ -130,6 +132,9 @@ HpoJob HpoJob::fromArgs(const cmdline::Args& args)
     job.heartbeatIntervalSeconds = seconds(args, "heartbeat-interval");
     job.heartbeatGraceSeconds = seconds(args, "heartbeat-grace");
     job.database = args.value("db");
+    job.confirmResume = args.flag("yes");
+    if (job.confirmResume && !job.resume)
+        throw InputError::forOption("yes", "--yes confirms what a --resume runs; this search is not a --resume");
     return job;
 }
 
@@ -157,6 +162,9 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
          "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
         {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
         {"resume", "STUDY", "continue a search that pitwall hpo started"},
+        {"yes", "",
+         "with --resume: run the study's stored command and write to its stored folders (shown first) even if you "
+         "did not start or confirm them on this machine"},
         {"log-dir", "DIR",
          "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
          "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},

@@ -37,6 +37,8 @@ struct HpoJob {
     std::optional<std::string> backend;
     std::optional<double> heartbeatIntervalSeconds, heartbeatGraceSeconds; // > 0
     std::optional<std::string> database;                                   // --db
+    bool confirmResume = false; // --yes: with --resume, run the stored command and folders even when they are not
+                                // ones this user started or confirmed here (core/search/resumereview.h)
 
     // The command line after "pitwall": "hpo", the config files and overrides, then the options that are set (a
     // new search always names its sampler and pruner). fromArgs(toArgs()) gives this spec back.

@@ -5,8 +5,10 @@
 #include "core/jobrun/jobsession.h"
 #include "core/jobs/hpojob.h"
 #include "core/pool/workerpool.h"
+#include "core/search/resumereview.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
+#include "core/util/printable.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
@@ -25,6 +27,7 @@ namespace fs = std::filesystem;
 struct Prepared {
     HpoSettings settings;
     std::string studyName;
+    std::optional<ResumeReview> review; // resuming: what the results file says to run, and whether it is confirmed
     std::optional<SearchSetup> setup;
     std::vector<LogicalDevice> devices;
     std::string bestParamsPath;
@@ -40,18 +43,17 @@ std::string outputDir(const SearchSetup& setup)
     return setup.base ? setup.base->getString("experiment.output_dir") : "runs";
 }
 
-HpoSettings startingSettings(const SearchSpec& spec, Store* store)
+HpoSettings startingSettings(const SearchSpec& spec, Store* store, Prepared& p)
 {
     if (!spec.resumeStudy)
         return spec.settings;
     if (!store)
         throw InputError(spec.storeLocation + ": no such results database, so no study '" + *spec.resumeStudy +
                          "' to resume");
-    const auto stored = readHpoSettings(store->requireStudy(*spec.resumeStudy));
-    if (!stored)
-        throw InputError("study '" + *spec.resumeStudy + "' was not started by pitwall hpo (it has no " +
-                         kHpoSettingsAttr + " attribute); add workers to it with pitwall worker --trials-left N");
-    HpoSettings settings = *stored;
+    p.review = reviewResume(*store, *spec.resumeStudy);
+    if (!p.review->confirmed && !spec.confirmResume)
+        throwUnconfirmedResume(*p.review, "pitwall hpo --resume " + *spec.resumeStudy + " --db " + spec.storeLocation);
+    HpoSettings settings = *readHpoSettings(store->requireStudy(*spec.resumeStudy));
     if (spec.targetTrials)
         settings.targetTrials = *spec.targetTrials;
     return settings;
@@ -105,7 +107,7 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
 Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note)
 {
     Prepared p;
-    p.settings = startingSettings(spec, store);
+    p.settings = startingSettings(spec, store, p);
     p.setup = prepareSearch(p.settings, spec.schema);
     SearchSetup& setup = *p.setup;
     const bool objectiveFromConfig = p.settings.objective.empty();
@@ -122,10 +124,14 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         throw InputError::forOption(
             "final-epochs", "--final-epochs retrains with the built-in trainer; a --command search has no config to "
                             "retrain (run your command with the values of best_params.yaml)");
+    // Resuming: where the study was started to write them (not a path relative to today's working folder).
+    const std::string recorded = p.review ? p.review->bestParamsPath : "";
     p.bestParamsPath = absolutePath(spec.bestParamsPath.value_or(
-        (fs::path(outputDir(setup)) /
-         studyFolder(spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup)))) / "best_params.yaml")
-            .string()));
+        !recorded.empty() ? recorded
+                          : (fs::path(outputDir(setup)) /
+                             studyFolder(spec.resumeStudy.value_or(spec.studyName.value_or(defaultStudyName(setup)))) /
+                             "best_params.yaml")
+                                .string()));
     const bool resume = spec.resumeStudy.has_value();
     p.settings.partition = spec.partition.value_or(
         resume ? p.settings.partition : (setup.base ? setup.base->getString("device.partition_mode") : "SPX"));
@@ -249,7 +255,16 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
     Prepared p = prepare(spec, store.get(), true, note);
     const std::int64_t studyId = store->requireStudy(p.studyName).id;
     writeHpoSettings(*store, studyId, p.settings);
+    store->setStudySystemAttr(studyId, kBestParamsAttr, p.bestParamsPath);
+    // Started here by this user, or resumed with their confirmation: a later resume of the same goes on by itself.
+    if (const std::string warning = recordConfirmed(p.settings.command, p.settings.logDir, p.bestParamsPath);
+        !warning.empty())
+        note(warning);
 
+    if (p.review)
+        reporter.message("resuming study '" + printable(p.studyName) + "' (" +
+                         (p.review->confirmed ? "as you started or confirmed it" : "confirmed with --yes") + "):\n" +
+                         p.review->describe());
     for (const StaleTrial& s : failStaleTrials(*store, studyId, spec.heartbeatGraceSeconds))
         reporter.message("trial " + std::to_string(s.number) + " FAIL: " + s.reason);
     const StudyDirection direction = store->requireStudy(p.studyName).directions.front();

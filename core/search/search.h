@@ -31,7 +31,10 @@ struct SearchSpec {
     std::optional<std::string> partition;   // default: the stored one, else the config's device.partition_mode
     std::optional<std::string> backend;     // default: the stored one, else the config's device.backend
     std::optional<std::string> logDir;      // default <experiment.output_dir>/<study>/hpo
-    std::optional<std::string> bestParamsPath; // default <experiment.output_dir>/<study>/best_params.yaml
+    std::optional<std::string> bestParamsPath; // default <experiment.output_dir>/<study>/best_params.yaml; resuming:
+                                               // the path the study was started with
+    bool confirmResume = false; // --yes: resume even when the stored command and folders are not ones this user
+                                // started or confirmed on this machine (core/search/resumereview.h)
     std::optional<int> finalEpochs;         // a final comparison follows (checked here: built-in trainer only)
     double heartbeatIntervalSeconds = 5.0;
     double heartbeatGraceSeconds = 60.0;

@@ -46,6 +46,7 @@ SearchSpec searchSpecFromJob(const HpoJob& job)
     spec.storeLocation = absolutePath(job.database.value_or(defaultDatabasePath()));
     spec.schema = schemaWithWarnings();
     spec.resumeStudy = job.resume;
+    spec.confirmResume = job.confirmResume;
     if (spec.resumeStudy) {
         spec.targetTrials = job.trials;
     } else {
