@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace pitwall {
@@ -54,19 +54,87 @@ std::string defaultDatabasePath()
     return "pitwall.db";
 }
 
-std::string readTextFile(const fs::path& file)
+std::string byteSizeText(std::size_t bytes)
 {
-    std::error_code ec;
-    if (fs::is_directory(file, ec)) // a directory opens as a stream and reads as empty text
-        throw InputError(SourceLocation{file.string()}, "is a directory, not a file");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    constexpr std::size_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+    if (bytes >= kGiB && bytes % kGiB == 0)
+        return std::to_string(bytes / kGiB) + " GiB";
+    if (bytes >= kMiB && bytes % kMiB == 0)
+        return std::to_string(bytes / kMiB) + " MiB";
+    if (bytes >= kKiB && bytes % kKiB == 0)
+        return std::to_string(bytes / kKiB) + " KiB";
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+}
+
+namespace {
+
+[[noreturn]] void throwTooLarge(const fs::path& file, std::size_t maxBytes, const std::string& size)
+{
+    throw InputError(SourceLocation{file.string()}, "is larger than " + byteSizeText(maxBytes) + " (" + size +
+                                                        "), the most Pitwall reads from one input file of this kind");
+}
+
+// What kind of file a stat mode names, for the refusal of anything but a regular file.
+std::string fileKindOf(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "is a directory, not a file";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "is a device, not a regular file (Pitwall reads input only from regular files)";
+    if (S_ISFIFO(mode))
+        return "is a pipe, not a regular file (Pitwall reads input only from regular files)";
+    if (S_ISSOCK(mode))
+        return "is a socket, not a regular file (Pitwall reads input only from regular files)";
+    return "is not a regular file (Pitwall reads input only from regular files)";
+}
+
+} // namespace
+
+std::string readTextFile(const fs::path& file, std::size_t maxBytes)
+{
+    // O_NONBLOCK: opening a pipe nobody writes to returns at once (and is refused below) instead of waiting.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
         const std::string reason = std::strerror(errno);
         throw InputError(SourceLocation{file.string()}, "cannot read file: " + reason);
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const std::string reason = std::strerror(errno);
+        throw InputError(SourceLocation{file.string()}, "cannot read file: " + reason);
+    }
+    if (!S_ISREG(info.st_mode))
+        throw InputError(SourceLocation{file.string()}, fileKindOf(info.st_mode));
+    if (static_cast<std::uintmax_t>(info.st_size) > maxBytes)
+        throwTooLarge(file, maxBytes, std::to_string(info.st_size) + " bytes");
+    std::string text;
+    text.resize(std::min<std::size_t>(static_cast<std::size_t>(info.st_size), maxBytes) + 1);
+    std::size_t used = 0;
+    for (;;) {
+        if (used == text.size()) {
+            if (used > maxBytes) // the file grew past the limit while it was read
+                throwTooLarge(file, maxBytes, "more than that while it was read");
+            text.resize(std::min(maxBytes + 1, std::max<std::size_t>(2 * used, 4096)));
+        }
+        const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const std::string reason = std::strerror(errno);
+            throw InputError(SourceLocation{file.string()}, "cannot read file: " + reason);
+        }
+        if (n == 0)
+            break;
+        used += static_cast<std::size_t>(n);
+    }
+    if (used > maxBytes)
+        throwTooLarge(file, maxBytes, "more than that while it was read");
+    text.resize(used);
+    return text;
 }
 
 std::string absolutePath(const std::string& path)

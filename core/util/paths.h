@@ -1,6 +1,7 @@
 #pragma once
 // Where Pitwall finds its files at run time.
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,7 +29,17 @@ std::string absolutePath(const std::string& path);
 // folder. Parts are cut to 100 bytes (then hashed) to stay within file-name limits.
 std::filesystem::path studyFolder(const std::string& name);
 
-// Reads a whole file; throws InputError naming the file when it cannot be read or is a directory.
-std::string readTextFile(const std::filesystem::path& file);
+// The most readTextFile reads from one file unless told otherwise: far beyond any config, search space, schema or
+// variants file a person writes, and small enough that a wrong path costs no memory worth noticing.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t(16) << 20; // 16 MiB
+
+// Reads a whole file given from outside. Only a regular file is read: a directory, a device (/dev/zero), a pipe
+// or a socket is refused without reading (a pipe is opened without waiting for a writer). InputError naming the
+// file when it cannot be read, is not a regular file, or holds more than `maxBytes` (the message names the
+// limit); at most `maxBytes` + 1 bytes are read, also from a file that grows while it is read.
+std::string readTextFile(const std::filesystem::path& file, std::size_t maxBytes = kMaxInputFileBytes);
+
+// "16 MiB", "512 KiB", "300 bytes": a byte limit as messages name it.
+std::string byteSizeText(std::size_t bytes);
 
 } // namespace pitwall
