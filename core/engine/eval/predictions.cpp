@@ -4,6 +4,7 @@
 #include "core/image/jpeg.h"
 #include "core/util/error.h"
 #include "core/util/floatrange.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,8 @@ constexpr std::size_t kMaxDiagnostics = 20; // bad entries named before "N more"
 constexpr std::size_t kMaxWarnings = 5;     // dataset problems shown
 constexpr int kMaxSuggestionDistance = 3;   // edits between an unknown image and a "did you mean" image
 constexpr std::size_t kHeaderPrefixBytes = 256 * 1024; // enough for a JPEG's markers up to SOF, nearly always
+// A predictions file read whole: COCO's val2017 with 100 detections per image is about 50 MB of JSON.
+constexpr std::size_t kMaxPredictionsFileBytes = std::size_t(512) << 20;
 
 // The classes predictions may use: the dataset's named classes, else 0..the highest class in its labels.
 struct ClassSet {
@@ -186,12 +189,7 @@ nlohmann::json readJsonFile(const std::string& path)
         throw InputError(SourceLocation{path}, "is a folder; give the predictions JSON file");
     if (!fs::exists(path, ec))
         throw InputError(SourceLocation{path}, "no such file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(SourceLocation{path}, "cannot open the predictions file");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    const std::string text = readTextFile(path, kMaxPredictionsFileBytes); // a regular file, bounded
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
