@@ -6,7 +6,9 @@
 #include "core/util/strings.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <stdexcept>
 
@@ -424,6 +426,26 @@ int CommandTree::unknownCommand(const std::vector<std::string>& words) const
     return kExitBadInput;
 }
 
+namespace {
+
+// `status`, or exit 1 with a message on stderr when standard output could not be written (a full disk).
+int withOutputChecked(const std::string& program, const std::string& path, int status)
+{
+    std::cout.flush();
+    errno = 0;
+    const bool flushFailed = std::fflush(stdout) != 0;
+    const int error = errno;
+    if (!flushFailed && !std::ferror(stdout) && std::cout.good())
+        return status;
+    // `pitwall ... > FILE` on a full disk, or a detached job whose log cannot grow: the output is short, so the
+    // command did not do what it said.
+    std::cerr << program << " " << path << ": cannot write its output to standard output"
+              << (flushFailed && error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
+    return status == kExitOk ? kExitFailure : status;
+}
+
+} // namespace
+
 int CommandTree::run(int argc, char** argv) const
 {
     std::vector<std::string> words(argv + 1, argv + argc);
@@ -457,7 +479,7 @@ int CommandTree::run(int argc, char** argv) const
         });
     if (!parsed)
         return *status;
-    return runCommand(*command, args, words);
+    return withOutputChecked(m_program.name, command->path, runCommand(*command, args, words));
 }
 
 } // namespace pitwall::cmdline

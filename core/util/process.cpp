@@ -3,6 +3,7 @@
 #include "core/util/cancel.h"
 
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -30,15 +31,41 @@ ProcessExit fromStatus(int status)
     return e;
 }
 
-void redirect(const std::string& file, int fd, bool append)
-{
-    if (file.empty())
-        return;
-    const int out = ::open(file.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
-    if (out >= 0) {
-        dup2(out, fd);
-        close(out);
+// The files a child's stdout and stderr go to, opened by the parent before fork (so that a file that cannot be
+// opened, or a symbolic link planted where a log goes, is an error naming it, not output silently lost), created
+// 0600 and never through a link (openLogFile). -1 where the output is inherited or piped.
+struct OutputFiles {
+    int out = -1;
+    int err = -1;
+
+    void closeAll() const
+    {
+        if (out >= 0)
+            ::close(out);
+        if (err >= 0 && err != out)
+            ::close(err);
     }
+};
+
+OutputFiles openOutputFiles(const ProcessOptions& options)
+{
+    const WriteMode mode = options.appendOutput ? WriteMode::Append : WriteMode::Truncate;
+    OutputFiles files;
+    if (!options.stdoutFile.empty())
+        files.out = openLogFile(options.stdoutFile, mode);
+    if (options.stderrFile.empty())
+        return files;
+    if (options.stderrFile == options.stdoutFile) {
+        files.err = files.out; // one file, one offset: the two streams interleave instead of overwriting
+        return files;
+    }
+    try {
+        files.err = openLogFile(options.stderrFile, mode);
+    } catch (...) {
+        files.closeAll();
+        throw;
+    }
+    return files;
 }
 } // namespace
 
@@ -104,7 +131,7 @@ StartPipes openPipes(const ProcessOptions& options)
 // The child's side of start(), between fork and exec: only async-signal-safe calls. Execs the program, or
 // writes errno to the report pipe and exits 127.
 [[noreturn]] void execInChild(const ExecArrays& exec, const ProcessOptions& options, const cpu_set_t& cpus,
-                              pid_t parent, const StartPipes& pipes)
+                              pid_t parent, const StartPipes& pipes, const OutputFiles& files)
 {
     ::close(pipes.report[0]);
     if (options.group == ProcessGroup::NewSession)
@@ -116,8 +143,10 @@ StartPipes openPipes(const ProcessOptions& options)
         if (::getppid() != parent)
             _exit(137); // the parent died before the line above
     }
-    redirect(options.stdoutFile, STDOUT_FILENO, options.appendOutput);
-    redirect(options.stderrFile, STDERR_FILENO, options.appendOutput);
+    if (files.out >= 0)
+        dup2(files.out, STDOUT_FILENO);
+    if (files.err >= 0)
+        dup2(files.err, STDERR_FILENO);
     if (pipes.out[1] >= 0)
         dup2(pipes.out[1], STDOUT_FILENO);
     if (pipes.err[1] >= 0)
@@ -164,17 +193,26 @@ ChildProcess ChildProcess::start(const std::vector<std::string>& argv, const Pro
     CPU_ZERO(&cpus);
     for (int c : options.cpuSet)
         CPU_SET(c, &cpus);
-    const StartPipes pipes = openPipes(options);
+    const OutputFiles files = openOutputFiles(options);
+    StartPipes pipes;
+    try {
+        pipes = openPipes(options);
+    } catch (...) {
+        files.closeAll();
+        throw;
+    }
 
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         const int why = errno;
         pipes.closeAll();
+        files.closeAll();
         throw RuntimeError(std::string("fork failed: ") + std::strerror(why));
     }
     if (pid == 0)
-        execInChild(exec, options, cpus, parent, pipes);
+        execInChild(exec, options, cpus, parent, pipes, files);
+    files.closeAll();
     if (options.group == ProcessGroup::Own)
         ::setpgid(pid, pid); // also from the parent, so signal() reaches the group even before the child ran
     ::close(pipes.report[1]);

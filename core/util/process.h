@@ -23,8 +23,10 @@ enum class ProcessGroup {
 struct ProcessOptions {
     std::map<std::string, std::string> environment; // added to (or replacing in) the parent's environment
     std::vector<std::string> unsetEnvironment;       // removed from the child's environment
-    std::string stdoutFile;                          // empty: inherit (unless piped)
-    std::string stderrFile;                          // empty: inherit (unless piped)
+    // Files for the child's output, opened by start() (RuntimeError naming the file when it cannot be opened):
+    // created 0600, never through a symbolic link (core/util/filewrite.h openLogFile). Empty: inherit (unless piped).
+    std::string stdoutFile;
+    std::string stderrFile;
     bool pipeStdout = false;                         // read it through ChildProcess::stdoutFd()
     bool pipeStderr = false;                         // read it through ChildProcess::stderrFd()
     bool appendOutput = false;                       // append to the files instead of truncating them
