@@ -172,6 +172,34 @@ nlohmann::json ResolvedConfig::originsJson() const
     return out;
 }
 
+namespace {
+
+constexpr std::size_t kMaxQuotedKeyBytes = 64; // a dotted key quoted whole in a message
+constexpr std::size_t kKeyExcerptBytes = 8;    // what is quoted of a key that does not look like one
+
+bool keyByte(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+}
+
+// Whether `key` looks like a config key (what the schema's keys are made of, of a sane length) and may be quoted.
+bool keyShaped(const std::string& key)
+{
+    return !key.empty() && key.size() <= kMaxQuotedKeyBytes && std::all_of(key.begin(), key.end(), keyByte);
+}
+
+// The start of a key that is not quoted whole: its leading key characters, at most kKeyExcerptBytes, then "…".
+std::string keyExcerpt(const std::string& key)
+{
+    std::size_t n = 0;
+    while (n < key.size() && n < kKeyExcerptBytes && keyByte(key[n]))
+        ++n;
+    return n == 0 ? std::string("(a text)") : "'" + key.substr(0, n) + "…'";
+}
+
+} // namespace
+
 // Applies YAML documents and overrides to a ResolvedConfig, collecting every problem.
 class ConfigResolver {
 public:
@@ -272,6 +300,13 @@ private:
 
     void unknownKey(const SourceLocation& where, const std::string& key)
     {
+        if (where.file != "command line" && !keyShaped(key)) {
+            // Not a config file's key: a line of another file (an include of a password or shadow file reads as
+            // one key "user:hash:...:"). Quoting it whole would copy that file into messages and job logs.
+            problem(where, "unknown key " + keyExcerpt(key) + " (" + std::to_string(key.size()) +
+                               " bytes with characters no config key has, not shown in full: is this a config file?)");
+            return;
+        }
         std::vector<std::string> candidates = m_schema.keyNames();
         if (key.find('.') == std::string::npos) {
             const std::vector<std::string> sections = m_schema.sectionNames();

@@ -2,6 +2,7 @@
 #include "configtestutil.h"
 
 #include "core/config/config.h"
+#include "core/util/paths.h"
 
 #include <QtTest>
 
@@ -16,6 +17,8 @@ private Q_SLOTS:
     void missingFileIsNamed();
     void includeCycleIsFound();
     void modelWithOwnEpochsNeedsNoStage();
+    void includedSecretsAreNotQuoted();
+    void configOverTheSizeLimitIsRefused();
 };
 
 void TestConfigErrors::rejectsWithExactMessage_data()
@@ -167,6 +170,50 @@ void TestConfigErrors::modelWithOwnEpochsNeedsNoStage()
                                                 {"experiment.model=autospeed", "training.stages.pretrain.epochs=0",
                                                  "training.stages.posttrain.epochs=0"});
     QCOMPARE(config.getInt("training.stages.pretrain.epochs"), 0LL);
+}
+
+// Issue 27, 11: a config that includes a shadow-style file (`user:hash:...:::` reads as one YAML key) printed the
+// whole line in "unknown key '...'", so a 0600 file's hashes reached the terminal and a detached job's log. If this
+// fails, a secret from a file that is no config is copied into messages again.
+void TestConfigErrors::includedSecretsAreNotQuoted()
+{
+    QTemporaryDir dir;
+    const std::string secret = "$6$abcdefgh$XYZsecretHASHvalue0123456789";
+    writeFile(dir, "shadow", QByteArray::fromStdString("root:" + secret + ":19000:0:99999:7:::\n"));
+    const std::string config = writeFile(dir, "cfg.yaml", "include: shadow\n");
+    try {
+        resolveConfig(loadSchema(), {config}, {});
+        QFAIL("the shadow file was accepted as a config");
+    } catch (const InputError& e) {
+        const QString message = QString::fromStdString(e.what());
+        QVERIFY2(!message.contains("XYZsecret") && !message.contains("19000"), qPrintable(message));
+        QVERIFY2(message.contains(dir.filePath("shadow") + ":1:1: unknown key 'root…' (") &&
+                     message.contains("not shown in full: is this a config file?"),
+                 qPrintable(message));
+    }
+    // A key that looks like one is still quoted whole, with its suggestion.
+    const std::string typo = writeFile(dir, "typo.yaml", "trainng: {}\n");
+    try {
+        resolveConfig(loadSchema(), {typo}, {});
+        QFAIL("the typo was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("unknown key 'trainng'; did you mean 'training'?"), e.what());
+    }
+}
+
+// Issue 27, 8: input files are read up to a limit (core/util/paths.h readTextFile, tested in tst_fileio): a config
+// over it is refused with the file and the limit named, among the config's other problems.
+void TestConfigErrors::configOverTheSizeLimitIsRefused()
+{
+    QTemporaryDir dir;
+    const std::string big = writeFile(dir, "big.yaml", QByteArray(int(kMaxInputFileBytes) + 1, '#'));
+    try {
+        resolveConfig(loadSchema(), {big}, {});
+        QFAIL("a config over the size limit was read");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains(QString::fromStdString(big) + ": is larger than 16 MiB (16777217 bytes)"),
+                 e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestConfigErrors)
