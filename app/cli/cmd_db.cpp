@@ -4,10 +4,11 @@
 #include "core/store/inforeport.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/strings.h"
 
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace pitwall::cli {
 
@@ -43,14 +44,11 @@ int dbExport(const Args& args)
         throw InputError("give exactly one of --study NAME (its trials) or --run ID (its metric series)");
     const auto store = openStore(args.database(), OpenMode::ReadOnly);
 
-    std::ofstream file;
-    std::ostream* out = &std::cout;
-    if (auto path = args.value("out")) {
-        file.open(*path, std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw InputError("cannot write --out '" + *path + "'");
-        out = &file;
-    }
+    // With --out the export is built in memory and then replaces the file whole (a full disk leaves the old file,
+    // and says so); without, it streams to stdout, which the command line checks before it exits.
+    const auto path = args.value("out");
+    std::ostringstream text;
+    std::ostream* out = path ? static_cast<std::ostream*>(&text) : &std::cout;
     if (study) {
         exportStudyTrials(*store, *study, *format, *out);
     } else {
@@ -59,6 +57,8 @@ int dbExport(const Args& args)
             throw InputError("--run '" + *run + "' is not a run id (a positive integer)");
         exportRunMetrics(*store, *id, *format, *out);
     }
+    if (path)
+        writeFileAtomically(*path, text.str());
     out->flush();
     if (!*out)
         throw RuntimeError("writing the export failed");
