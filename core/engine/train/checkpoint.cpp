@@ -1,6 +1,7 @@
 #include "core/engine/train/checkpoint.h"
 
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/paths.h"
 
 #include <nlohmann/json.hpp>
@@ -122,14 +123,13 @@ void CheckpointStore::save(Stage stage, const CheckpointInfo& info, Model& model
     });
     atomicWrite(file(stage, info.epoch, "optim.pt"), [&](const std::string& path) { torch::save(optimizer, path); });
     atomicWrite(file(stage, info.epoch, "json"), [&](const std::string& path) {
-        std::ofstream out(path);
-        out << nlohmann::json{{"format", kCheckpointFormat},
-                              {"epoch", info.epoch},
-                              {"global_step", info.globalStep},
-                              {"meters", metersToJson(info.meters)}}
-                   .dump(2);
-        if (!out)
-            throw RuntimeError("cannot write checkpoint " + path);
+        OutputFile out(path, WriteMode::Truncate, kSharedFileMode); // every write checked, and the close
+        out.write(nlohmann::json{{"format", kCheckpointFormat},
+                                 {"epoch", info.epoch},
+                                 {"global_step", info.globalStep},
+                                 {"meters", metersToJson(info.meters)}}
+                      .dump(2));
+        out.close();
     });
 }
 
