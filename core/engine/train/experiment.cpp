@@ -10,6 +10,7 @@
 #include "core/store/store.h"
 #include "core/synth/dataset.h"
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/paths.h"
 #include "core/util/process.h"
 #include "core/util/strings.h"
@@ -188,10 +189,7 @@ TrainResult trainDataParallel(const TrainRequest& request, const std::vector<Log
     const fs::path work = fs::path(request.checkpointDir) / "ranks";
     fs::create_directories(work);
     const fs::path configFile = work / "config.yaml";
-    {
-        std::ofstream out(configFile);
-        out << request.config->toYaml();
-    }
+    writeFileAtomically(configFile, request.config->toYaml());
     const fs::path rendezvous = work / "rendezvous";
     fs::remove(rendezvous);
     std::vector<RankLaunch> launches;
