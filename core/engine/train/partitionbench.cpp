@@ -8,6 +8,7 @@
 #include "core/store/store.h"
 #include "core/synth/internal/imageio.h"
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/pathcheck.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
@@ -98,7 +99,7 @@ PartitionCell measurePartition(const std::string& mode, long long batchSize, con
 {
     fs::create_directories(dir);
     const fs::path configFile = fs::path(dir) / "config.yaml";
-    std::ofstream(configFile) << config.toYaml();
+    writeFileAtomically(configFile, config.toYaml());
     PartitionCell cell{mode, batchSize, {}, kFailedFps, kFailedFps};
     std::vector<RankLaunch> launches;
     for (std::size_t i = 0; i < devices.size(); ++i) {
