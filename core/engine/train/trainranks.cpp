@@ -4,6 +4,7 @@
 #include "core/engine/train/experiment.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 
@@ -113,9 +114,8 @@ int trainRankCommand(const cmdline::Args& args)
     request.cancel = &processCancelToken();
     installInterruptHandlers(InterruptPolicy::Command);
     const TrainResult result = train(request);
-    std::ofstream out(args.value("result", ""));
-    out << trainResultToJson(result).dump();
-    return out ? cmdline::kExitOk : cmdline::kExitFailure;
+    writeFileAtomically(args.value("result", ""), trainResultToJson(result).dump()); // RuntimeError: exit 1
+    return cmdline::kExitOk;
 }
 
 std::vector<cmdline::OptionSpec> trainRankOptionSpecs()
