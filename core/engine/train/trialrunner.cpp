@@ -2,6 +2,7 @@
 
 #include "core/engine/train/experiment.h"
 #include "core/pool/commandrunner.h"
+#include "core/util/filewrite.h"
 #include "core/util/paths.h"
 #include "core/util/strings.h"
 
@@ -117,7 +118,7 @@ std::unique_ptr<TrialRunner> makeTrialRunner(const SearchSetup& setup, const std
     if (setup.base)
         options.writeConfig = [&setup](const AskedTrial& asked, const std::string& dir) {
             const std::string path = (fs::path(dir) / "config.yaml").string();
-            std::ofstream(path) << setup.trialConfig(asked.overrides).toYaml();
+            writeFileAtomically(path, setup.trialConfig(asked.overrides).toYaml()); // a full disk fails the trial
             return path;
         };
     return std::make_unique<CommandRunner>(options);
