@@ -1,12 +1,15 @@
 #include "core/plugin/enginemodule.h"
 
 #include "core/plugin/plugin.h"
+#include "core/util/error.h"
+#include "core/util/filewrite.h"
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 namespace pitwall {
 
@@ -83,11 +86,17 @@ void listEngineCommands(cmdline::CommandTree& cli)
 
 int writeEngineIndex(const cmdline::CommandTree& cli, std::size_t firstEngineCommand, const std::string& file)
 {
-    std::ofstream out(file);
+    std::string index;
     for (std::size_t i = firstEngineCommand; i < cli.commands().size(); ++i)
         if (const cmdline::Command& c = cli.commands()[i]; !c.hidden)
-            out << c.path << '\t' << c.summary << '\n';
-    return out ? cmdline::kExitOk : cmdline::kExitFailure;
+            index += c.path + '\t' + c.summary + '\n';
+    try {
+        writeFileAtomically(file, index);
+    } catch (const RuntimeError& e) {
+        std::cerr << "pitwall: " << e.what() << "\n";
+        return cmdline::kExitFailure;
+    }
+    return cmdline::kExitOk;
 }
 
 } // namespace pitwall
