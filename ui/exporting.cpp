@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QMessageBox>
 #include <QPixmap>
+#include <QSaveFile>
 #include <QTableView>
 #include <QTreeView>
 
@@ -49,11 +50,13 @@ QString tableToCsv(const QAbstractItemModel& model)
 
 QString writeCsv(const QAbstractItemModel& model, const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    QSaveFile file(path); // written beside, then renamed over: a full disk leaves the old file and says so
+    if (!file.open(QIODevice::WriteOnly))
         return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
     file.write(tableToCsv(model).toUtf8());
-    return file.error() == QFile::NoError ? QString() : file.errorString();
+    if (!file.commit())
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
 }
 
 QString writePng(QWidget& widget, const QString& path)
