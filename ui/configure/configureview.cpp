@@ -25,6 +25,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
@@ -299,12 +300,14 @@ QString ConfigureView::saveConfig(const QString& path)
 {
     if (m_form->hasProblems())
         return tr("Fix the fields marked in red first.");
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    // QSaveFile: written beside, then renamed over the file, so a full disk leaves the old file and says so.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
         return tr("cannot write %1: %2").arg(path, file.errorString());
     file.write("# Written by pitwall-gui: the keys that differ from the schema defaults.\n");
     file.write(m_form->config().toYaml(false, true).c_str());
-    file.close();
+    if (!file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
     m_configPath = path;
     m_savedPath = path;
     m_fileLabel->setText(QFileInfo(path).absoluteFilePath());
@@ -329,8 +332,8 @@ QString ConfigureView::writeBesideDatabase(const QString& suffix, const QByteArr
         QStringLiteral("%1-%2%3")
             .arg(QString::fromStdString(m_form->config().getString("experiment.name")).replace(QLatin1Char('/'), QLatin1Char('_')),
                  QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")), suffix));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(contents) != contents.size())
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size() || !file.commit())
         return {};
     return path;
 }
