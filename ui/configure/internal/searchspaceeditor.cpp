@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -180,13 +181,12 @@ QString SearchSpaceEditor::load(const QString& path)
 
 QString SearchSpaceEditor::save(const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    QSaveFile file(path); // written beside, then renamed over: a full disk leaves the old file and says so
+    if (!file.open(QIODevice::WriteOnly))
         return tr("cannot write %1: %2").arg(path, file.errorString());
     file.write(toYaml().toUtf8());
-    file.close();
-    if (file.error() != QFile::NoError)
-        return file.errorString();
+    if (!file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
     m_path = path;
     m_fileLabel->setText(QFileInfo(path).absoluteFilePath());
     return {};
