@@ -18,7 +18,7 @@ void checkResumeArgs(const cmdline::Args& args)
 {
     for (const char* option :
          {"space", "command", "config", "sampler", "pruner", "direction", "objective", "study", "epochs", "model",
-          "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace"})
+          "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout"})
         if (args.value(option))
             throw InputError::forOption(option, std::string("--resume continues with the study's stored settings; --") +
                                                     option +
@@ -86,6 +86,7 @@ std::vector<std::string> HpoJob::toArgs() const
     if (!model.empty())
         addOption(words, "model", model);
     addOption(words, "term-grace", termGraceSeconds);
+    addOption(words, "trial-timeout", trialTimeoutSeconds);
     addOption(words, "study", study);
     if (direction)
         addOption(words, "direction", lowerCase(studyDirectionName(*direction)));
@@ -121,6 +122,7 @@ HpoJob HpoJob::fromArgs(const cmdline::Args& args)
     job.objective = args.value("objective");
     job.model = args.value("model", "");
     job.termGraceSeconds = seconds(args, "term-grace");
+    job.trialTimeoutSeconds = seconds(args, "trial-timeout");
     job.study = args.value("study");
     job.direction = directionFromArgs(args);
     job.studyOptions = studyOptionsFromArgs(args);
@@ -168,11 +170,17 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
         {"log-dir", "DIR",
          "worker and trial logs (default: <experiment.output_dir>/<study folder>/hpo; the folder is "
          "the study name with other characters than A-Z a-z 0-9 . _ - replaced, plus a hash)"},
-        {"heartbeat-interval", "S", "seconds between a worker's heartbeats (default 5)"},
-        {"heartbeat-grace", "S", "a running trial silent this long, with its worker gone, fails (default 60)"},
+        {"heartbeat-interval", "S",
+         "seconds between a worker's heartbeats (default 5, or a quarter of --heartbeat-grace if that is less)"},
+        {"heartbeat-grace", "S",
+         "a running trial without a heartbeat this long fails: its worker is gone, or stopped (\"no progress\"), "
+         "or a process of the trial is stopped (default 60)"},
         {"term-grace", "S",
          "a command trial that is stopped (pruned, Ctrl-C) has S seconds after SIGTERM before "
-         "SIGKILL (default 10); a second Ctrl-C stops everything at once"}};
+         "SIGKILL (default 10); a second Ctrl-C stops everything at once"},
+        {"trial-timeout", "S",
+         "a trial running longer than S seconds fails (\"exceeded --trial-timeout S s\") and its processes are "
+         "stopped (default: no limit; kept with the study for --resume)"}};
     return cmdline::withOptions(cmdline::withOptions(data, studyOptionSpecs()), search); // then sampler, pruner
 }
 

@@ -26,7 +26,8 @@ struct HpoJob {
     std::string command;                // --command TEXT, "" for the built-in trainer
     std::optional<std::string> objective;
     std::string model;
-    std::optional<double> termGraceSeconds; // > 0
+    std::optional<double> termGraceSeconds;    // > 0
+    std::optional<double> trialTimeoutSeconds; // --trial-timeout, > 0; stored with the study
     std::optional<std::string> study;
     std::optional<StudyDirection> direction;
     StudyOptions studyOptions; // sampler and pruner (its direction is `direction`): --sampler, --seed, ..., --pruner

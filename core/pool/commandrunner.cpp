@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 
 namespace pitwall {
 
@@ -172,8 +171,8 @@ std::int64_t recordRun(Store& store, const CommandRunnerOptions& options, const 
 // pruner, and stops the command (SIGTERM, then SIGKILL after the grace time) when pruned or cancelled.
 class CommandWatch {
 public:
-    CommandWatch(sched_internal::CommandProcess& process, std::ofstream& log, Store& store, std::int64_t runId,
-                 TrialContext& context, double termGraceSeconds)
+    CommandWatch(sched_internal::CommandProcess& process, sched_internal::TrialLog& log, Store& store,
+                 std::int64_t runId, TrialContext& context, double termGraceSeconds)
         : m_process(process), m_log(log), m_store(store), m_runId(runId), m_context(context),
           m_termGraceSeconds(termGraceSeconds)
     {
@@ -183,12 +182,11 @@ public:
     void watchToEnd()
     {
         for (;;) {
-            for (const std::string& line : m_process.readLines(kReadTimeoutMs))
+            for (const sched_internal::OutputLine& line : m_process.readLines(kReadTimeoutMs))
                 handleLine(line);
-            m_log.flush();
             if (!cancelled && !pruned && m_context.cancel && m_context.cancel->requested()) {
                 cancelled = true;
-                m_log << "[pitwall] cancelled: stopping the command\n";
+                m_log.write("[pitwall] cancelled: stopping the command\n");
                 stop();
             }
             if (m_stopSent && !exit && secondsSince(*m_stopSent) > m_termGraceSeconds)
@@ -208,20 +206,27 @@ public:
     std::optional<sched_internal::CommandExit> exit;
 
 private:
-    void handleLine(const std::string& line)
+    void handleLine(const sched_internal::OutputLine& output)
     {
-        const CommandOutputLine parsed = classifyOutputLine(line);
+        const std::string& line = output.text;
+        CommandOutputLine parsed = classifyOutputLine(line);
+        if (output.cutBytes > 0) { // never protocol: its end is gone
+            const std::string length = std::to_string(line.size() + output.cutBytes);
+            m_log.write(line + "\n[pitwall] the line above was " + length + " bytes long: only its first " +
+                        std::to_string(line.size()) + " are kept, the rest was dropped\n");
+            if (parsed.kind != CommandOutputLine::Kind::Text)
+                noteBadLine(line, "a line of " + length + " bytes, over the limit of " +
+                                      std::to_string(sched_internal::kMaxOutputLineBytes));
+            return;
+        }
         switch (parsed.kind) {
         case CommandOutputLine::Kind::Text:
         case CommandOutputLine::Kind::OtherJson:
-            m_log << line << "\n";
+            m_log.write(line + "\n");
             break;
         case CommandOutputLine::Kind::BadJson:
-            m_log << line << "\n[pitwall] the line above is not valid protocol JSON: " << parsed.error << "\n";
-            if (badLines++ == 0) {
-                firstBadLine = line;
-                firstBadError = parsed.error;
-            }
+            m_log.write(line + "\n[pitwall] the line above is not valid protocol JSON: " + parsed.error + "\n");
+            noteBadLine(line, parsed.error);
             break;
         case CommandOutputLine::Kind::Intermediate:
             handleIntermediate(parsed);
@@ -235,6 +240,14 @@ private:
         }
     }
 
+    void noteBadLine(const std::string& line, const std::string& error)
+    {
+        if (badLines++ == 0) {
+            firstBadLine = line.substr(0, 200);
+            firstBadError = error;
+        }
+    }
+
     // Stores the line's numeric fields as metric samples, then asks the pruner.
     void handleIntermediate(const CommandOutputLine& parsed)
     {
@@ -245,7 +258,7 @@ private:
         m_store.appendMetrics(samples);
         if (!pruned && !cancelled && m_context.report(parsed.step, parsed.value)) {
             pruned = true;
-            m_log << "[pitwall] pruned at step " << parsed.step << ": stopping the command\n";
+            m_log.write("[pitwall] pruned at step " + std::to_string(parsed.step) + ": stopping the command\n");
             stop();
         }
     }
@@ -259,7 +272,7 @@ private:
     }
 
     sched_internal::CommandProcess& m_process;
-    std::ofstream& m_log;
+    sched_internal::TrialLog& m_log;
     Store& m_store;
     const std::int64_t m_runId;
     TrialContext& m_context;
@@ -312,9 +325,9 @@ TrialOutcome CommandRunner::run(TrialContext& context)
     argv[0] = findExecutable(argv[0]);
 
     const std::map<std::string, std::string> environment = commandEnvironment(m_options, context);
-    std::ofstream log(context.logFile, std::ios::app);
-    log << "[pitwall] trial " << number << ": " << commandText(argv) << "\n" << std::flush;
-    auto process = sched_internal::CommandProcess::start(argv, environment, context.logFile);
+    sched_internal::TrialLog log(context.logFile);
+    log.write("[pitwall] trial " + std::to_string(number) + ": " + commandText(argv) + "\n");
+    auto process = sched_internal::CommandProcess::start(argv, environment, log);
 
     auto store = openStore(m_options.storeLocation);
     const std::string logPath = std::filesystem::absolute(context.logFile).string();
@@ -329,8 +342,7 @@ TrialOutcome CommandRunner::run(TrialContext& context)
         outcome.userAttrs["metrics"] = watch.metrics;
     const int exitCode = watch.exit->exited ? watch.exit->code : 128 + watch.exit->code;
     const std::string ended = describeExit(watch.exit->exited, watch.exit->code);
-    log << "[pitwall] the command ended with " << ended << "\n";
-    log.close();
+    log.write("[pitwall] the command ended with " + ended + "\n");
 
     if (watch.pruned) {
         outcome.state = TrialState::Pruned;

@@ -8,7 +8,10 @@
 //                                   "metrics"
 //
 // Every other stdout line (text, malformed JSON) goes to the trial's log file, where stderr goes too; the log
-// is recorded as an artifact of the trial's run (kind "log") and as the trial user attr "log_file".
+// is recorded as an artifact of the trial's run (kind "log") and as the trial user attr "log_file". Output is
+// bounded (internal/triallog.h): a stdout line keeps its first 1 MiB (the log says how long it was; it is never
+// protocol), and trial.log keeps the first 1 MiB and the last 1-2 MiB of the output, with a line saying how much
+// was left out between; both pipes are read by the worker, which writes the log.
 //
 // Outcome: COMPLETE with the objective when the command exits 0 after printing one; FAIL with the reason
 // otherwise (exit status or signal with the log's tail, no objective line, malformed JSON seen); PRUNED when

@@ -6,6 +6,22 @@
 
 namespace pitwall {
 
+namespace {
+
+// A field of seconds: absent or null gives nullopt; anything but a finite number > 0 is an InputError.
+std::optional<double> positiveSeconds(const Json& j, const char* key)
+{
+    if (!j.contains(key) || j[key].is_null())
+        return std::nullopt;
+    const Json& value = j[key];
+    if (!value.is_number() || !(value.get<double>() > 0) || !std::isfinite(value.get<double>()))
+        throw InputError("the study's " + std::string(kHpoSettingsAttr) + " " + key +
+                         " is not a positive number: " + value.dump());
+    return value.get<double>();
+}
+
+} // namespace
+
 Json HpoSettings::toJson() const
 {
     Json j{{"target_trials", targetTrials},
@@ -20,6 +36,7 @@ Json HpoSettings::toJson() const
            {"log_dir", logDir},
            {"term_grace_seconds", termGraceSeconds}};
     j["epochs"] = epochs ? Json(*epochs) : Json(nullptr);
+    j["trial_timeout_seconds"] = trialTimeoutSeconds ? Json(*trialTimeoutSeconds) : Json(nullptr);
     return j;
 }
 
@@ -41,10 +58,8 @@ HpoSettings HpoSettings::fromJson(const Json& j)
         s.partition = j.value("partition", std::string("SPX"));
         s.model = j.value("model", std::string());
         s.logDir = j.value("log_dir", std::string());
-        s.termGraceSeconds = j.value("term_grace_seconds", 10.0);
-        if (!(s.termGraceSeconds > 0) || !std::isfinite(s.termGraceSeconds))
-            throw InputError("the study's " + std::string(kHpoSettingsAttr) + " term_grace_seconds is not a positive "
-                             "number: " + j["term_grace_seconds"].dump());
+        s.termGraceSeconds = positiveSeconds(j, "term_grace_seconds").value_or(10.0);
+        s.trialTimeoutSeconds = positiveSeconds(j, "trial_timeout_seconds");
         return s;
     } catch (const Json::exception& e) {
         throw InputError("the study's " + std::string(kHpoSettingsAttr) + " attribute is malformed: " + e.what());

@@ -28,6 +28,9 @@ struct HpoSettings {
     // A command trial stopped (pruned, cancelled) has this long after SIGTERM before SIGKILL; the pool waits
     // as long (plus a margin) for a stopping worker. A second SIGINT/SIGTERM stops everything at once.
     double termGraceSeconds = 10.0;
+    // `pitwall hpo --trial-timeout`: a trial running longer fails ("exceeded --trial-timeout N s") and its
+    // processes are stopped by the pool (workerpool.h); nullopt: no limit. > 0.
+    std::optional<double> trialTimeoutSeconds;
 
     Json toJson() const;
     // Missing fields take the defaults; InputError for a malformed value.

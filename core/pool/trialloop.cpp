@@ -2,6 +2,8 @@
 
 #include "core/pool/hposettings.h"
 #include "core/pool/internal/heartbeat.h"
+#include "core/pool/internal/proctree.h"
+#include "core/pool/internal/triallog.h"
 #include "core/pool/trialstate.h"
 #include "core/store/storefile.h"
 #include "core/util/error.h"
@@ -120,6 +122,30 @@ std::string trialEndLine(const TrialRecord& trial, TrialState ended, const Trial
     return line;
 }
 
+// Processes a trial left running after it ended get SIGTERM, then SIGKILL after this long.
+constexpr double kLeftoverGraceSeconds = 2.0;
+
+// Stops what the trial left behind (LeftoverProcesses::Stop) and says so in its log and the worker's.
+void stopLeftovers(const WorkerLoopOptions& options, const TrialContext& context, int number)
+{
+    if (options.leftovers != LeftoverProcesses::Stop)
+        return;
+    const std::vector<sched_internal::ProcessInfo> stopped = sched_internal::stopOwnDescendants(kLeftoverGraceSeconds);
+    if (stopped.empty())
+        return;
+    std::string names;
+    for (const sched_internal::ProcessInfo& p : stopped)
+        names += (names.empty() ? "" : ", ") + sched_internal::describeProcess(p);
+    const std::string line = "stopped " + std::to_string(stopped.size()) + " process(es) that trial " +
+                             std::to_string(number) + " left running: " + names;
+    say(options, line);
+    try {
+        sched_internal::TrialLog(context.logFile).write("[pitwall] " + line + "\n");
+    } catch (const RuntimeError& e) {
+        say(options, e.what());
+    }
+}
+
 } // namespace
 
 WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& runner)
@@ -130,6 +156,9 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
     Study study = Study::load(*store, options.studyName);
     const std::int64_t studyId = study.record().id;
     HeartbeatThread heartbeat(options.storeLocation, options.heartbeatIntervalSeconds);
+    if (options.leftovers == LeftoverProcesses::Stop && !sched_internal::becomeSubreaper())
+        say(options, "cannot become the subreaper of trial processes (PR_SET_CHILD_SUBREAPER): processes a trial "
+                     "starts in a new session may outlive it");
     WorkerLoopResult result;
     for (;;) {
         if (options.cancel && options.cancel->requested()) {
@@ -166,7 +195,14 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
         TrialContext context = makeTrialContext(options, asked, study, *store);
         say(options, "trial " + std::to_string(trial.number) + ": " + asked.params.dump());
 
-        const TrialOutcome outcome = runTrial(runner, context);
+        TrialOutcome outcome;
+        try {
+            outcome = runTrial(runner, context);
+        } catch (...) {
+            stopLeftovers(options, context, trial.number); // the worker stops: nothing of the trial stays
+            throw;
+        }
+        stopLeftovers(options, context, trial.number);
         for (auto it = outcome.userAttrs.begin(); it != outcome.userAttrs.end(); ++it)
             store->setTrialUserAttr(trial.id, it.key(), it.value());
         const TrialState ended = tellOutcome(study, *store, trial, outcome, options);

@@ -11,7 +11,11 @@
 //   asks the study's pruner;
 // - tells the outcome: COMPLETE with the value, PRUNED, or FAIL with fail_reason (interrupted when cancelled);
 // - leaves a trial it asked after the target was reached (two workers asking at once) unrun: FAIL
-//   "not run: ...", interrupted, so it does not count.
+//   "not run: ...", interrupted, so it does not count;
+// - with LeftoverProcesses::Stop (the default, for `pitwall worker`): makes this process the subreaper of its
+//   descendants (PR_SET_CHILD_SUBREAPER) and, when the trial has ended (finished, failed, pruned, cancelled),
+//   stops every process the trial left behind, also those that left the command's process group (setsid, a
+//   double fork): SIGTERM, SIGKILL after 2 s. The trial's log names them.
 //
 // Threads: everything runs on the calling thread except the heartbeat writes. The runner is called on the
 // calling thread and must call report() on it too.
@@ -55,6 +59,11 @@ public:
     virtual TrialOutcome run(TrialContext& context) = 0;
 };
 
+enum class LeftoverProcesses {
+    Stop,  // the worker process: whatever a trial started is stopped when the trial ends
+    Leave, // a loop inside a process that has other children of its own
+};
+
 struct WorkerLoopOptions {
     std::string storeLocation;
     std::string studyName;
@@ -65,6 +74,7 @@ struct WorkerLoopOptions {
     std::string workerLog;         // the worker's own log file, if known
     std::string logDir;            // trial folders go here
     double heartbeatIntervalSeconds = 5.0;
+    LeftoverProcesses leftovers = LeftoverProcesses::Stop;
     const CancelToken* cancel = nullptr;
     std::function<void(const std::string&)> message; // one line per trial start and end, for the worker's log
 };

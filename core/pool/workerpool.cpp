@@ -1,6 +1,7 @@
 #include "core/pool/workerpool.h"
 
 #include "core/pool/hposettings.h"
+#include "core/pool/internal/proctree.h"
 #include "core/store/storefile.h"
 #include "core/util/error.h"
 #include "core/util/exitcodes.h"
@@ -13,9 +14,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <utility>
 
 namespace pitwall {
 
@@ -23,6 +26,8 @@ namespace {
 
 constexpr std::size_t kLogTailBytes = 2000;
 constexpr double kCpuSampleSeconds = 2.0;
+// A longer gap between two polls means the pool itself was stopped or asleep: the no-progress clock restarts.
+constexpr double kPoolSuspendedSeconds = 10.0;
 
 std::string firstLine(const std::string& text)
 {
@@ -55,6 +60,8 @@ struct WorkerPool::Slot {
     int logNumber = 0;
     int startFailures = 0;
     bool gaveUp = false;
+    std::string stopReason; // set when the watchdog stops this worker (its trial hung)
+    double killAt = 0;      // then: when its tree gets SIGKILL
 };
 
 WorkerPool::WorkerPool(WorkerPoolOptions options) : m_options(std::move(options))
@@ -91,7 +98,7 @@ WorkerPool::~WorkerPool()
     }
     for (auto& slot : m_slots)
         if (slot->process && !slot->process->poll()) {
-            slot->process->signal(SIGKILL);
+            sched_internal::killTree(slot->process->pid());
             slot->process->wait();
         }
 }
@@ -107,11 +114,14 @@ void WorkerPool::start()
         m_direction = study.directions.front();
     if (studyTarget(*m_store, m_options.studyName) <= 0)
         throw InputError("study '" + m_options.studyName + "' has no target trial count (" + kHpoSettingsAttr + ")");
+    if (const auto settings = readHpoSettings(study))
+        m_trialTimeout = settings->trialTimeoutSeconds;
     for (const TrialRecord& t : m_store->trials(m_studyId))
         m_known[t.number] = t.state;
     std::filesystem::create_directories(m_options.logDir.empty() ? "." : m_options.logDir);
     m_cpuBefore = readCpuTimes();
     m_lastCpuSample = nowSeconds();
+    m_watchFrom = m_lastCpuSample;
     m_started = true;
     for (auto& slot : m_slots)
         startWorker(*slot, {});
@@ -155,7 +165,8 @@ void WorkerPool::reap(Slot& slot, const std::vector<TrialRecord>& trials,
         return;
     const pid_t pid = slot.process->pid();
     slot.process.reset();
-    const bool clean = exit->exited && exit->code == 0;
+    const std::string stopReason = std::exchange(slot.stopReason, std::string());
+    const bool clean = (exit->exited && exit->code == 0) || !stopReason.empty(); // stopped by the watchdog
     const bool cancelledExit = m_stopping && exit->exited && exit->code == kExitCancelled;
     const std::string how = describeExit(exit->exited, exit->code);
     const std::string tail = fileTail(slot.logFile, kLogTailBytes);
@@ -181,7 +192,8 @@ void WorkerPool::reap(Slot& slot, const std::vector<TrialRecord>& trials,
         slot.startFailures = 0;
         if (onEvent)
             onEvent({PoolEventKind::WorkerExited, slot.device.id, std::nullopt,
-                     "worker " + std::to_string(pid) + " on " + slot.device.id + " exited"});
+                     "worker " + std::to_string(pid) + " on " + slot.device.id +
+                         (stopReason.empty() ? " exited" : " stopped (" + how + "): " + stopReason)});
         return;
     }
     if (onEvent)
@@ -274,15 +286,68 @@ void WorkerPool::sampleCpu(const std::function<void(const PoolEvent&)>& onEvent)
     }
 }
 
+std::string WorkerPool::hungReason(const Slot& slot, const TrialRecord& trial, double now) const
+{
+    const auto seconds = [](double s) { return std::to_string(static_cast<long long>(std::lround(s))); };
+    if (m_trialTimeout && trial.startTime && now - *trial.startTime > *m_trialTimeout)
+        return "exceeded --trial-timeout " + formatDouble(*m_trialTimeout) + " s (ran " +
+               seconds(now - *trial.startTime) + " s); its processes were stopped";
+    const double last = std::max(trial.heartbeatTime.value_or(trial.startTime.value_or(now)), m_watchFrom);
+    if (now - last <= m_options.heartbeatGraceSeconds)
+        return {};
+    const pid_t pid = slot.process->pid();
+    std::string why = "its worker (pid " + std::to_string(pid) + ") exists but has not heartbeaten";
+    if (const auto stopped = sched_internal::stoppedProcess(pid))
+        why = stopped->pid == pid ? "its worker (pid " + std::to_string(pid) + ") is stopped"
+                                  : sched_internal::describeProcess(*stopped) + " of the trial is stopped";
+    return "no progress for " + seconds(now - last) + " s (stopped?): " + why + "; its processes were stopped";
+}
+
+void WorkerPool::stopHungWorker(Slot& slot, const std::string& why)
+{
+    slot.stopReason = why;
+    slot.killAt = nowSeconds() + m_options.stopTimeoutSeconds;
+    slot.process->signal(SIGTERM); // the worker stops its command (term grace) and what the command left behind
+    sched_internal::signalTree(slot.process->pid(), SIGCONT);
+}
+
+void WorkerPool::watchTrials(const std::vector<TrialRecord>& trials,
+                             const std::function<void(const PoolEvent&)>& onEvent)
+{
+    const double now = nowSeconds();
+    for (auto& slot : m_slots) {
+        if (!slot->process || !slot->stopReason.empty() || slot->process->poll())
+            continue;
+        for (const TrialRecord& t : trials) {
+            if (t.state != TrialState::Running || workerIdOf(t) != slot->workerId)
+                continue;
+            const std::string reason = hungReason(*slot, t, now);
+            if (reason.empty())
+                continue;
+            if (!failTrial(*m_store, t, reason, FailKind::TrialFault))
+                continue; // its worker finished it meanwhile
+            const std::string trial = "trial " + std::to_string(t.number);
+            m_known[t.number] = TrialState::Fail;
+            if (onEvent)
+                onEvent({PoolEventKind::HungTrial, slot->device.id, t.number, trial + " FAIL: " + reason});
+            stopHungWorker(*slot, trial + " " + reason.substr(0, reason.find(';')));
+            break;
+        }
+    }
+}
+
 void WorkerPool::requestStop()
 {
     if (m_stopping)
         return;
     m_stopping = true;
     m_stopSentAt = nowSeconds();
+    // SIGCONT too: a stopped worker or command would not act on SIGTERM until someone continued it.
     for (auto& slot : m_slots)
-        if (slot->process && !slot->process->poll())
+        if (slot->process && !slot->process->poll()) {
             slot->process->signal(SIGTERM);
+            sched_internal::signalTree(slot->process->pid(), SIGCONT);
+        }
 }
 
 PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent)
@@ -291,10 +356,14 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
         throw RuntimeError("WorkerPool::poll before start");
     m_store->requireSameDatabase(); // a deleted or replaced results file stops the search (workers stop writing)
     const double now = nowSeconds();
-    if (m_stopping && now - m_stopSentAt > m_options.stopTimeoutSeconds)
-        for (auto& slot : m_slots)
-            if (slot->process && !slot->process->poll())
-                slot->process->signal(SIGKILL);
+    if (m_lastPoll > 0 && now - m_lastPoll > std::max(kPoolSuspendedSeconds, 20 * m_options.pollIntervalSeconds))
+        m_watchFrom = now; // the pool was stopped (Ctrl-Z) or the machine slept: its workers could not beat
+    m_lastPoll = now;
+    for (auto& slot : m_slots)
+        if (slot->process && !slot->process->poll() &&
+            ((m_stopping && now - m_stopSentAt > m_options.stopTimeoutSeconds) ||
+             (!slot->stopReason.empty() && now > slot->killAt)))
+            sched_internal::killTree(slot->process->pid());
     // Reap first, with the trials as they are now, so a dead worker's trial is failed by its exit status.
     bool anyEnded = false;
     for (auto& slot : m_slots)
@@ -305,7 +374,8 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
             if (slot->process)
                 reap(*slot, before, onEvent);
     }
-    if (now - m_lastStaleCheck >= m_options.staleCheckSeconds) {
+    const bool watchDue = now - m_lastStaleCheck >= m_options.staleCheckSeconds;
+    if (watchDue) {
         m_lastStaleCheck = now;
         for (const StaleTrial& s : failStaleTrials(*m_store, m_studyId, m_options.heartbeatGraceSeconds)) {
             m_known[s.number] = TrialState::Fail;
@@ -314,7 +384,11 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
                          "trial " + std::to_string(s.number) + " FAIL: " + s.reason});
         }
     }
-    const std::vector<TrialRecord> trials = m_store->trials(m_studyId);
+    std::vector<TrialRecord> trials = m_store->trials(m_studyId);
+    if (!m_stopping && watchDue) {
+        watchTrials(trials, onEvent);
+        trials = m_store->trials(m_studyId);
+    }
     reportTrialChanges(trials, onEvent);
 
     PoolStatus status;

@@ -12,11 +12,23 @@
 // heartbeat is older than the grace period and whose worker is gone ("worker vanished: ..."), e.g. trials of
 // a pool that was killed, which a resumed search then replaces (they do not count against the target).
 //
+// Watchdog (its own workers' trials only): a trial whose worker still exists but has not heartbeaten for the
+// grace period (the worker or the trial's command is stopped: a worker does not beat while a process of its
+// trial is stopped, internal/heartbeat.h) fails with "no progress for N s (stopped?): ..." naming the stopped
+// process; a trial running longer than the study's time limit (HpoSettings::trialTimeoutSeconds, `pitwall hpo
+// --trial-timeout`) fails with "exceeded --trial-timeout N s". Both count against the target (a command that
+// hangs every time must not be replaced forever). The trial's worker then gets SIGTERM (and its whole tree
+// SIGCONT, so that stopped processes act on it): it stops its command and the command's leftovers and exits;
+// after `stopTimeoutSeconds` the worker's tree is killed (SIGKILL, descendants that left the command's process
+// group included), and a replacement starts while the study needs trials. A pool that was itself stopped or
+// asleep (a gap between polls) restarts the no-progress clock, so Ctrl-Z and fg fail nothing.
+//
 // Stopping: requestStop() sends SIGTERM; workers end their trial as FAIL "cancelled" (interrupted: it does
-// not count, `pitwall hpo --resume` runs a replacement) and exit; after `stopTimeoutSeconds` the pool sends
-// SIGKILL and fails what is left as cancelled. With ParentExit::StopWorkers, workers also stop this way when
-// the pool's process dies (the worker asks the kernel for SIGTERM when its parent dies: PR_SET_PDEATHSIG,
-// which fires when the *thread* that started the worker ends, so start the pool on a long-lived thread).
+// not count, `pitwall hpo --resume` runs a replacement) and exit; after `stopTimeoutSeconds` the pool kills
+// each worker's process tree (SIGKILL) and fails what is left as cancelled. With ParentExit::StopWorkers, workers also
+// stop this way when the pool's process dies (the worker asks the kernel for SIGTERM when its parent dies:
+// PR_SET_PDEATHSIG, which fires when the *thread* that started the worker ends, so start the pool on a long-lived
+// thread).
 //
 // Progress comes from the store (so it includes trials of other pools on the same study): PoolStatus after
 // every poll, and PoolEvents for workers starting and ending, trials starting and finishing, stale trials,
@@ -52,7 +64,7 @@ struct WorkerPoolOptions {
     std::vector<std::string> workerCommand;
     std::vector<LogicalDevice> devices;  // one worker each
     std::string logDir;                  // worker logs: <logDir>/worker_<device>.<n>.log (n: first unused)
-    double heartbeatGraceSeconds = 60.0; // see failStaleTrials
+    double heartbeatGraceSeconds = 60.0; // see failStaleTrials, and the watchdog above
     double pollIntervalSeconds = 0.25;   // run(): between polls
     double staleCheckSeconds = 2.0;      // between stale-trial checks
     double stopTimeoutSeconds = 30.0;    // SIGTERM -> SIGKILL
@@ -70,6 +82,7 @@ enum class PoolEventKind {
     TrialStarted,
     TrialFinished, // COMPLETE, PRUNED or FAIL (message says which, with the value or reason)
     StaleTrial,    // a trial failed because its worker vanished
+    HungTrial,     // the watchdog failed a trial (--trial-timeout, or no progress) and is stopping its worker
     HostBound,     // warning: the CPU is saturated
     Error,         // the pool stops (bad input in a worker)
 };
@@ -122,6 +135,9 @@ private:
     void reportTrialChanges(const std::vector<TrialRecord>& trials,
                             const std::function<void(const PoolEvent&)>& onEvent);
     void sampleCpu(const std::function<void(const PoolEvent&)>& onEvent);
+    void watchTrials(const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
+    std::string hungReason(const Slot& slot, const TrialRecord& trial, double now) const;
+    void stopHungWorker(Slot& slot, const std::string& why);
 
     WorkerPoolOptions m_options;
     std::unique_ptr<Store> m_store;
@@ -136,6 +152,8 @@ private:
     std::vector<int> m_cores;
     CpuTimes m_cpuBefore;
     std::optional<double> m_cpuBusy;
+    std::optional<double> m_trialTimeout;   // the study's, read at start()
+    double m_lastPoll = 0, m_watchFrom = 0; // no-progress is measured from m_watchFrom at the earliest
     std::string m_poolId;
 };
 

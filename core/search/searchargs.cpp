@@ -5,8 +5,11 @@
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/process.h"
+#include "core/util/strings.h"
 
 #include <unistd.h>
+
+#include <algorithm>
 
 namespace pitwall {
 
@@ -35,6 +38,7 @@ HpoSettings newSettings(const HpoJob& job)
                                     "reports its objective itself ({\"objective\": V})");
     s.model = job.model;
     s.termGraceSeconds = job.termGraceSeconds.value_or(s.termGraceSeconds);
+    s.trialTimeoutSeconds = job.trialTimeoutSeconds;
     return s;
 }
 
@@ -61,7 +65,16 @@ SearchSpec searchSpecFromJob(const HpoJob& job)
     spec.partition = job.partition;
     spec.backend = job.backend;
     spec.heartbeatGraceSeconds = job.heartbeatGraceSeconds.value_or(60.0);
-    spec.heartbeatIntervalSeconds = job.heartbeatIntervalSeconds.value_or(5.0);
+    // The pool fails a trial whose live worker has not beaten for the grace period (workerpool.h's watchdog): a
+    // worker beats at least four times in it unless --heartbeat-interval says otherwise, and twice at the least.
+    spec.heartbeatIntervalSeconds =
+        job.heartbeatIntervalSeconds.value_or(std::min(5.0, spec.heartbeatGraceSeconds / 4));
+    if (spec.heartbeatGraceSeconds < 2 * spec.heartbeatIntervalSeconds)
+        throw InputError::forOption("heartbeat-grace",
+                                    "--heartbeat-grace (" + formatDouble(spec.heartbeatGraceSeconds) +
+                                        " s) must be at least twice --heartbeat-interval (" +
+                                        formatDouble(spec.heartbeatIntervalSeconds) +
+                                        " s): a trial whose worker misses its beats that long fails");
     return spec;
 }
 

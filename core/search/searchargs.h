@@ -11,10 +11,11 @@
 namespace pitwall {
 
 // A new search (configs and overrides, --space, --trials, --epochs, --command, --objective, --model, --term-grace,
-// --study, --direction, the sampler and pruner options, --log-dir) or --resume STUDY (only --trials, --partition,
-// --backend and --heartbeat-* may change), then --final-epochs, --best-params, --partition, --backend,
-// --heartbeat-grace, --heartbeat-interval and --db (made absolute). The schema is loaded with its warnings on
-// stderr. prepareData is left empty for the caller. InputError naming the option for a bad or missing value.
+// --trial-timeout, --study, --direction, the sampler and pruner options, --log-dir) or --resume STUDY (only --trials,
+// --partition, --backend and --heartbeat-* may change), then --final-epochs, --best-params, --partition, --backend,
+// --heartbeat-grace (at least twice --heartbeat-interval), --heartbeat-interval and --db (made absolute). The schema is
+// loaded with its warnings on stderr. prepareData is left empty for the caller. InputError naming the option for a bad
+// or missing value.
 SearchSpec searchSpecFromArgs(const cmdline::Args& args);
 // The same from the typed spec (searchSpecFromArgs is searchSpecFromJob(HpoJob::fromArgs(args))): configs and
 // --space made absolute, --space and --trials required for a new search, --objective refused with --command.

@@ -1,6 +1,9 @@
 #include "core/pool/internal/heartbeat.h"
 
+#include "core/pool/internal/proctree.h"
 #include "core/store/store.h"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
@@ -54,6 +57,11 @@ void HeartbeatThread::loop()
             continue;
         const std::int64_t trial = *m_trialId;
         lock.unlock();
+        // A trial whose process is stopped makes no progress: no beat, so the pool's watchdog fails it.
+        if (sched_internal::stoppedProcess(::getpid())) {
+            lock.lock();
+            continue;
+        }
         try {
             if (!store)
                 store = openStore(m_storeLocation);

@@ -1,7 +1,9 @@
 #pragma once
 // A background thread that heartbeats the trial a worker is running (Optuna's trial_heartbeats table), so
 // that a pool or a resumed search can tell a running trial from one whose worker vanished
-// (failStaleTrials in trialstate.h).
+// (failStaleTrials in trialstate.h). A beat is progress: while a process of the trial (this process's
+// descendants, e.g. a trial command) is stopped (SIGSTOP), no beat is written, so the pool that runs this worker
+// fails the trial once the heartbeat grace period has passed ("no progress ... (stopped?)", workerpool.h).
 //
 // Threads: beat() and stop() are called from one owner thread; the heartbeat writes happen on the internal
 // thread through its own Store connection. A failed write (database busy beyond retries) is retried at the

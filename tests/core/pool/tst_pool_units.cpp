@@ -1,23 +1,31 @@
 // The scheduler's pieces that need no worker process: command templates (no shell, every placeholder known),
-// the JSON-lines protocol, which trials count against a target, failing trials whose worker vanished, and
-// CPU load from /proc/stat. If these fail, trials run the wrong argv, lose or misread their values, or a
-// search runs too few, too many or forever.
+// the JSON-lines protocol, which trials count against a target, failing trials whose worker vanished, CPU load
+// from /proc/stat, the study's trial time limit, the bounds on a command's output (line length, trial.log's
+// head and tail), and finding, stopping and killing the processes a trial left behind. If these fail, trials
+// run the wrong argv, lose or misread their values, a search runs too few, too many or forever, a chatty
+// command eats its worker's memory or the disk, or a trial's children outlive it.
 #include "../store/storetestutil.h"
 
 #include "core/hpo/searchspace.h"
 #include "core/pool/commandline.h"
 #include "core/pool/commandrunner.h"
 #include "core/pool/cpuload.h"
+#include "core/pool/hposettings.h"
+#include "core/pool/internal/proctree.h"
+#include "core/pool/internal/triallog.h"
 #include "core/pool/trialstate.h"
 #include "core/util/progress.h"
 #include "core/util/timefmt.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +45,58 @@ private Q_SLOTS:
     void failReasonIsReadableAndBounded();
     void measuresCpuLoad();
     void reporterFeedsAPlainSink();
+    void studyKeepsItsTrialTimeout();
+    void cutsOverlongLines();
+    void trialLogKeepsHeadAndTail();
+    void stopsWhatATrialLeftBehind();
+    void killsAStoppedTree();
 };
+
+namespace {
+
+namespace si = pitwall::sched_internal;
+
+// Forks a child that starts a grandchild in a session of its own and exits at once, as `setsid sleep &` in a trial
+// command does: the grandchild is an orphan. Returns its pid.
+pid_t startOrphan()
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        qFatal("pipe");
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::setsid();
+        const pid_t grandchild = ::fork();
+        if (grandchild == 0)
+            for (;;)
+                ::pause();
+        [[maybe_unused]] const ssize_t n = ::write(fds[1], &grandchild, sizeof grandchild);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    pid_t orphan = -1;
+    [[maybe_unused]] const ssize_t n = ::read(fds[0], &orphan, sizeof orphan);
+    ::close(fds[0]);
+    ::waitpid(child, nullptr, 0);
+    return orphan;
+}
+
+// The state of a process ('Z' for a zombie), or 0 when there is no such process.
+char stateOf(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
+}
+
+std::string readAll(const QString& path)
+{
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+} // namespace
 
 void TestPoolUnits::splitsWithoutAShell()
 {
@@ -252,6 +311,139 @@ void TestPoolUnits::reporterFeedsAPlainSink()
     silent.counter("frames")(1, 2);
     silent.counter("frames")(2, 2);
     QCOMPARE(ended, 1);
+}
+
+// --trial-timeout is kept with the study (pitwall:hpo), so `hpo --resume` and the pool read it back; a bad stored
+// value is refused with the field's name.
+void TestPoolUnits::studyKeepsItsTrialTimeout()
+{
+    HpoSettings settings;
+    settings.targetTrials = 3;
+    QVERIFY(!HpoSettings::fromJson(settings.toJson()).trialTimeoutSeconds);
+    settings.trialTimeoutSeconds = 90.5;
+    QCOMPARE(HpoSettings::fromJson(settings.toJson()).trialTimeoutSeconds.value_or(0), 90.5);
+    Json bad = settings.toJson();
+    bad["trial_timeout_seconds"] = -1;
+    try {
+        HpoSettings::fromJson(bad);
+        QFAIL("a negative time limit was accepted");
+    } catch (const InputError& e) {
+        QCOMPARE(std::string(e.what()), std::string("the study's pitwall:hpo trial_timeout_seconds is not a positive "
+                                                    "number: -1"));
+    }
+}
+
+// A command printing a line far longer than the limit: the splitter keeps its first bytes and counts the rest, and
+// holds no more than the limit whatever comes (before: the whole line, 300 MB for a 100 MB line).
+void TestPoolUnits::cutsOverlongLines()
+{
+    si::LineSplitter splitter(8);
+    std::vector<si::OutputLine> lines;
+    splitter.feed("short\n0123456789", lines);
+    QCOMPARE(lines.size(), std::size_t(1));
+    QCOMPARE(lines[0].text, std::string("short"));
+    QCOMPARE(lines[0].cutBytes, std::uint64_t(0));
+    for (int i = 0; i < 1000; ++i)
+        splitter.feed("abcdefghij", lines); // no newline: one line of 10,010 bytes so far
+    splitter.feed("xyz\n{\"a\": 1}\ntail", lines);
+    QCOMPARE(lines.size(), std::size_t(3));
+    QCOMPARE(lines[1].text, std::string("01234567"));
+    QCOMPARE(lines[1].cutBytes, std::uint64_t(10 + 10000 + 3 - 8));
+    QCOMPARE(lines[2].text, std::string("{\"a\": 1}"));
+    splitter.finish(lines);
+    QCOMPARE(lines.size(), std::size_t(4));
+    QCOMPARE(lines[3].text, std::string("tail"));
+}
+
+// trial.log written through TrialLog: the first `head` bytes, a line saying how much was left out, and the latest
+// `tail` to 2 x `tail` bytes, whatever the command writes (before: stderr was appended to it without bound). A
+// symbolic link planted at its path is not followed.
+void TestPoolUnits::trialLogKeepsHeadAndTail()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("trial.log");
+    std::string all;
+    {
+        si::TrialLog log(path.toStdString(), 100, 50);
+        for (int i = 0; i < 2000; ++i) {
+            const std::string piece = "line " + std::to_string(i) + "\n";
+            all += piece;
+            log.write(piece);
+        }
+        QVERIFY(log.leftOutBytes() > 0);
+    }
+    const std::string text = readAll(path);
+    QCOMPARE(text.substr(0, 100), all.substr(0, 100));
+    const auto marker = text.find("bytes of output left out here");
+    QVERIFY2(marker != std::string::npos, text.c_str());
+    const std::string tail = text.substr(text.find('\n', marker) + 1);
+    QVERIFY2(tail.size() >= 50 && tail.size() <= 100, std::to_string(tail.size()).c_str());
+    QCOMPARE(tail, all.substr(all.size() - tail.size())); // ends with the latest output
+    QVERIFY2(text.size() < 100 + 100 + 200, std::to_string(text.size()).c_str());
+
+    const QString target = dir.filePath("elsewhere"), link = dir.filePath("linked.log");
+    QVERIFY(QFile::link(target, link));
+    QVERIFY_THROWS_EXCEPTION(RuntimeError, si::TrialLog(link.toStdString()));
+    QVERIFY(!QFile::exists(target));
+}
+
+// A worker is the subreaper of its trials' processes, so an orphan that left the command's session is still
+// below it, and stopOwnDescendants ends it (before: it ran on under init after the search ended).
+void TestPoolUnits::stopsWhatATrialLeftBehind()
+{
+    QVERIFY(si::becomeSubreaper());
+    const pid_t orphan = startOrphan();
+    QVERIFY(orphan > 0);
+    QVERIFY(stateOf(orphan) != 0);
+    const auto below = si::descendants(::getpid());
+    QVERIFY(std::any_of(below.begin(), below.end(), [&](const si::ProcessInfo& p) { return p.pid == orphan; }));
+    const auto stopped = si::stopOwnDescendants(5.0);
+    QCOMPARE(stopped.size(), std::size_t(1));
+    QCOMPARE(stopped[0].pid, orphan);
+    QCOMPARE(si::describeProcess(stopped[0]).rfind("pid " + std::to_string(orphan) + " (", 0), std::size_t(0));
+    QCOMPARE(stateOf(orphan), '\0'); // gone and reaped
+    QVERIFY(si::descendants(::getpid()).empty());
+}
+
+// A stopped process is found by stoppedProcess, and killTree ends a stopped process with everything below it,
+// also a grandchild in a session of its own.
+void TestPoolUnits::killsAStoppedTree()
+{
+    QVERIFY(si::becomeSubreaper());
+    int fds[2];
+    QCOMPARE(::pipe(fds), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        const pid_t grandchild = ::fork();
+        if (grandchild == 0) {
+            ::setsid();
+            for (;;)
+                ::pause();
+        }
+        [[maybe_unused]] const ssize_t n = ::write(fds[1], &grandchild, sizeof grandchild);
+        ::raise(SIGSTOP);
+        for (;;)
+            ::pause();
+    }
+    ::close(fds[1]);
+    pid_t grandchild = -1;
+    QCOMPARE(::read(fds[0], &grandchild, sizeof grandchild), ssize_t(sizeof grandchild));
+    ::close(fds[0]);
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, WUNTRACED), child);
+    QVERIFY(WIFSTOPPED(status));
+    const auto stopped = si::stoppedProcess(::getpid());
+    QVERIFY(stopped.has_value());
+    QCOMPARE(stopped->pid, child);
+    QCOMPARE(stopped->state, 'T');
+
+    si::killTree(child);
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    // The grandchild, orphaned when its parent died, came to this process (the subreaper): killed too.
+    QCOMPARE(::waitpid(grandchild, &status, 0), grandchild);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    QVERIFY(!si::stoppedProcess(::getpid()));
 }
 
 QTEST_GUILESS_MAIN(TestPoolUnits)

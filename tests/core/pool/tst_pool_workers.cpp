@@ -2,13 +2,17 @@
 // trial.py): a trial that exits 137, kills itself, prints bad JSON, or whose worker is SIGKILLed fails with the
 // right reason while the search goes on; a worker that vanishes is found by its heartbeat; a search whose
 // parent and workers were killed is resumed; workers run on their logical device's cores and thread count;
-// and Optuna continues a study written by `pitwall hpo`. If this fails, one bad trial can stop a search, a
-// lost trial stays RUNNING forever, or a search cannot be continued by either tool.
+// Optuna continues a study written by `pitwall hpo`; a trial past --trial-timeout, a stopped trial command and a
+// stopped worker fail with the reason and leave no process behind; processes a trial leaves running (in a session
+// of their own) are stopped when it ends; a flood of output costs its worker little memory and trial.log little
+// disk. If this fails, one bad trial can stop a search, a lost or hung trial stays RUNNING forever, a search cannot
+// be continued by either tool, or a trial's children outlive the search.
 #include "../store/storetestutil.h"
 #include "schedtestutil.h"
 
 #include "core/devices/devices.h"
 #include "core/hpo/study.h"
+#include "core/pool/hposettings.h"
 #include "core/util/paths.h"
 
 #include <QJsonDocument>
@@ -52,6 +56,36 @@ bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+// A one-trial search over the trial script in `mode` (--gate DIR/gate, never opened), study "h", one worker.
+CliResult runOneTrial(const QTemporaryDir& dir, const QString& mode, const QStringList& extra)
+{
+    const QString space =
+        writeFile(dir, "space.yaml", "mode: " + mode.toUtf8() + "\nx: {type: uniform, min: 0.0, max: 1.0}\n");
+    return runCli(QStringList{"hpo", "--db", dir.filePath("h.db"), "--command",
+                              trialCommand("--gate " + dir.filePath("gate")), "--space", space, "--trials", "1",
+                              "--partition", "SPX", "--sampler", "random", "--pruner", "none", "--study", "h"} +
+                      extra,
+                  dir.path());
+}
+
+// The pid a trial script wrote to GATE.<suffix>.<trial>.
+pid_t pidFile(const QTemporaryDir& dir, const QString& suffix, int trial = 0)
+{
+    QFile file(dir.filePath("gate." + suffix + "." + QString::number(trial)));
+    return file.open(QIODevice::ReadOnly) ? static_cast<pid_t>(file.readAll().trimmed().toInt()) : -1;
+}
+
+// Whether a process with this pid exists and is not a zombie.
+bool running(pid_t pid)
+{
+    QFile stat("/proc/" + QString::number(pid) + "/stat");
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const auto close = text.lastIndexOf(')');
+    return close >= 0 && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
 } // namespace
 
 class TestPoolWorkers : public QObject {
@@ -71,6 +105,11 @@ private Q_SLOTS:
     void bindsWorkersToTheirCores_data();
     void bindsWorkersToTheirCores();
     void optunaContinuesTheStudy();
+    void trialTimeoutStopsAHungTrial();
+    void stoppedCommandFailsForNoProgress();
+    void stoppedWorkerFailsForNoProgress();
+    void leftoverProcessesAreStopped();
+    void outputFloodIsBounded();
 };
 
 void TestPoolWorkers::crashesFailOnlyTheirTrial()
@@ -478,6 +517,111 @@ void TestPoolWorkers::optunaContinuesTheStudy()
     const CliResult resumed = runCli({"hpo", "--resume", "op", "--db", db, "--trials", "7"}, dir.path());
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
     QCOMPARE(trials(db, "op").size(), std::size_t(7));
+}
+
+// A trial that never ends (it ignores SIGTERM, too) fails at --trial-timeout with the reason, counts, and its
+// command is gone afterwards; the limit is stored with the study. Before: it ran until someone killed it.
+void TestPoolWorkers::trialTimeoutStopsAHungTrial()
+{
+    QTemporaryDir dir;
+    const CliResult r = runOneTrial(dir, "stubborn", {"--trial-timeout", "1", "--term-grace", "1"});
+    QCOMPARE(r.exitCode, 1); // no trial completed
+    const auto all = trials(dir.filePath("h.db"), "h");
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].state, TrialState::Fail);
+    QVERIFY(!isInterrupted(all[0])); // it counts: a command that always hangs is not retried forever
+    QVERIFY2(failReason(all[0]).rfind("exceeded --trial-timeout 1 s (ran ", 0) == 0, failReason(all[0]).c_str());
+    QVERIFY2(r.err.contains("trial 0 FAIL: exceeded --trial-timeout 1 s"), qPrintable(r.err));
+    const pid_t command = pidFile(dir, "pid");
+    QVERIFY(command > 0);
+    QVERIFY(!running(command));
+    auto store = openStore(dir.filePath("h.db").toStdString(), OpenMode::ReadOnly);
+    QCOMPARE(readHpoSettings(store->requireStudy("h"))->trialTimeoutSeconds.value_or(0), 1.0);
+}
+
+// A trial command that stops itself (SIGSTOP) while its worker is fine: the worker stops beating, the pool fails the
+// trial naming the stopped process and stops it. Before: RUNNING for as long as it stayed stopped.
+void TestPoolWorkers::stoppedCommandFailsForNoProgress()
+{
+    QTemporaryDir dir;
+    const CliResult r =
+        runOneTrial(dir, "stop", {"--heartbeat-interval", "0.2", "--heartbeat-grace", "1", "--term-grace", "1"});
+    QCOMPARE(r.exitCode, 1);
+    const auto all = trials(dir.filePath("h.db"), "h");
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].state, TrialState::Fail);
+    const pid_t command = pidFile(dir, "pid");
+    const std::string reason = failReason(all[0]);
+    QVERIFY2(
+        reason.rfind("no progress for ", 0) == 0 &&
+            contains(reason, " s (stopped?): pid " + std::to_string(command) + " (python3) of the trial is stopped"),
+        reason.c_str());
+    QVERIFY(!running(command));
+}
+
+// A worker stopped by SIGSTOP (here by its own trial command, so it happens at a known point): its process exists,
+// so the old rule (worker gone) never fired. Now the trial fails naming the stopped worker, and the worker and the
+// command end.
+void TestPoolWorkers::stoppedWorkerFailsForNoProgress()
+{
+    QTemporaryDir dir;
+    const CliResult r = runOneTrial(
+        dir, "stopworker", {"--heartbeat-interval", "0.2", "--heartbeat-grace", "1", "--term-grace", "1", "--json"});
+    QCOMPARE(r.exitCode, 1);
+    const auto all = trials(dir.filePath("h.db"), "h");
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].state, TrialState::Fail);
+    const auto worker = all[0].systemAttrs[kWorkerAttr]["pid"].get<pid_t>();
+    const std::string reason = failReason(all[0]);
+    QVERIFY2(reason.rfind("no progress for ", 0) == 0 &&
+                 contains(reason, " s (stopped?): its worker (pid " + std::to_string(worker) + ") is stopped"),
+             reason.c_str());
+    QVERIFY(!running(worker));
+    QVERIFY(!running(pidFile(dir, "pid")));
+}
+
+// A command that starts a process in a session of its own (setsid) and exits: when its trial ends, the worker stops
+// that process too, and the trial's log names it. Before: it ran on after the search had ended.
+void TestPoolWorkers::leftoverProcessesAreStopped()
+{
+    QTemporaryDir dir;
+    const CliResult r = runOneTrial(dir, "orphan", {});
+    const pid_t orphan = pidFile(dir, "orphan");
+    const bool leftRunning = running(orphan);
+    if (leftRunning)
+        ::kill(orphan, SIGKILL); // the test's own cleanup
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(orphan > 0);
+    QVERIFY(!leftRunning);
+    const auto all = trials(dir.filePath("h.db"), "h");
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].state, TrialState::Complete);
+    const std::string log = readTextFile(all[0].userAttrs["log_file"].get<std::string>());
+    QVERIFY2(contains(log, "[pitwall] stopped 1 process(es) that trial 0 left running: pid " + std::to_string(orphan) +
+                               " (sleep)"),
+             log.c_str());
+}
+
+// 40 MiB on stderr and a 40 MiB stdout line without a newline: the worker's peak memory grows by far less than the
+// line (before: by several times it), trial.log keeps its head and tail and says what it left out, and the
+// objective that follows still counts.
+void TestPoolWorkers::outputFloodIsBounded()
+{
+    QTemporaryDir dir;
+    const CliResult r = runOneTrial(dir, "flood", {});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const auto all = trials(dir.filePath("h.db"), "h");
+    QCOMPARE(all.size(), std::size_t(1));
+    QVERIFY2(all[0].state == TrialState::Complete, failReason(all[0]).c_str());
+    const std::int64_t growthKb = all[0].userAttrs["metrics"]["hwm_growth_kb"].get<std::int64_t>();
+    QVERIFY2(growthKb < 16 * 1024, std::to_string(growthKb).c_str());
+    const QString logPath = QString::fromStdString(all[0].userAttrs["log_file"].get<std::string>());
+    const qint64 size = QFileInfo(logPath).size();
+    QVERIFY2(size < 3 * 1024 * 1024 + 64 * 1024, std::to_string(size).c_str());
+    const std::string log = readTextFile(logPath.toStdString());
+    QVERIFY(contains(log, "bytes of output left out here"));
+    QVERIFY(contains(log, "[pitwall] the line above was 41943040 bytes long: only its first 1048576 are kept"));
+    QVERIFY(contains(log, "[pitwall] the command ended with exit status 0"));
 }
 
 PITWALL_TEST_MAIN(TestPoolWorkers)

@@ -2,6 +2,7 @@
 // runs with other settings than were typed, --resume silently drops an option it cannot change, or a worker on
 // another machine gets relative paths or loses the study's stored settings.
 #include "core/devices/devices.h"
+#include "core/jobs/hpojob.h"
 #include "core/search/searchargs.h"
 #include "core/util/error.h"
 
@@ -19,6 +20,7 @@ private Q_SLOTS:
     void resumeTakesOnlyWhatCanChange();
     void badSearchesSayWhy_data();
     void badSearchesSayWhy();
+    void trialTimeoutRoundTrips();
     void workerOverlaysTheStudysSettings();
     void workerRunsOnItsDeviceAndLoop();
     void everyOptionReadIsDeclared();
@@ -32,9 +34,9 @@ void TestSearchArgs::newSearch()
 {
     cmdline::Args args;
     args.positionals = {"cfg.yaml", "training.optimization.batch_size=4"};
-    args.options = {{"space", {"space.yaml"}}, {"trials", {"6"}},        {"epochs", {"2"}},
-                    {"direction", {"maximize"}}, {"sampler", {"random"}}, {"db", {"r.db"}},
-                    {"final-epochs", {"3"}},   {"heartbeat-grace", {"30"}}};
+    args.options = {{"space", {"space.yaml"}},   {"trials", {"6"}},           {"epochs", {"2"}},
+                    {"direction", {"maximize"}}, {"sampler", {"random"}},     {"db", {"r.db"}},
+                    {"final-epochs", {"3"}},     {"heartbeat-grace", {"30"}}, {"trial-timeout", {"90"}}};
     const SearchSpec spec = searchSpecFromArgs(args);
     QCOMPARE(spec.storeLocation, cwd() + "/r.db");
     QVERIFY(!spec.resumeStudy);
@@ -49,6 +51,7 @@ void TestSearchArgs::newSearch()
     QCOMPARE(spec.finalEpochs.value_or(0), 3);
     QCOMPARE(spec.heartbeatGraceSeconds, 30.0);
     QCOMPARE(spec.heartbeatIntervalSeconds, 5.0);
+    QCOMPARE(spec.settings.trialTimeoutSeconds.value_or(0), 90.0); // stored with the study: --resume keeps it
     QVERIFY(!spec.prepareData);
     QVERIFY(spec.schema.find("experiment.name") != nullptr);
 }
@@ -62,6 +65,25 @@ void TestSearchArgs::resumeTakesOnlyWhatCanChange()
     QCOMPARE(spec.targetTrials.value_or(0), 9);
     QCOMPARE(spec.partition.value_or(""), std::string("DPX"));
     QVERIFY(spec.settings.spacePath.empty());
+    QVERIFY(!spec.settings.trialTimeoutSeconds); // the stored one applies
+
+    // A short grace period brings the heartbeats closer: a worker beats four times in it.
+    args.options["heartbeat-grace"] = {"2"};
+    QCOMPARE(searchSpecFromArgs(args).heartbeatIntervalSeconds, 0.5);
+}
+
+// --trial-timeout is part of the spec a job stores and `jobs resume` runs again.
+void TestSearchArgs::trialTimeoutRoundTrips()
+{
+    const HpoJob job = HpoJob::fromArgs(
+        std::vector<std::string>{"hpo", "--space", "s.yaml", "--trials", "2", "--trial-timeout", "2.5"});
+    QCOMPARE(job.trialTimeoutSeconds.value_or(0), 2.5);
+    const std::vector<std::string> words = job.toArgs();
+    const auto at = std::find(words.begin(), words.end(), "--trial-timeout");
+    QVERIFY(at != words.end() && at + 1 != words.end());
+    QCOMPARE(*(at + 1), std::string("2.5"));
+    QCOMPARE(HpoJob::fromArgs(words).trialTimeoutSeconds.value_or(0), 2.5);
+    QVERIFY(!HpoJob::fromArgs(std::vector<std::string>{"hpo", "--space", "s.yaml"}).trialTimeoutSeconds);
 }
 
 void TestSearchArgs::badSearchesSayWhy_data()
@@ -88,6 +110,18 @@ void TestSearchArgs::badSearchesSayWhy_data()
                                              "arguments";
     QTest::newRow("grace") << QStringList{"space", "s.yaml", "trials", "2", "heartbeat-grace", "0"}
                            << "--heartbeat-grace '0' is not a positive number of seconds";
+    QTest::newRow("grace under two beats")
+        << QStringList{"space", "s.yaml", "trials", "2", "heartbeat-grace", "3", "heartbeat-interval", "2"}
+        << "--heartbeat-grace (3 s) must be at least twice --heartbeat-interval (2 s): a trial whose worker misses "
+           "its beats that long fails";
+    QTest::newRow("trial timeout") << QStringList{"space", "s.yaml", "trials", "2", "trial-timeout", "0"}
+                                   << "--trial-timeout '0' is not a positive number of seconds";
+    QTest::newRow("trial timeout, not a number") << QStringList{"space", "s.yaml", "trials", "2", "trial-timeout", "1h"}
+                                                 << "--trial-timeout '1h' is not a positive number of seconds";
+    QTest::newRow("resume with a trial timeout")
+        << QStringList{"resume", "speed", "trial-timeout", "60"}
+        << "--resume continues with the study's stored settings; --trial-timeout cannot change them (--trials, "
+           "--partition, --backend and --heartbeat-* can)";
 }
 
 void TestSearchArgs::badSearchesSayWhy()
@@ -193,13 +227,39 @@ void TestSearchArgs::everyOptionReadIsDeclared()
         return out;
     };
     const std::vector<std::string> search = names(searchOptionSpecs());
-    for (const char* name : {"config", "space", "trials", "epochs", "partition", "backend", "sampler", "seed",
-                             "startup-trials", "multivariate", "constant-liar", "pruner", "warmup-steps",
-                             "pruner-startup-trials", "min-resource", "max-resource", "reduction-factor", "study",
-                             "command", "objective", "direction", "final-epochs", "best-params", "model", "resume",
-                             "log-dir", "heartbeat-interval", "heartbeat-grace", "term-grace"})
+    for (const char* name : {"config",
+                             "space",
+                             "trials",
+                             "epochs",
+                             "partition",
+                             "backend",
+                             "sampler",
+                             "seed",
+                             "startup-trials",
+                             "multivariate",
+                             "constant-liar",
+                             "pruner",
+                             "warmup-steps",
+                             "pruner-startup-trials",
+                             "min-resource",
+                             "max-resource",
+                             "reduction-factor",
+                             "study",
+                             "command",
+                             "objective",
+                             "direction",
+                             "final-epochs",
+                             "best-params",
+                             "model",
+                             "resume",
+                             "log-dir",
+                             "heartbeat-interval",
+                             "heartbeat-grace",
+                             "term-grace",
+                             "trial-timeout",
+                             "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(29));
+    QCOMPARE(search.size(), std::size_t(31));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",

@@ -10,6 +10,13 @@ stubborn  as wait, but ignores SIGINT and SIGTERM (noting each SIGTERM in GATE.t
 affinity  the CPU set and OMP_NUM_THREADS it runs with, as the objective line's extra fields
 prunable  trial 0 reports low values and completes; later trials report high values and then wait (up to
           60 s) for the pruner to stop them with SIGTERM, which they record in --gate's folder
+stop      one intermediate value, its pid in GATE.pid.<trial>, then SIGSTOP to itself (a hung trial)
+stopworker one intermediate value, its pid in GATE.pid.<trial>, then SIGSTOP to its parent (the worker), then waits
+          as wait does
+orphan    starts `sleep 1000` in a new session (it leaves the command's process group), its pid in
+          GATE.orphan.<trial>, then the objective: the sleep is left behind
+flood     40 MiB on stderr, a 40 MiB stdout line, then the objective with the growth of its worker's peak memory
+          (VmHWM of the parent process) over the flood, in kB, as "hwm_growth_kb"
 """
 import argparse
 import json
@@ -43,6 +50,47 @@ if args.mode == "prunable":
     if trial > 0:
         time.sleep(60)
     say({"objective": 1.0 if trial == 0 else 10.0})
+    sys.exit(0)
+def worker_hwm_kb():
+    with open("/proc/%d/status" % os.getppid()) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def write_pid(suffix, pid):
+    with open("%s.%s.%s" % (args.gate, suffix, os.environ["PITWALL_TRIAL"]), "w") as f:
+        f.write(str(pid))
+
+
+if args.mode in ("stop", "stopworker"):
+    say({"step": 0, "value": value + 1.0})
+    write_pid("pid", os.getpid())
+    os.kill(os.getpid() if args.mode == "stop" else os.getppid(), signal.SIGSTOP)
+    deadline = time.time() + 120
+    while not os.path.exists(args.gate) and time.time() < deadline:
+        time.sleep(0.05)
+    say({"objective": value})
+    sys.exit(0)
+if args.mode == "orphan":
+    import subprocess
+    child = subprocess.Popen(["/bin/sleep", "1000"], start_new_session=True, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    write_pid("orphan", child.pid)
+    say({"objective": value})
+    sys.exit(0)
+if args.mode == "flood":
+    chunk = 1 << 20
+    before = worker_hwm_kb()
+    for _ in range(40):
+        sys.stderr.write("e" * chunk)
+    sys.stderr.flush()
+    for _ in range(40):
+        sys.stdout.write("x" * chunk)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    say({"objective": value, "hwm_growth_kb": worker_hwm_kb() - before})
     sys.exit(0)
 if args.mode == "stubborn":
     # Ignores Ctrl-C and SIGTERM (a trial busy writing a checkpoint), noting each SIGTERM beside --gate;
