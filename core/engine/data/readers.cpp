@@ -3,6 +3,7 @@
 
 #include "core/synth/dataset.h"
 #include "core/util/error.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace pitwall::engine::data {
 
@@ -66,9 +68,11 @@ int cipoClass(int level)
 std::vector<BoxLabel> readYoloLabels(const fs::path& file, std::vector<DataProblem>& problems)
 {
     std::vector<BoxLabel> boxes;
-    std::ifstream in(file);
-    if (!in) {
-        problems.push_back({file.string(), "cannot open the label file"});
+    std::istringstream in;
+    try {
+        in.str(readTextFile(file)); // a regular file of at most 16 MiB: a label file that is /dev/zero ends here
+    } catch (const InputError& e) {
+        problems.push_back({file.string(), "cannot read the label file (" + e.diagnostics().front().message + ")"});
         return boxes;
     }
     std::string line;
