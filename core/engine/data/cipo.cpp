@@ -4,6 +4,7 @@
 
 #include "core/util/error.h"
 #include "core/util/floatrange.h"
+#include "core/util/paths.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -52,14 +53,16 @@ std::optional<int> levelOf(const json& object)
 // Reads one label file; false (with a problem) when the frame must be left out.
 bool readCipoFile(const fs::path& file, SampleRecord& record, std::vector<DataProblem>& problems)
 {
-    std::ifstream in(file);
-    if (!in) {
-        problems.push_back({file.string(), "cannot open; frame left out"});
+    std::string text;
+    try {
+        text = readTextFile(file); // a regular file of at most 16 MiB
+    } catch (const InputError& e) {
+        problems.push_back({file.string(), "cannot read (" + e.diagnostics().front().message + "); frame left out"});
         return false;
     }
     json doc;
     try {
-        doc = json::parse(in);
+        doc = json::parse(text);
     } catch (const json::exception& e) {
         problems.push_back({file.string(), std::string("not valid JSON (") + e.what() + "); frame left out"});
         return false;
