@@ -47,7 +47,7 @@ int showJob(const Args& args)
 
 int stopCommand(const Args& args)
 {
-    auto store = openJobStoreForReading(args.database());
+    auto store = openJobStoreForWriting(args.database());
     const JobStopSpec spec = JobStopSpec::fromArgs(args);
     const std::int64_t id = spec.job;
     const JobRecord j = requireJob(*store, id);
@@ -56,6 +56,18 @@ int stopCommand(const Args& args)
         return kExitBadInput;
     }
     const StopOutcome outcome = stopJob(*store, j, spec.now ? StopMode::Now : StopMode::Graceful);
+    if (outcome == StopOutcome::NotItsProcess) {
+        std::cerr << "job " << id << "'s process is gone: pid " << j.pid
+                  << " is no longer it (no such process, or another process now: its start time differs), so it "
+                     "was not signalled; the job is recorded as failed (process vanished)\n";
+        return kExitFailure;
+    }
+    if (outcome == StopOutcome::NotVerified) {
+        std::cerr << "job " << id << " was recorded without its process's start time (by an older Pitwall), so pid "
+                  << j.pid << " cannot be told from another process and was not signalled; asked the job to stop "
+                  << "through the store (it stops within a few seconds if it is still running)\n";
+        return kExitFailure;
+    }
     if (outcome == StopOutcome::AskedElsewhere) {
         std::cerr << "job " << id << " runs on " << j.host << ": asked it to stop through the store\n";
         return kExitOk;
@@ -72,7 +84,7 @@ int stopCommand(const Args& args)
 
 int resumeJob(const Args& args)
 {
-    auto store = openJobStoreForReading(args.database());
+    auto store = openJobStoreForWriting(args.database());
     const std::int64_t id = JobResumeSpec::fromArgs(args).job;
     const std::vector<std::string> words = resumeJobDetached(*store, requireJob(*store, id), args.database());
     std::cout << id << "\n";

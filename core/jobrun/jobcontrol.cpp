@@ -7,12 +7,15 @@
 
 #include "core/util/timefmt.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -25,7 +28,11 @@ namespace fs = std::filesystem;
 constexpr const char* kAdoptVariable = "PITWALL_ADOPT_JOB";
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
 
-bool aliveHere(const JobRecord& j) { return j.host == hostName() && processAlive(j.pid); }
+// Whether the job's own process (its pid with the recorded start time) runs on this host: the only one to signal.
+bool aliveHere(const JobRecord& j)
+{
+    return jobProcess(j) == JobProcess::Here;
+}
 
 // The value of `--name VALUE` or `--name=VALUE` in a command line, or "".
 std::string optionValue(const std::vector<std::string>& argv, const std::string& name)
@@ -57,12 +64,26 @@ Json jobSpec(const std::string& kind, const std::vector<std::string>& words, con
             {"db", fs::absolute(dbPath, error).string()}};
 }
 
-std::string jobLogFile(const std::string& dbPath, std::int64_t jobId)
+std::string newJobLogFile(const std::string& dbPath, std::int64_t jobId)
 {
     const fs::path db = fs::absolute(dbPath);
     const fs::path dir = db.parent_path() / (db.filename().string() + ".jobs");
     fs::create_directories(dir);
-    return (dir / ("job-" + std::to_string(jobId) + ".log")).string();
+    const std::string stem = (dir / ("job-" + std::to_string(jobId))).string();
+    constexpr int kMaxTries = 1000;
+    for (int n = 1; n <= kMaxTries; ++n) {
+        const std::string path = stem + (n == 1 ? "" : "." + std::to_string(n)) + ".log";
+        // Created here, exclusively, so that the name is this job's; a name taken (or a link planted) is skipped.
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ::close(fd);
+            return path;
+        }
+        if (errno != EEXIST)
+            throw RuntimeError(path + ": cannot create job " + std::to_string(jobId) + "'s log file (" +
+                               std::strerror(errno) + ")");
+    }
+    throw RuntimeError(stem + ".log: cannot find a free name for job " + std::to_string(jobId) + "'s log file");
 }
 
 std::optional<std::int64_t> takeAdoptedJob()
@@ -80,11 +101,12 @@ std::optional<std::int64_t> takeAdoptedJob()
     }
 }
 
-void startDetachedJob(const std::string& db, std::int64_t jobId, const std::vector<std::string>& words)
+void startDetachedJob(const std::string& db, std::int64_t jobId, const std::vector<std::string>& words,
+                      const std::string& logFile)
 {
     ProcessOptions options;
     options.group = ProcessGroup::NewSession;
-    options.stdoutFile = options.stderrFile = jobLogFile(db, jobId);
+    options.stdoutFile = options.stderrFile = logFile;
     options.appendOutput = true;
     options.stdinFromDevNull = true;
     options.environment[kAdoptVariable] = std::to_string(jobId);
@@ -141,6 +163,9 @@ std::vector<std::string> resumeCommandLine(const JobRecord& j)
 std::vector<std::string> resumeJobDetached(JobStore& store, const JobRecord& j, const std::string& defaultDb)
 {
     const std::int64_t id = j.id;
+    if (!isFinal(j.state) && j.spec.contains("resumed_from"))
+        throw InputError("job " + std::to_string(id) + " is already resuming (it is " + jobStateName(j.state) +
+                         " now)");
     if (j.state != JobState::Cancelled && j.state != JobState::Failed)
         throw InputError("job " + std::to_string(id) + " is " + jobStateName(j.state) +
                          ": only a cancelled or failed job resumes");
@@ -148,19 +173,35 @@ std::vector<std::string> resumeJobDetached(JobStore& store, const JobRecord& j, 
     Json spec = j.spec;
     spec["argv"] = words;
     spec["resumed_from"] = j.spec.value("argv", std::vector<std::string>{});
-    store.requeue(id, spec);
-    // The job continues where it was started: its config paths are relative to that folder.
     const std::string db = j.spec.value("db", defaultDb);
+    // A job that ran in the foreground has no log yet; a resumed one goes on in its own.
+    const std::string logFile = j.logFile.empty() ? newJobLogFile(db, id) : j.logFile;
+    store.requeue(id, spec, logFile); // the claim: throws for every racing resume but one
+    // The job continues where it was started: its config paths are relative to that folder.
     if (const auto cwd = j.spec.value("cwd", std::string()); !cwd.empty()) {
         std::error_code error;
         fs::current_path(cwd, error);
     }
-    startDetachedJob(db, id, words);
+    startDetachedJob(db, id, words, logFile);
     return words;
 }
 
 StopOutcome stopJob(JobStore& store, const JobRecord& j, StopMode mode)
 {
+    const JobProcess process = jobProcess(j);
+    if (j.state != JobState::Queued && process == JobProcess::Other && !j.processStart) {
+        // Recorded by a Pitwall that kept no start time: the pid cannot be told from a reused one, so only the
+        // store's request reaches the job.
+        store.requestStop(j.id);
+        return StopOutcome::NotVerified;
+    }
+    if (j.state != JobState::Queued && (process == JobProcess::Gone || process == JobProcess::Other)) {
+        // Its pid names no process, or another one (reused, or an edited record): nothing to signal.
+        store.finish(j.id, JobState::Failed, std::nullopt,
+                     "process vanished (pid " + std::to_string(j.pid) +
+                         (process == JobProcess::Gone ? " is gone)" : " is now another process)"));
+        return StopOutcome::NotItsProcess;
+    }
     store.requestStop(j.id);
     const auto pid = static_cast<pid_t>(j.pid);
     if (mode == StopMode::Graceful) {

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -22,14 +23,46 @@ constexpr auto kLogPollInterval = std::chrono::milliseconds(200);
 
 } // namespace
 
-std::unique_ptr<JobStore> openJobStoreForReading(const std::string& db)
+namespace {
+
+void requireDatabase(const std::string& db)
 {
     if (!std::filesystem::exists(db))
         throw InputError(db + ": no such results database (give --db FILE or set $PITWALL_DB)");
-    const bool writable = ::access(db.c_str(), W_OK) == 0;
-    auto store = std::make_unique<JobStore>(db, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
-    store->reapVanished(nowSeconds());
+}
+
+// Whether this process can write the file and create the -wal and -shm files beside it (access() also says no
+// for a read-only mount and an immutable file, even to root).
+bool canWrite(const std::string& db)
+{
+    const std::filesystem::path folder = std::filesystem::absolute(db).parent_path();
+    return ::access(db.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+} // namespace
+
+bool reapVanishedJobs(const std::string& db, const std::vector<JobRecord>& jobs, double now)
+{
+    const bool vanished = std::any_of(jobs.begin(), jobs.end(),
+                                      [&](const JobRecord& j) { return jobVanishedReason(j, now).has_value(); });
+    return vanished && canWrite(db) && JobStore(db).reapVanished(now) > 0;
+}
+
+std::unique_ptr<JobStore> openJobStoreForReading(const std::string& db)
+{
+    requireDatabase(db);
+    auto store = std::make_unique<JobStore>(db, OpenMode::ReadOnly);
+    reapVanishedJobs(db, store->jobs(false), nowSeconds());
     return store;
+}
+
+std::unique_ptr<JobStore> openJobStoreForWriting(const std::string& db)
+{
+    requireDatabase(db);
+    if (!canWrite(db))
+        throw InputError(db + ": the results database cannot be written here (its file, its folder or its mount is "
+                              "read-only), so its jobs can be listed and shown but not stopped or resumed from here");
+    return std::make_unique<JobStore>(db);
 }
 
 JobRecord requireJob(JobStore& store, std::int64_t id)
@@ -110,7 +143,7 @@ void copyJobLog(JobStore& store, std::int64_t id, std::ostream& out, bool follow
             out.write(chunk.data(), in.gcount());
         }
         out.flush();
-        if (!follow || isFinal(j.state))
+        if (!follow || isFinal(j.state) || jobVanishedReason(j, nowSeconds()))
             break;
         std::this_thread::sleep_for(kLogPollInterval);
         in.clear();

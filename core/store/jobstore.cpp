@@ -1,8 +1,10 @@
-// JobStore: the pitwall_jobs and pitwall_job_links tables (migration 3).
+// JobStore: the pitwall_jobs and pitwall_job_links tables (migration 3), process start times and the job id
+// counter (migration 4).
 
 #include "core/store/jobstore.h"
 
 #include "core/store/internal/joblinks.h"
+#include "core/store/internal/migrations.h"
 #include "core/store/internal/sqlite.h"
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
@@ -14,6 +16,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <unistd.h>
 
 namespace pitwall {
@@ -24,8 +29,22 @@ using store_internal::Statement;
 
 namespace {
 
+constexpr int kJobsSchema = 3;         // pitwall_jobs and pitwall_job_links
+constexpr int kProcessStartSchema = 4; // pitwall_jobs.process_start and pitwall_job_ids
+
 constexpr const char* kJobColumns = "job_id, kind, spec_json, state, host, pid, create_time, start_time, end_time, "
                                     "heartbeat_time, progress, progress_message, eta_seconds, exit_code, error, log_file";
+
+// The columns readJob reads, for a file at `schema` (an older file has no process_start: NULL in its place).
+std::string jobColumns(int schema)
+{
+    return std::string(kJobColumns) + (schema >= kProcessStartSchema ? ", process_start" : ", NULL");
+}
+
+std::optional<std::int64_t> startTicksOf(std::int64_t pid)
+{
+    return pid > 0 ? processStartTicks(pid) : std::nullopt;
+}
 
 JobRecord readJob(const Statement& row)
 {
@@ -51,7 +70,31 @@ JobRecord readJob(const Statement& row)
         job.exitCode = static_cast<int>(*code);
     job.error = row.text(14);
     job.logFile = row.text(15);
+    job.processStart = row.optionalInt64(16);
     return job;
+}
+
+// Runs `transaction` (one of `db`) and, when SQLite fails, says what Pitwall was doing with which file:
+// "PATH: recording a new job failed: the results database cannot be written here: ...".
+template <typename Transaction> auto saying(Connection& db, const std::string& what, Transaction&& transaction)
+{
+    try {
+        return transaction();
+    } catch (const store_internal::BusyError&) {
+        throw;
+    } catch (const store_internal::SqliteError& e) {
+        throw store_internal::SqliteError(e.code(), db.path() + ": " + what + " failed: " + e.reason(), e.reason());
+    }
+}
+
+template <typename Body> auto writing(Connection& db, const std::string& what, Body&& body)
+{
+    return saying(db, what, [&] { return db.write(std::forward<Body>(body)); });
+}
+
+template <typename Body> auto reading(Connection& db, const std::string& what, Body&& body)
+{
+    return saying(db, what, [&] { return db.read(std::forward<Body>(body)); });
 }
 
 } // namespace
@@ -95,6 +138,7 @@ Json jobToJson(const JobRecord& j, double now)
             {"spec", j.spec},
             {"host", j.host},
             {"pid", j.pid},
+            {"process_start", optional(j.processStart)},
             {"create_time", j.createTime},
             {"start_time", optional(j.startTime)},
             {"end_time", optional(j.endTime)},
@@ -121,12 +165,62 @@ const std::vector<std::string>& jobKinds()
     return kinds;
 }
 
+std::optional<std::int64_t> processStartTicks(std::int64_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // "PID (COMMAND) STATE ...": the command may hold spaces and parentheses, so fields count from the last ')'.
+    const auto close = text.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(text.substr(close + 1));
+    std::string field;
+    for (int number = 3; number <= 22; ++number)
+        if (!(fields >> field))
+            return std::nullopt;
+    const auto ticks = parseInteger(field);
+    return ticks ? std::optional<std::int64_t>(*ticks) : std::nullopt;
+}
+
+JobProcess jobProcess(const JobRecord& j)
+{
+    if (j.host != hostName())
+        return JobProcess::Elsewhere;
+    if (!processAlive(j.pid))
+        return JobProcess::Gone;
+    const auto start = processStartTicks(j.pid);
+    return j.processStart && start == j.processStart ? JobProcess::Here : JobProcess::Other;
+}
+
+std::optional<std::string> jobVanishedReason(const JobRecord& j, double now)
+{
+    if (isFinal(j.state))
+        return std::nullopt;
+    const std::string pid = std::to_string(j.pid);
+    // A queued job has no process yet (its starter is about to exec it): only the grace period applies.
+    if (j.state != JobState::Queued) {
+        const JobProcess process = jobProcess(j);
+        if (process == JobProcess::Gone)
+            return "process vanished (pid " + pid + " is gone)";
+        // Without a recorded start time (an older Pitwall's job) a live pid is taken for the job's.
+        if (process == JobProcess::Other && j.processStart)
+            return "process vanished (pid " + pid + " is now another process)";
+    }
+    const double last = j.heartbeatTime.value_or(j.createTime);
+    if (now - last > kJobHeartbeatGraceSeconds)
+        return "process vanished (no heartbeat for " + std::to_string(static_cast<int>(now - last)) + " s)";
+    return std::nullopt;
+}
+
 JobStore::JobStore(const std::string& location, OpenMode mode) : m_path(sqliteFilePath(location)), m_mode(mode)
 {
     // Opening through SqliteStore validates the file and applies pending migrations (the jobs tables among them).
     { SqliteStore check(m_path, mode); }
-    m_db = std::make_unique<Connection>(m_path, mode == OpenMode::ReadOnly ? ConnectionMode::ReadOnly
-                                                                           : ConnectionMode::ReadWriteCreate);
+    if (mode == OpenMode::ReadOnly)
+        m_db = store_internal::openReadableConnection(m_path);
+    else
+        m_db = std::make_unique<Connection>(m_path, ConnectionMode::ReadWriteCreate);
+    m_schema = store_internal::pitwallSchemaVersion(*m_db);
 }
 
 JobStore::~JobStore() = default;
@@ -135,28 +229,44 @@ std::int64_t JobStore::create(const std::string& kind, const Json& spec, JobStat
                               const std::string& logFile)
 {
     const double now = nowSeconds();
-    return m_db->write([&] {
-        auto insert = m_db->cached("INSERT INTO pitwall_jobs (kind, spec_json, state, host, pid, create_time, "
-                                   "start_time, heartbeat_time, progress, progress_message, error, log_file) "
-                                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', ?)");
+    const auto processStart = startTicksOf(pid);
+    return writing(*m_db, "recording a new " + kind + " job", [&] {
+        // The next id after every id given so far, also those of removed jobs (never max(job_id) + 1 alone).
+        m_db->cached("INSERT OR IGNORE INTO pitwall_job_ids (slot, last_job_id) VALUES (1, 0)").run();
+        m_db->cached("UPDATE pitwall_job_ids SET last_job_id = "
+                     "MAX(last_job_id, (SELECT COALESCE(MAX(job_id), 0) FROM pitwall_jobs)) + 1 WHERE slot = 1")
+            .run();
+        std::int64_t id = 0;
+        {
+            auto next = m_db->cached("SELECT last_job_id FROM pitwall_job_ids WHERE slot = 1");
+            next.step();
+            id = next.int64(0);
+        }
+        auto insert =
+            m_db->cached("INSERT INTO pitwall_jobs (job_id, kind, spec_json, state, host, pid, process_start, "
+                         "create_time, start_time, heartbeat_time, progress, progress_message, error, "
+                         "log_file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', '', ?)");
         const bool running = state == JobState::Running;
-        insert.bind(1, kind).bind(2, spec.dump()).bind(3, jobStateName(state)).bind(4, hostName()).bind(5, pid).bind(6, now);
-        insert.bind(7, running ? std::optional<double>(now) : std::nullopt)
-            .bind(8, running ? std::optional<double>(now) : std::nullopt)
-            .bind(9, logFile);
+        insert.bind(1, id).bind(2, kind).bind(3, spec.dump()).bind(4, jobStateName(state)).bind(5, hostName());
+        insert.bind(6, pid).bind(7, processStart).bind(8, now);
+        insert.bind(9, running ? std::optional<double>(now) : std::nullopt)
+            .bind(10, running ? std::optional<double>(now) : std::nullopt)
+            .bind(11, logFile);
         insert.run();
-        return m_db->lastInsertId();
+        return id;
     });
 }
 
 void JobStore::setLogFile(std::int64_t id, const std::string& logFile)
 {
-    m_db->write([&] { m_db->cached("UPDATE pitwall_jobs SET log_file = ? WHERE job_id = ?").bind(1, logFile).bind(2, id).run(); });
+    writing(*m_db, "recording job " + std::to_string(id) + "'s log file", [&] {
+        m_db->cached("UPDATE pitwall_jobs SET log_file = ? WHERE job_id = ?").bind(1, logFile).bind(2, id).run();
+    });
 }
 
 void JobStore::setSpecField(std::int64_t id, const std::string& key, const Json& value)
 {
-    m_db->write([&] {
+    writing(*m_db, "recording job " + std::to_string(id) + "'s " + key, [&] {
         auto select = m_db->cached("SELECT spec_json FROM pitwall_jobs WHERE job_id = ?");
         select.bind(1, id);
         if (!select.step())
@@ -172,17 +282,28 @@ void JobStore::setSpecField(std::int64_t id, const std::string& key, const Json&
 void JobStore::start(std::int64_t id, std::int64_t pid)
 {
     const double now = nowSeconds();
-    m_db->write([&] {
-        auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'running', pid = ?, host = ?, start_time = ?, "
-                                   "heartbeat_time = ?, end_time = NULL, exit_code = NULL, error = '' WHERE job_id = ?");
-        update.bind(1, pid).bind(2, hostName()).bind(3, now).bind(4, now).bind(5, id).run();
+    const auto processStart = startTicksOf(pid);
+    writing(*m_db, "recording that this process runs job " + std::to_string(id), [&] {
+        // Only a job waiting for its process (queued, or stopped while queued: it stays stopping) is taken over.
+        auto update = m_db->cached(
+            "UPDATE pitwall_jobs SET state = CASE state WHEN 'stopping' THEN 'stopping' ELSE 'running' END, pid = ?, "
+            "process_start = ?, host = ?, start_time = ?, heartbeat_time = ?, end_time = NULL, exit_code = NULL, "
+            "error = '' WHERE job_id = ? AND pid = 0 AND state IN ('queued', 'stopping')");
+        update.bind(1, pid).bind(2, processStart).bind(3, hostName()).bind(4, now).bind(5, now).bind(6, id).run();
+        if (m_db->changes() > 0)
+            return;
+        auto state = m_db->cached("SELECT state FROM pitwall_jobs WHERE job_id = ?");
+        state.bind(1, id);
+        throw RuntimeError("job " + std::to_string(id) + " of " + m_path + " is not waiting for a process to run it (" +
+                           (state.step() ? state.text(0) : std::string("no such job")) +
+                           "): another process took it over or it ended, so this one does not run it");
     });
 }
 
 JobState JobStore::heartbeat(std::int64_t id, double fraction, const std::string& message, std::optional<double> eta)
 {
     const double now = nowSeconds();
-    return m_db->write([&] {
+    return writing(*m_db, "recording job " + std::to_string(id) + "'s heartbeat", [&] {
         auto update = m_db->cached("UPDATE pitwall_jobs SET heartbeat_time = ?, progress = ?, progress_message = ?, "
                                    "eta_seconds = ? WHERE job_id = ? AND state IN ('running', 'stopping')");
         update.bind(1, now).bind(2, std::clamp(fraction, 0.0, 1.0)).bind(3, message).bind(4, eta).bind(5, id).run();
@@ -194,7 +315,7 @@ JobState JobStore::heartbeat(std::int64_t id, double fraction, const std::string
 
 bool JobStore::requestStop(std::int64_t id)
 {
-    return m_db->write([&] {
+    return writing(*m_db, "asking job " + std::to_string(id) + " to stop", [&] {
         auto update = m_db->cached(
             "UPDATE pitwall_jobs SET state = 'stopping' WHERE job_id = ? AND state IN ('queued', 'running', 'stopping')");
         update.bind(1, id).run();
@@ -207,7 +328,7 @@ void JobStore::finish(std::int64_t id, JobState state, std::optional<int> exitCo
     if (!isFinal(state))
         throw RuntimeError(std::string("JobStore::finish needs a final state, not ") + jobStateName(state));
     const double now = nowSeconds();
-    m_db->write([&] {
+    writing(*m_db, "recording how job " + std::to_string(id) + " ended", [&] {
         auto update = m_db->cached("UPDATE pitwall_jobs SET state = ?, end_time = ?, heartbeat_time = ?, exit_code = ?, "
                                    "error = ?, eta_seconds = NULL, progress = CASE WHEN ? THEN 1 ELSE progress END "
                                    "WHERE job_id = ? AND state IN ('queued', 'running', 'stopping')");
@@ -216,21 +337,36 @@ void JobStore::finish(std::int64_t id, JobState state, std::optional<int> exitCo
     });
 }
 
-void JobStore::requeue(std::int64_t id, const Json& spec)
+void JobStore::requeue(std::int64_t id, const Json& spec, const std::string& logFile)
 {
-    m_db->write([&] {
-        auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'queued', spec_json = ?, end_time = NULL, "
-                                   "exit_code = NULL, error = '', progress = 0, progress_message = '', eta_seconds = NULL "
-                                   "WHERE job_id = ? AND state IN ('failed', 'cancelled')");
-        update.bind(1, spec.dump()).bind(2, id).run();
-        if (m_db->changes() == 0)
-            throw InputError("job " + std::to_string(id) + " is not cancelled or failed, so it cannot be resumed");
+    const double now = nowSeconds();
+    writing(*m_db, "claiming job " + std::to_string(id) + " for its resume", [&] {
+        // The claim: one statement that only a cancelled or failed job matches. The heartbeat is now, not the old
+        // run's, so that no reaper takes the queued job for vanished before its process starts (which let a
+        // second `jobs resume` claim it again).
+        auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'queued', spec_json = ?, pid = 0, "
+                                   "process_start = NULL, heartbeat_time = ?, log_file = ?, end_time = NULL, "
+                                   "exit_code = NULL, error = '', progress = 0, progress_message = '', "
+                                   "eta_seconds = NULL WHERE job_id = ? AND state IN ('failed', 'cancelled')");
+        update.bind(1, spec.dump()).bind(2, now).bind(3, logFile).bind(4, id).run();
+        if (m_db->changes() > 0)
+            return;
+        auto select = m_db->cached("SELECT state FROM pitwall_jobs WHERE job_id = ?");
+        select.bind(1, id);
+        if (!select.step())
+            throw InputError("no job " + std::to_string(id) + " in " + m_path);
+        const JobState state = parseJobState(select.text(0)).value_or(JobState::Failed);
+        if (!isFinal(state))
+            throw InputError("job " + std::to_string(id) + " is already resuming (another `pitwall jobs resume` " +
+                             "took it first; it is " + jobStateName(state) + " now)");
+        throw InputError("job " + std::to_string(id) + " is " + jobStateName(state) +
+                         ", so it cannot be resumed (only a cancelled or failed job resumes)");
     });
 }
 
 void JobStore::link(std::int64_t id, const std::string& kind, const std::string& ref)
 {
-    m_db->write([&] {
+    writing(*m_db, "linking job " + std::to_string(id) + " to its " + kind, [&] {
         auto insert = m_db->cached("INSERT OR IGNORE INTO pitwall_job_links (job_id, kind, ref) VALUES (?, ?, ?)");
         insert.bind(1, id).bind(2, kind).bind(3, ref).run();
     });
@@ -238,7 +374,7 @@ void JobStore::link(std::int64_t id, const std::string& kind, const std::string&
 
 void JobStore::remove(std::int64_t id)
 {
-    m_db->write([&] {
+    writing(*m_db, "removing the refused job " + std::to_string(id), [&] {
         m_db->cached("DELETE FROM pitwall_job_links WHERE job_id = ?").bind(1, id).run();
         m_db->cached("DELETE FROM pitwall_jobs WHERE job_id = ?").bind(1, id).run();
     });
@@ -246,8 +382,10 @@ void JobStore::remove(std::int64_t id)
 
 std::optional<JobRecord> JobStore::job(std::int64_t id)
 {
-    return m_db->read([&]() -> std::optional<JobRecord> {
-        auto select = m_db->cached(std::string("SELECT ") + kJobColumns + " FROM pitwall_jobs WHERE job_id = ?");
+    if (m_schema < kJobsSchema)
+        return std::nullopt; // a read-only view of a file without the jobs tables
+    return reading(*m_db, "reading job " + std::to_string(id), [&]() -> std::optional<JobRecord> {
+        auto select = m_db->cached("SELECT " + jobColumns(m_schema) + " FROM pitwall_jobs WHERE job_id = ?");
         select.bind(1, id);
         if (!select.step())
             return std::nullopt;
@@ -262,9 +400,11 @@ std::optional<JobRecord> JobStore::job(std::int64_t id)
 
 std::vector<JobRecord> JobStore::jobs(bool includeEnded)
 {
-    return m_db->read([&] {
+    if (m_schema < kJobsSchema)
+        return {};
+    return reading(*m_db, std::string("reading the jobs"), [&] {
         std::vector<JobRecord> out;
-        auto select = m_db->cached(std::string("SELECT ") + kJobColumns + " FROM pitwall_jobs" +
+        auto select = m_db->cached("SELECT " + jobColumns(m_schema) + " FROM pitwall_jobs" +
                                    (includeEnded ? "" : " WHERE state IN ('queued', 'running', 'stopping')") +
                                    " ORDER BY job_id DESC");
         while (select.step())
@@ -284,24 +424,18 @@ int JobStore::reapVanished(double now)
 {
     if (m_mode == OpenMode::ReadOnly)
         return 0;
-    const std::string here = hostName();
     int changed = 0;
     for (const JobRecord& j : jobs(false)) {
-        // A queued job has no process yet (its starter is about to exec it): give it the same grace.
-        const double last = j.heartbeatTime.value_or(j.createTime);
-        const bool stale = now - last > kJobHeartbeatGraceSeconds;
-        const bool deadHere = j.host == here && j.state != JobState::Queued && !processAlive(j.pid);
-        if (!stale && !deadHere)
+        const auto reason = jobVanishedReason(j, now);
+        if (!reason)
             continue;
-        m_db->write([&] {
+        writing(*m_db, "recording job " + std::to_string(j.id) + " as vanished", [&] {
+            // Unless its process took it over since it was read (a requeued job that started meanwhile).
             auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'failed', end_time = ?, error = ? "
-                                       "WHERE job_id = ? AND state IN ('queued', 'running', 'stopping')");
-            update.bind(1, now)
-                .bind(2, std::string("process vanished") +
-                             (deadHere ? " (pid " + std::to_string(j.pid) + " is gone)"
-                                       : " (no heartbeat for " + std::to_string(static_cast<int>(now - last)) + " s)"))
-                .bind(3, j.id)
-                .run();
+                                       "WHERE job_id = ? AND state = ? AND pid = ? AND "
+                                       "COALESCE(heartbeat_time, create_time) = ?");
+            update.bind(1, now).bind(2, *reason).bind(3, j.id).bind(4, jobStateName(j.state)).bind(5, j.pid);
+            update.bind(6, j.heartbeatTime.value_or(j.createTime)).run();
             changed += m_db->changes();
         });
     }
@@ -320,9 +454,8 @@ std::optional<std::int64_t> currentJobId()
 namespace store_internal {
 void linkCurrentJob(Connection& db, int schemaVersion, const std::string& kind, const std::string& ref)
 {
-    constexpr int kJobsSchemaVersion = 3;
     const auto id = currentJobId();
-    if (!id || schemaVersion < kJobsSchemaVersion)
+    if (!id || schemaVersion < kJobsSchema)
         return;
     auto insert = db.cached("INSERT OR IGNORE INTO pitwall_job_links (job_id, kind, ref) "
                             "SELECT job_id, ?, ? FROM pitwall_jobs WHERE job_id = ?");

@@ -43,6 +43,9 @@ struct JobRecord {
     JobState state = JobState::Queued;
     std::string host;
     std::int64_t pid = 0;
+    // The start time of `pid` when it was recorded (processStartTicks); nullopt when unknown (no process yet, or
+    // recorded by a Pitwall before schema 4). A stop signals the pid only while its start time is still this one.
+    std::optional<std::int64_t> processStart;
     double createTime = 0;  // Unix seconds
     std::optional<double> startTime, endTime, heartbeatTime;
     double progress = 0;    // 0..1 of the current phase
@@ -63,9 +66,29 @@ Json jobToJson(const JobRecord& job, double now);
 constexpr double kJobHeartbeatGraceSeconds = 30.0;
 constexpr double kJobHeartbeatIntervalSeconds = 2.0;
 
+// The start time of process `pid` on this host: field 22 of /proc/PID/stat (clock ticks after boot). With the pid
+// it names one process: a pid reused by another process has another start time. nullopt when there is no such
+// process (or no /proc).
+std::optional<std::int64_t> processStartTicks(std::int64_t pid);
+
+// Where a job's recorded process is, seen from this host.
+enum class JobProcess {
+    Here,      // on this host, alive, and its start time is the recorded one: signals reach the job
+    Gone,      // on this host, and no process has the pid (or there is no pid)
+    Other,     // on this host, but the pid is another process's now (or no start time was recorded to tell)
+    Elsewhere, // recorded by another host: only the store reaches it
+};
+JobProcess jobProcess(const JobRecord& job);
+
+// Why a Running/Stopping/Queued job counts as vanished at `now` ("process vanished (pid 12 is gone)"), nullopt
+// while it does not: on this host when its process is gone or is another process, anywhere when its heartbeat
+// (or, for a queued job, its creation or requeue) is older than kJobHeartbeatGraceSeconds.
+std::optional<std::string> jobVanishedReason(const JobRecord& job, double now);
+
 class JobStore {
 public:
-    // `location` as openStore() takes it. ReadOnly never creates or changes the file.
+    // `location` as openStore() takes it. ReadOnly never creates or changes the file, reads a file in a folder or
+    // on a mount it cannot write, and reads a file without the jobs tables (an Optuna file) as one without jobs.
     explicit JobStore(const std::string& location, OpenMode mode = OpenMode::ReadWrite);
     ~JobStore();
     JobStore(const JobStore&) = delete;
@@ -73,11 +96,14 @@ public:
 
     const std::string& path() const { return m_path; }
 
-    // A new job of this host in `state` (Queued or Running; Running also sets the start time and pid).
+    // A new job of this host in `state` (Queued or Running; Running also sets the start time and pid, with the
+    // pid's start time). Its id was never given before in this file, even to a job since removed.
     std::int64_t create(const std::string& kind, const Json& spec, JobState state, std::int64_t pid,
                         const std::string& logFile);
     void setLogFile(std::int64_t id, const std::string& logFile);
-    // The job's process took it over: Running, this pid and host, start time now, end and error cleared.
+    // The job's process took over the queued job: Running (Stopping stays Stopping: a stop asked meanwhile), this
+    // pid (with its start time) and host, start time now, end and error cleared. RuntimeError when the job is
+    // not waiting for a process (another process took it, or it ended): only one process runs a job.
     void start(std::int64_t id, std::int64_t pid);
     // Heartbeat now, and the latest progress (fraction clamped to 0..1). Returns the job's state, so that a
     // process learns that someone asked it to stop (Stopping).
@@ -86,8 +112,11 @@ public:
     bool requestStop(std::int64_t id);
     // Ends the job (a final state) unless it already ended.
     void finish(std::int64_t id, JobState state, std::optional<int> exitCode, const std::string& error);
-    // Back to Queued for a resume (from Cancelled or Failed), with a new spec.
-    void requeue(std::int64_t id, const Json& spec);
+    // Claims a cancelled or failed job for a resume, in one statement: back to Queued with a new spec and its log
+    // file, no process, heartbeat now (so the process about to start has the grace period to take it over).
+    // InputError when the job is not cancelled or failed, "job N is already resuming (...)" when another resume
+    // claimed it first: of resumes racing, exactly one gets the job.
+    void requeue(std::int64_t id, const Json& spec, const std::string& logFile);
     void link(std::int64_t id, const std::string& kind, const std::string& ref);
     // Adds or replaces one field of the job's spec that the work learns as it starts (e.g. "devices": the
     // logical devices a search runs its workers on).
@@ -99,14 +128,14 @@ public:
     // Newest first; all jobs, or only those not in a final state.
     std::vector<JobRecord> jobs(bool includeEnded);
 
-    // Running/Stopping/Queued jobs whose process is gone become Failed ("process vanished"): on this host when
-    // the pid is no longer alive, anywhere when the heartbeat is older than kJobHeartbeatGraceSeconds.
+    // Running/Stopping/Queued jobs that have vanished (jobVanishedReason) become Failed with that reason.
     // Returns how many changed. ReadOnly stores change nothing and return 0.
     int reapVanished(double now);
 
 private:
     std::string m_path;
     OpenMode m_mode;
+    int m_schema = 0; // the file's Pitwall schema: a read-only store of an older file reads what it has
     std::unique_ptr<store_internal::Connection> m_db;
 };
 

@@ -27,30 +27,6 @@ bool contains(const std::vector<std::string>& names, const std::string& name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// A read-only connection that can read the file. A WAL database needs its -shm file, which SQLite creates
-// beside it; where it cannot (a folder without write permission: "attempt to write a readonly database"), a
-// file whose -wal holds no commits is read as immutable, and one with commits in its -wal cannot be read
-// safely here: InputError says so.
-std::unique_ptr<Connection> openForReading(const std::string& path)
-{
-    auto connection = std::make_unique<Connection>(path, ConnectionMode::ReadOnly);
-    try {
-        store_internal::tableNames(*connection);
-        return connection;
-    } catch (const SqliteError& error) {
-        if (error.primaryCode() != SQLITE_READONLY && error.primaryCode() != SQLITE_CANTOPEN)
-            throw;
-    }
-    connection.reset();
-    std::error_code noWal;
-    const auto walBytes = std::filesystem::file_size(path + "-wal", noWal);
-    if (!noWal && walBytes > 0)
-        throw InputError(path + ": cannot be read here: its folder is not writable, so SQLite cannot create the " +
-                         "-shm file a WAL database needs, and its -wal file holds commits not yet in the database; " +
-                         "open it once where the folder is writable (or copy the .db and -wal files elsewhere)");
-    return std::make_unique<Connection>(path, ConnectionMode::ReadOnlyImmutable);
-}
-
 } // namespace
 
 SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate autoMigrate) : m_path(path), m_mode(mode)
@@ -67,7 +43,7 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
     // process would lose its shared lock and a second process could delete the WAL under it (lost commits).
 
     try {
-        m_db = mode == OpenMode::ReadOnly ? openForReading(path)
+        m_db = mode == OpenMode::ReadOnly ? store_internal::openReadableConnection(path)
                                           : std::make_unique<Connection>(path, ConnectionMode::ReadWriteCreate);
         if (mode == OpenMode::ReadWrite && exists)
             m_db->retrying([&] { store_internal::checkNotDamaged(*m_db); }); // never write into a damaged file
@@ -99,8 +75,9 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
             throw InputError(path + ": not an SQLite file, so not a Pitwall or Optuna results database");
         if (mode == OpenMode::ReadWrite)
             store_internal::throwIfDamaged(path, sqliteError);
-        if (sqliteError.primaryCode() == SQLITE_CANTOPEN)
-            throw InputError(path + ": cannot open the results database (" + sqliteError.what() + ")");
+        // A file that cannot be opened, or written by a command that writes: the user can act on it.
+        if (sqliteError.primaryCode() == SQLITE_CANTOPEN || sqliteError.primaryCode() == SQLITE_READONLY)
+            throw InputError(sqliteError.what()); // "PATH: opening the results database failed: ..."
         throw;
     }
 }

@@ -1,6 +1,8 @@
 // Bad input at the `pitwall` command line: each is refused with exit status 2 and a message that says where.
 #include "clitestutil.h"
 
+#include "core/store/internal/sqlite.h"
+#include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "tests/support/components.h"
 
@@ -15,6 +17,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <optional>
 
 #include <unistd.h>
 
@@ -39,6 +42,9 @@ private Q_SLOTS:
     void databaseThatStoresNothingIsRefused();
     void directoryGivenForFileIsNamed_data();
     void directoryGivenForFileIsNamed();
+    void detachedBadInputFailsInForeground();
+    void readOnlyFolderListsJobs();
+    void racingResumesRunOnce();
 
 private:
     QString config(const QString& name) const { return sourcePath("/configs/") + name; }
@@ -110,18 +116,40 @@ void TestCliBadInput::infiniteValuesStayDistinct()
     QVERIFY2(!explicitInf.err.contains("beyond the range"), qPrintable(explicitInf.err));
 }
 
+namespace {
+
+// What runs a command without write permission on files of other users: nothing for a user who is not root,
+// `setpriv` to nobody for root (file modes do not apply to root); nullopt when that is not available.
+std::optional<QStringList> withoutWritePermission()
+{
+    if (::geteuid() != 0)
+        return QStringList{};
+    const QString setpriv = QStandardPaths::findExecutable("setpriv");
+    if (setpriv.isEmpty())
+        return std::nullopt;
+    return QStringList{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
+}
+
+CliResult runCliAs(const QStringList& prefix, const QStringList& args)
+{
+    QProcess process;
+    const QStringList command = prefix + QStringList{cliPath()} + args;
+    process.start(command.front(), command.mid(1));
+    process.waitForFinished(60000);
+    return CliResult{process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+                     QString::fromUtf8(process.readAllStandardError())};
+}
+
+} // namespace
+
 // A WAL results file in a folder the user cannot write (so SQLite cannot create its -shm file) is still read by
 // the read-only commands, and they write nothing. Root ignores file modes, so as root the commands run as
 // nobody (setpriv); before the fix they failed with "attempt to write a readonly database".
 void TestCliBadInput::readOnlyFolderIsReadable()
 {
-    QStringList prefix;
-    if (::geteuid() == 0) {
-        const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (setpriv.isEmpty())
-            PITWALL_SKIP_OPTIONAL("running as root without setpriv: cannot take away write permission");
-        prefix = {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"};
-    }
+    const auto prefix = withoutWritePermission();
+    if (!prefix)
+        PITWALL_SKIP_OPTIONAL("running as root without setpriv: cannot take away write permission");
     QTemporaryDir dir;
     const QString db = dir.filePath("r.db");
     QCOMPARE(runCli({"study", "create", "--db", db, "--study", "kept"}).exitCode, 0);
@@ -134,14 +162,7 @@ void TestCliBadInput::readOnlyFolderIsReadable()
     const auto readOnly = QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther;
     QVERIFY(QFile::setPermissions(db, readOnly));
     QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther));
-    auto run = [&](const QStringList& args) {
-        QProcess process;
-        const QStringList command = prefix + QStringList{cliPath()} + args;
-        process.start(command.front(), command.mid(1));
-        process.waitForFinished(60000);
-        return CliResult{process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-                         QString::fromUtf8(process.readAllStandardError())};
-    };
+    const auto run = [&](const QStringList& args) { return runCliAs(*prefix, args); };
     const CliResult info = run({"db", "info", "--db", db});
     const CliResult list = run({"study", "list", "--db", db});
     QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::WriteOwner | QFile::ExeOwner));
@@ -377,6 +398,128 @@ void TestCliBadInput::directoryGivenForFileIsNamed()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(QString(expected).replace("DIR", folder)), qPrintable(r.err));
     QVERIFY2(!r.err.contains("not found") && !r.err.contains("is empty"), qPrintable(r.err));
+}
+
+// Issue 27, item 13: `hpo --detach` with bad input printed a job id and "follow it with: pitwall jobs log 1",
+// exited 0, and the job's row was then removed. The command's check runs first, in the foreground: exit 2 with
+// the problem, no job id, and nothing written.
+void TestCliBadInput::detachedBadInputFailsInForeground()
+{
+    CommandSearch search;
+    const CliResult r = runCli({"hpo", "--detach", "--space", search.dir.filePath("missing.yaml"), "--trials", "1",
+                                "--command", "sh " + search.script},
+                               search.work, CommandSearch::environment());
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("missing.yaml"), qPrintable(r.err));
+    QVERIFY2(r.out.trimmed().isEmpty(), qPrintable(r.out));
+    QVERIFY2(!r.err.contains("follow it with"), qPrintable(r.err));
+    QVERIFY2(filesUnder(search.work).isEmpty(), qPrintable(filesUnder(search.work).join(", ")));
+}
+
+// Issue 27, item 15: in a folder the user cannot write, `study list` and `db info` worked but `jobs list` failed
+// ("attempt to write a readonly database"): reading jobs opened the file read-write. As root (file modes do not
+// apply) the commands run as nobody, as in readOnlyFolderIsReadable.
+void TestCliBadInput::readOnlyFolderListsJobs()
+{
+    const auto prefix = withoutWritePermission();
+    if (!prefix)
+        PITWALL_SKIP_OPTIONAL("running as root without setpriv: cannot take away write permission");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("r.db");
+    std::int64_t id = 0;
+    {
+        pitwall::JobStore store(db.toStdString());
+        id = store.create("train", pitwall::Json{{"argv", {"train", "x.yaml"}}}, pitwall::JobState::Running, 0, "");
+        store.finish(id, pitwall::JobState::Finished, 0, "");
+    }
+    QVERIFY(!QFile::exists(db + "-wal"));
+    const auto readOnly = QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther;
+    QVERIFY(QFile::setPermissions(db, readOnly));
+    QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther));
+    const auto run = [&](const QStringList& args) { return runCliAs(*prefix, args); };
+    const CliResult list = run({"jobs", "list", "--all", "--db", db});
+    const CliResult show = run({"jobs", "show", QString::number(id), "--db", db});
+    const CliResult stop = run({"jobs", "stop", QString::number(id), "--db", db});
+    QVERIFY(QFile::setPermissions(dir.path(), readOnly | QFile::WriteOwner | QFile::ExeOwner));
+    QVERIFY2(list.exitCode == 0 && list.out.contains("train") && list.out.contains("finished"),
+             qPrintable(list.err + list.out));
+    QVERIFY2(show.exitCode == 0 && show.out.contains("pitwall train x.yaml"), qPrintable(show.err + show.out));
+    // A command that changes jobs says why it cannot, naming the file (and quotes no SQL).
+    QCOMPARE(stop.exitCode, 2);
+    QVERIFY2(stop.err.contains(db + ": the results database cannot be written here"), qPrintable(stop.err));
+    QVERIFY(!QFile::exists(db + "-shm"));
+}
+
+// Issue 27, item 5: three `jobs resume 1` at once started two or three resumes of one job (three headers in its
+// log). The resume claims the job in one statement; every other resume says it is already resuming. The job's
+// trials wait (for a file the test creates once every resume has answered), so that a resume cannot come after
+// the resumed job ended; which resume wins is up to the scheduler, that exactly one runs is not.
+void TestCliBadInput::racingResumesRunOnce()
+{
+    CommandSearch search;
+    const QString hold = search.dir.filePath("hold");
+    const QString release = search.dir.filePath("release");
+    {
+        QFile t(search.script);
+        QVERIFY(t.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        t.write(("#!/bin/sh\nif [ -e '" + hold + "' ]; then while [ ! -e '" + release +
+                 "' ]; do sleep 0.1; done; fi\necho '{\"objective\": 1}'\n")
+                    .toUtf8());
+    }
+    const QString db = search.dir.filePath("r.db");
+    // The search's confirmations (core/search/resumereview.h) in a folder of the test's, not the user's.
+    QProcessEnvironment env = CommandSearch::environment();
+    env.insert("XDG_STATE_HOME", search.dir.filePath("state"));
+    const CliResult first = runCli({"hpo", "--space", search.space, "--trials", "1", "--partition", "SPX", "--command",
+                                    "sh " + search.script, "--study", "s", "--db", db},
+                                   search.work, env);
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err + first.out));
+    // A search of that study that failed an hour ago.
+    std::int64_t id = 0;
+    {
+        pitwall::JobStore store(db.toStdString());
+        const pitwall::Json spec{{"argv", {"hpo", "--resume", "s", "--trials", "3", "--partition", "SPX"}},
+                                 {"cwd", search.work.toStdString()},
+                                 {"db", db.toStdString()}};
+        id = store.create("hpo", spec, pitwall::JobState::Running, 0, "");
+        store.link(id, "study", "s");
+        store.finish(id, pitwall::JobState::Failed, 1, "exit status 1");
+        pitwall::store_internal::Connection edit(db.toStdString(),
+                                                 pitwall::store_internal::ConnectionMode::ReadWriteCreate);
+        edit.write([&] {
+            edit.exec("UPDATE pitwall_jobs SET create_time = create_time - 3600, start_time = start_time - 3600, "
+                      "end_time = end_time - 3600, heartbeat_time = heartbeat_time - 3600");
+        });
+    }
+    QFile(hold).open(QIODevice::WriteOnly);
+    constexpr int kResumes = 4;
+    std::vector<std::unique_ptr<QProcess>> resumes;
+    for (int i = 0; i < kResumes; ++i) {
+        resumes.push_back(std::make_unique<QProcess>());
+        resumes.back()->setProcessEnvironment(env);
+        resumes.back()->setWorkingDirectory(search.work);
+        resumes.back()->start(cliPath(), {"jobs", "resume", QString::number(id), "--db", db});
+    }
+    int started = 0;
+    QString answers;
+    for (auto& p : resumes) {
+        QVERIFY(p->waitForFinished(120000));
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        answers += QString::number(p->exitCode()) + ": " + err;
+        if (p->exitCode() == 0)
+            ++started;
+        else
+            QVERIFY2(p->exitCode() == 2 && err.contains("job " + QString::number(id) + " is already resuming"),
+                     qPrintable(err));
+    }
+    QFile(release).open(QIODevice::WriteOnly);
+    QVERIFY2(started == 1, qPrintable(answers));
+    auto job = [&] { return *pitwall::JobStore(db.toStdString(), pitwall::OpenMode::ReadOnly).job(id); };
+    QTRY_VERIFY_WITH_TIMEOUT(pitwall::isFinal(job().state), 180000);
+    QFile log(QString::fromStdString(job().logFile));
+    QVERIFY2(log.open(QIODevice::ReadOnly), qPrintable(log.fileName()));
+    const QString text = QString::fromUtf8(log.readAll());
+    QCOMPARE(text.count("pitwall: job " + QString::number(id) + " (hpo)"), 1);
 }
 
 PITWALL_TEST_MAIN(TestCliBadInput)

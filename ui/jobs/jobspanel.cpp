@@ -2,6 +2,7 @@
 
 #include "ui/tasks/taskmanager.h"
 
+#include "core/jobrun/jobreport.h"
 #include "core/jobs/jobcontrolspec.h"
 #include "core/jobs/jobproblems.h"
 #include "core/store/jobstore.h"
@@ -63,15 +64,6 @@ QStringList originalWords(const JobRecord& job)
 }
 
 // Whether the record says running but its process is gone (then the store is asked to mark it failed).
-bool looksVanished(const JobRecord& job, double now)
-{
-    if (isFinal(job.state) || job.state == JobState::Queued)
-        return false;
-    if (job.heartbeatTime && now - *job.heartbeatTime > kJobHeartbeatGraceSeconds)
-        return true;
-    return job.host == hostName() && job.pid > 0 && !processAlive(job.pid);
-}
-
 bool isBenchmark(const std::string& kind)
 {
     return kind.rfind("bench-", 0) == 0;
@@ -89,13 +81,10 @@ JobsRead readJobs(const QString& db)
     try {
         JobStore store(db.toStdString(), OpenMode::ReadOnly);
         read.jobs = store.jobs(true);
-        const double now = nowSeconds();
-        if (std::any_of(read.jobs.begin(), read.jobs.end(),
-                        [now](const JobRecord& j) { return looksVanished(j, now); })) {
-            // The same rule as `pitwall jobs list`: a job whose process is gone is recorded as failed.
-            if (JobStore(db.toStdString()).reapVanished(now) > 0)
-                read.jobs = store.jobs(true);
-        }
+        // The same rule as `pitwall jobs list`: a job whose process is gone is recorded as failed (where the file
+        // can be written; a read-only folder or mount shows the records as they are).
+        if (reapVanishedJobs(db.toStdString(), read.jobs, nowSeconds()))
+            read.jobs = store.jobs(true);
     } catch (const std::exception& e) {
         read.jobs.clear();
         read.error = QString::fromStdString(e.what());

@@ -221,6 +221,19 @@ CREATE TABLE pitwall_job_links (
 );
 )sql";
 
+// Jobs, continued. process_start: the start time of the job's process (field 22 of /proc/PID/stat, clock ticks
+// after boot), recorded with its pid, so that a stop signals that process and never one that reused its pid.
+// pitwall_job_ids: the highest job id ever given, so that an id (and its log file) names one job only, even after
+// the row of a refused job is removed.
+const char* const kMigration4Sql = R"sql(
+ALTER TABLE pitwall_jobs ADD COLUMN process_start INTEGER;
+CREATE TABLE pitwall_job_ids (
+    slot INTEGER NOT NULL PRIMARY KEY CHECK (slot = 1),
+    last_job_id INTEGER NOT NULL
+);
+INSERT INTO pitwall_job_ids (slot, last_job_id) SELECT 1, COALESCE(MAX(job_id), 0) FROM pitwall_jobs;
+)sql";
+
 const char* const kVersionTableSql = R"sql(
 CREATE TABLE IF NOT EXISTS pitwall_schema_version (
     version INTEGER NOT NULL PRIMARY KEY,
@@ -237,6 +250,7 @@ const std::vector<Migration>& pitwallMigrations()
         {1, "runs, metric series, events, artifacts, benchmarks", kMigration1Sql},
         {2, "indexes for reading new rows per run", kMigration2Sql},
         {3, "jobs and the studies and runs they produced", kMigration3Sql},
+        {4, "job process start times and job ids that are never reused", kMigration4Sql},
     };
     return migrations;
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,15 +21,123 @@
 
 namespace pitwall::store_internal {
 
+namespace {
+
+bool sameWord(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+std::vector<std::string_view> sqlWords(std::string_view sql)
+{
+    std::vector<std::string_view> words;
+    std::size_t i = 0;
+    const auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    while (i < sql.size()) {
+        while (i < sql.size() && !wordChar(sql[i]))
+            ++i;
+        const std::size_t start = i;
+        while (i < sql.size() && wordChar(sql[i]))
+            ++i;
+        if (i > start)
+            words.push_back(sql.substr(start, i - start));
+    }
+    return words;
+}
+
+// What the rows of a table are, in words, by the start of its name.
+std::string tableWords(std::string_view table)
+{
+    static const std::pair<const char*, const char*> kTables[] = {{"pitwall_job_links", "job links"},
+                                                                  {"pitwall_job_ids", "the job id counter"},
+                                                                  {"pitwall_jobs", "job records"},
+                                                                  {"pitwall_metric", "metrics"},
+                                                                  {"pitwall_events", "run events"},
+                                                                  {"pitwall_artifacts", "artifact records"},
+                                                                  {"pitwall_benchmarks", "benchmark results"},
+                                                                  {"pitwall_runs", "runs"},
+                                                                  {"pitwall_schema_version", "the schema version"},
+                                                                  {"stud", "studies"},
+                                                                  {"trial", "trials"},
+                                                                  {"version_info", "Optuna's version rows"},
+                                                                  {"alembic_version", "Optuna's version rows"},
+                                                                  {"sqlite_master", "the file's list of tables"}};
+    for (const auto& [prefix, words] : kTables)
+        if (table.substr(0, std::string_view(prefix).size()) == prefix)
+            return words;
+    return "the table " + std::string(table);
+}
+
+} // namespace
+
+std::string describeStatement(std::string_view sql)
+{
+    const auto words = sqlWords(sql);
+    if (words.empty())
+        return "using the results database";
+    std::string table;
+    for (std::size_t i = 0; i + 1 < words.size() && table.empty(); ++i)
+        for (const char* keyword : {"INTO", "UPDATE", "FROM", "TABLE"})
+            if (sameWord(words[i], keyword) && !sameWord(words[i + 1], "IF"))
+                table = tableWords(words[i + 1]);
+    const std::string_view first = words.front();
+    const auto on = [&](const char* verb) { return std::string(verb) + (table.empty() ? "" : " " + table); };
+    if (sameWord(first, "INSERT") || sameWord(first, "REPLACE"))
+        return on("adding");
+    if (sameWord(first, "UPDATE"))
+        return on("changing");
+    if (sameWord(first, "DELETE"))
+        return on("removing");
+    if (sameWord(first, "SELECT") || sameWord(first, "WITH"))
+        return on("reading");
+    if (sameWord(first, "CREATE") || sameWord(first, "ALTER") || sameWord(first, "DROP"))
+        return "updating the tables of the results database";
+    if (sameWord(first, "BEGIN"))
+        return words.size() > 1 && !sameWord(words[1], "DEFERRED") && !sameWord(words[1], "TRANSACTION")
+                   ? "starting to write to the results database"
+                   : "starting to read the results database";
+    if (sameWord(first, "COMMIT"))
+        return "committing a transaction";
+    if (sameWord(first, "PRAGMA"))
+        return "setting up the results database (PRAGMA " + std::string(words.size() > 1 ? words[1] : "") + ")";
+    return "using the results database";
+}
+
+std::string sqliteFailureText(int code, const std::string& sqliteMessage)
+{
+    const std::string said = "SQLite: " + sqliteMessage;
+    switch (code & 0xff) {
+    case SQLITE_READONLY:
+        return "the results database cannot be written here: its file, its folder or its mount is read-only (" + said +
+               ")";
+    case SQLITE_FULL:
+        return "the disk holding the results database is full (" + said + ")";
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        return "permission denied (" + said + ")";
+    case SQLITE_CANTOPEN:
+        return "the file, or the -wal or -shm file SQLite keeps beside it, cannot be opened or created (is its folder "
+               "read-only?) (" +
+               said + ")";
+    case SQLITE_IOERR:
+        return "the file could not be read or written (" + said + ")";
+    default:
+        return sqliteMessage;
+    }
+}
+
 void throwSqliteError(sqlite3* db, int code, const std::string& context)
 {
-    std::string message = context;
-    message += ": ";
-    message += db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+    const std::string reason = sqliteFailureText(code, db ? sqlite3_errmsg(db) : sqlite3_errstr(code));
+    const std::string message =
+        (file && *file ? std::string(file) + ": " : std::string()) + context + " failed: " + reason;
     const int primary = code & 0xff;
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-        throw BusyError(code, message);
-    throw SqliteError(code, message);
+        throw BusyError(code, message, reason);
+    throw SqliteError(code, message, reason);
 }
 
 namespace {
@@ -216,7 +325,9 @@ namespace {
 void checkBind(sqlite3_stmt* statement, int code)
 {
     if (code != SQLITE_OK)
-        throwSqliteError(sqlite3_db_handle(statement), code, "binding a parameter");
+        throwSqliteError(sqlite3_db_handle(statement), code,
+                         describeStatement(sqlite3_sql(statement) ? sqlite3_sql(statement) : "") +
+                             " (binding a value)");
 }
 } // namespace
 
@@ -257,7 +368,7 @@ bool Statement::step()
     sqlite3* db = sqlite3_db_handle(m_statement);
     const std::string sql = sqlite3_sql(m_statement) ? sqlite3_sql(m_statement) : "";
     sqlite3_reset(m_statement);
-    throwSqliteError(db, code, "running `" + sql.substr(0, 80) + "`");
+    throwSqliteError(db, code, describeStatement(sql));
 }
 
 void Statement::run()
@@ -349,8 +460,8 @@ Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move
     }
     const int code = sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr);
     if (code != SQLITE_OK) {
-        const std::string message =
-            m_path + ": cannot open (" + (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(code)) + ")";
+        const std::string message = m_path + ": opening the results database failed: " +
+                                    sqliteFailureText(code, m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(code));
         sqlite3_close_v2(m_db);
         m_db = nullptr;
         if (const auto now = fileIdentityAt(m_path); expected && now != expected)
@@ -359,6 +470,16 @@ Connection::Connection(std::string path, ConnectionMode mode) : m_path(std::move
     }
     sqlite3_extended_result_codes(m_db, 1);
     sqlite3_busy_timeout(m_db, kBusyTimeoutMs);
+    // SQLite opens a file it may not write (a read-only file or mount) read-only without saying so: every write
+    // would then fail later, in the middle of the work. Said here, at the open.
+    if (writes && sqlite3_db_readonly(m_db, "main") == 1) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw SqliteError(SQLITE_READONLY,
+                          m_path + ": opening the results database to write failed: " +
+                              sqliteFailureText(SQLITE_READONLY, "the file was opened read-only"),
+                          sqliteFailureText(SQLITE_READONLY, "the file was opened read-only"));
+    }
     if (writes)
         holdOpenedFile(expected);
 }
@@ -407,7 +528,7 @@ Statement Connection::prepare(std::string_view sql)
     sqlite3_stmt* statement = nullptr;
     const int code = sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &statement, nullptr);
     if (code != SQLITE_OK)
-        throwSqliteError(m_db, code, m_path + ": preparing `" + std::string(sql.substr(0, 80)) + "`");
+        throwSqliteError(m_db, code, describeStatement(sql));
     return Statement(statement, true);
 }
 
@@ -419,7 +540,7 @@ Statement Connection::cached(const std::string& sql)
         const int code = sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
                                             &statement, nullptr);
         if (code != SQLITE_OK)
-            throwSqliteError(m_db, code, m_path + ": preparing `" + sql.substr(0, 80) + "`");
+            throwSqliteError(m_db, code, describeStatement(sql));
         it = m_cache.emplace(sql, statement).first;
     }
     return Statement(it->second, false);
@@ -433,10 +554,11 @@ void Connection::exec(const std::string& sql)
         const std::string message = error ? error : sqlite3_errstr(code);
         sqlite3_free(error);
         const int primary = code & 0xff;
-        const std::string text = m_path + ": `" + sql.substr(0, 80) + "`: " + message;
+        const std::string reason = sqliteFailureText(code, message);
+        const std::string text = m_path + ": " + describeStatement(sql) + " failed: " + reason;
         if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-            throw BusyError(code, text);
-        throw SqliteError(code, text);
+            throw BusyError(code, text, reason);
+        throw SqliteError(code, text, reason);
     }
 }
 
@@ -479,6 +601,29 @@ void Connection::RetryClock::pause(const BusyError& error)
     ++m_attempt;
     std::uniform_int_distribution<int> jitter(ceilingMs / 2, ceilingMs);
     std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random)));
+}
+
+std::unique_ptr<Connection> openReadableConnection(const std::string& path)
+{
+    auto connection = std::make_unique<Connection>(path, ConnectionMode::ReadOnly);
+    try {
+        connection->retrying([&] {
+            auto tables = connection->prepare("SELECT COUNT(*) FROM sqlite_master");
+            tables.step();
+        });
+        return connection;
+    } catch (const SqliteError& error) {
+        if (error.primaryCode() != SQLITE_READONLY && error.primaryCode() != SQLITE_CANTOPEN)
+            throw;
+    }
+    connection.reset();
+    std::error_code noWal;
+    const auto walBytes = std::filesystem::file_size(path + "-wal", noWal);
+    if (!noWal && walBytes > 0)
+        throw InputError(path + ": cannot be read here: its folder is not writable, so SQLite cannot create the " +
+                         "-shm file a WAL database needs, and its -wal file holds commits not yet in the database; " +
+                         "open it once where the folder is writable (or copy the .db and -wal files elsewhere)");
+    return std::make_unique<Connection>(path, ConnectionMode::ReadOnlyImmutable);
 }
 
 } // namespace pitwall::store_internal

@@ -24,12 +24,18 @@ namespace pitwall::store_internal {
 // Any SQLite failure; code() is the extended result code.
 class SqliteError : public RuntimeError {
 public:
-    SqliteError(int code, const std::string& message) : RuntimeError(message), m_code(code) {}
+    // `reason`: what failed, without the file or what was being done (sqliteFailureText); `message` when empty.
+    SqliteError(int code, const std::string& message, std::string reason = {})
+        : RuntimeError(message), m_code(code), m_reason(reason.empty() ? message : std::move(reason))
+    {
+    }
     int code() const { return m_code; }
     int primaryCode() const { return m_code & 0xff; }
+    const std::string& reason() const { return m_reason; }
 
 private:
     int m_code;
+    std::string m_reason;
 };
 
 // SQLITE_BUSY or SQLITE_LOCKED: another connection holds a lock. The transaction is rolled back and retried.
@@ -222,8 +228,21 @@ private:
     std::int64_t m_commits = 0;
 };
 
-// Throws BusyError / SqliteError for a failed SQLite call, naming the file.
+// What a statement does, in words, for messages ("adding job records", "reading studies"): users are told what
+// Pitwall was doing, never shown its SQL.
+std::string describeStatement(std::string_view sql);
+// What an SQLite result code means for the user ("the results database cannot be written here: its file, its folder
+// or its mount is read-only (SQLite: attempt to write a readonly database)"); SQLite's own message otherwise.
+std::string sqliteFailureText(int code, const std::string& sqliteMessage);
+
+// Throws BusyError / SqliteError for a failed SQLite call: "FILE: CONTEXT failed: REASON", with the file the
+// connection has open and `context` what Pitwall was doing (describeStatement).
 [[noreturn]] void throwSqliteError(sqlite3* db, int code, const std::string& context);
+
+// A read-only connection that can read the file at `path`. A WAL database needs its -shm file, which SQLite
+// creates beside it; where it cannot (a folder or mount that cannot be written), a file whose -wal holds no commits
+// is read as immutable, and one with commits in its -wal cannot be read safely here: InputError says so.
+std::unique_ptr<Connection> openReadableConnection(const std::string& path);
 
 // Refuses a damaged file before anything writes to it: `PRAGMA quick_check` when the file is at most
 // kQuickCheckMaxBytes (it reads every page, a few milliseconds per MiB; larger files are only refused when a

@@ -1,7 +1,9 @@
 // What `pitwall jobs list|show|log` print (core/jobrun/jobreport.h): the jobs table and one job's details, and a
-// job's log copied out. If this fails, the jobs table or a job's details lose a field, or a log is cut short.
+// job's log copied out, and reading jobs without writing. If this fails, the jobs table or a job's details lose a
+// field, a log is cut short, or `jobs list` changes (or needs to write) the file it reads.
 #include "core/jobrun/jobreport.h"
 #include "core/util/error.h"
+#include "tests/support/testpaths.h"
 
 #include <QtTest>
 
@@ -17,6 +19,7 @@ private Q_SLOTS:
     void jobsTableAndDetails();
     void jobLogIsCopied();
     void missingDatabaseIsBadInput();
+    void readingJobsWritesNothing();
 
 private:
     QTemporaryDir m_dir;
@@ -100,6 +103,29 @@ void TestJobrunReports::jobLogIsCopied()
 void TestJobrunReports::missingDatabaseIsBadInput()
 {
     QVERIFY_EXCEPTION_THROWN(openJobStoreForReading(m_dir.filePath("absent.db").toStdString()), InputError);
+}
+
+// Issue 27, item 15: reading jobs must not need write access, nor create tables. An Optuna file (no Pitwall tables)
+// that this user may write was migrated by `jobs list`, which opened it read-write; it is read as having no jobs
+// and left byte for byte as it was.
+void TestJobrunReports::readingJobsWritesNothing()
+{
+    const QString path = m_dir.filePath("optuna-only.db");
+    QVERIFY(QFile::copy(test::sourcePath("/tests/data/optuna/optuna-3.1-study.db"), path));
+    QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
+    const auto bytes = [&] {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray before = bytes();
+    QVERIFY(!before.isEmpty());
+    {
+        auto store = openJobStoreForReading(path.toStdString());
+        QVERIFY(store->jobs(true).empty());
+        QVERIFY(!store->job(1));
+    }
+    QCOMPARE(bytes(), before);
+    QVERIFY(!QFile::exists(path + "-wal") || QFileInfo(path + "-wal").size() == 0);
 }
 
 QTEST_GUILESS_MAIN(TestJobrunReports)

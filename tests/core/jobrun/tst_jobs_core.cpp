@@ -1,11 +1,16 @@
 // Jobs without the engine: the job record's life (create, heartbeat, stop request, finish, resume), a process
 // that vanished without saying so, links written by the store, the JobSession's heartbeat turning a stop
 // request into the process's cancel, the one child-process launcher (exec failures named, process groups), and
-// the interrupt policy (first signal graceful, second at once). If these fail, `pitwall jobs` lists wrong states,
-// a dead job shows as running forever, or a stop from the window is never seen.
+// the interrupt policy (first signal graceful, second at once), a resume's claim (one of racing resumes wins), job
+// ids never reused, a stop that signals only the job's own process (its pid with the start time recorded with it),
+// and store errors that say what was being done with which file. If these fail, `pitwall jobs` lists wrong states,
+// a dead job shows as running forever, a stop from the window is never seen, a job runs twice, or a stop kills
+// whatever process reused a pid.
 #include "core/jobrun/jobcontrol.h"
 #include "core/jobrun/jobsession.h"
+#include "core/store/internal/sqlite.h"
 #include "core/store/jobstore.h"
+#include "core/store/sqlitestore.h"
 #include "core/store/store.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
@@ -16,7 +21,10 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace pitwall;
@@ -34,10 +42,21 @@ private Q_SLOTS:
     void execFailureNamesProgramAndErrno();
     void ownGroupSignalReachesGrandchildren();
     void secondSignalStopsAtOnce();
+    void resumeClaimIsAtomic();
+    void jobIdsAndLogsAreNeverReused();
+    void stopSignalsOnlyTheJobsProcess();
+    void storeErrorsSayWhatAndWhere();
+    void version3FileKeepsItsJobs();
     void sessionHeartbeatSeesStopRequest(); // last: it leaves this process's cancel token requested
 
 private:
     std::string db(const char* name) const { return m_dir.filePath(name).toStdString(); }
+    // Runs `sql` on the results file `path` as another program (or a person with sqlite3) would.
+    static void edit(const std::string& path, const std::string& sql)
+    {
+        store_internal::Connection connection(path, store_internal::ConnectionMode::ReadWriteCreate);
+        connection.write([&] { connection.exec(sql); });
+    }
     QTemporaryDir m_dir;
 };
 
@@ -80,11 +99,12 @@ void TestJobsCore::recordLifecycle()
 
     // Resume: back to queued with the new spec; only from cancelled or failed.
     const Json resumed{{"argv", {"train", "configs/x.yaml", "--resume"}}};
-    store.requeue(id, resumed);
+    store.requeue(id, resumed, "/tmp/job.log");
     QCOMPARE(store.job(id)->state, JobState::Queued);
     QCOMPARE(store.job(id)->spec, resumed);
+    QCOMPARE(store.job(id)->logFile, std::string("/tmp/job.log"));
     QVERIFY(!store.job(id)->exitCode);
-    QVERIFY_THROWS_EXCEPTION(InputError, store.requeue(id, resumed));
+    QVERIFY_THROWS_EXCEPTION(InputError, store.requeue(id, resumed, ""));
     QVERIFY_THROWS_EXCEPTION(RuntimeError, store.finish(id, JobState::Running, std::nullopt, ""));
 }
 
@@ -212,6 +232,170 @@ void TestJobsCore::resumeCommandLines()
                      QString(e.what()).endsWith("start it again with: pitwall hpo a.yaml --trials 8 --partition=DPX --seed 3"),
                  e.what());
     }
+}
+
+// Issue 27, item 5: three `jobs resume 1` at once ran two or three resumes. The claim is one UPDATE that only a
+// cancelled or failed job matches; it also sets the heartbeat, because a requeued job still carried the heartbeat
+// of its old run, so a racing `jobs resume` (which reaps vanished jobs first) took it for vanished, failed it and
+// claimed it again. A process adopting the job takes it over only while it waits for one.
+void TestJobsCore::resumeClaimIsAtomic()
+{
+    const std::string path = db("claim.db");
+    JobStore store(path);
+    const auto id = store.create("hpo", Json{{"argv", {"hpo"}}}, JobState::Running, ::getpid(), "");
+    store.finish(id, JobState::Failed, 1, "exit status 1");
+    // It failed an hour ago.
+    edit(path, "UPDATE pitwall_jobs SET heartbeat_time = heartbeat_time - 3600, end_time = end_time - 3600, "
+               "start_time = start_time - 3600, create_time = create_time - 3600");
+    store.requeue(id, Json{{"argv", {"hpo", "--resume", "s"}}}, "");
+    // Before its process starts, a second `jobs resume` reaps vanished jobs: this one is not vanished.
+    QCOMPARE(store.reapVanished(nowSeconds()), 0);
+    QCOMPARE(store.job(id)->state, JobState::Queued);
+    try {
+        store.requeue(id, Json{{"argv", {"hpo", "--resume", "s"}}}, "");
+        QFAIL("a second resume claimed the job");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("job " + QString::number(id) + " is already resuming"), e.what());
+    }
+    // One process takes it over; a second one (a duplicate start) is refused.
+    store.start(id, ::getpid());
+    QCOMPARE(store.job(id)->state, JobState::Running);
+    QVERIFY_THROWS_EXCEPTION(RuntimeError, store.start(id, ::getpid()));
+    store.finish(id, JobState::Finished, 0, "");
+    // A queued job whose starter never came still vanishes after the grace period.
+    const auto orphan = store.create("train", Json::object(), JobState::Queued, 0, "");
+    QCOMPARE(store.reapVanished(nowSeconds() + kJobHeartbeatGraceSeconds + 1), 1);
+    QCOMPARE(store.job(orphan)->state, JobState::Failed);
+}
+
+// Issue 27, item 13: a refused job's row was removed, so the next job got its id (and appended to its log).
+void TestJobsCore::jobIdsAndLogsAreNeverReused()
+{
+    const std::string path = db("ids.db");
+    JobStore store(path);
+    const auto first = store.create("train", Json::object(), JobState::Queued, 0, "");
+    const auto refused = store.create("train", Json::object(), JobState::Queued, 0, "");
+    store.remove(refused);
+    const auto next = store.create("train", Json::object(), JobState::Queued, 0, "");
+    QVERIFY(next > refused);
+    QVERIFY(refused > first);
+    // A log left by an earlier job with this id (a results file deleted since) is kept as it is, not appended to.
+    const std::string leftover = newJobLogFile(path, next);
+    std::ofstream(leftover) << "an old job's error\n";
+    const std::string log = newJobLogFile(path, next);
+    QVERIFY(log != leftover);
+    QVERIFY2(QFile::exists(QString::fromStdString(log)), log.c_str());
+    QCOMPARE(QFile(QString::fromStdString(log)).size(), qint64(0));
+    std::ifstream in(leftover);
+    std::stringstream kept;
+    kept << in.rdbuf();
+    QCOMPARE(kept.str(), std::string("an old job's error\n"));
+}
+
+// Issue 27, item 10: `jobs stop --now` killed whatever process had the recorded pid. The pid's start time is
+// recorded with it; a pid whose process started at another time (reused, or an edited record) is not signalled.
+void TestJobsCore::stopSignalsOnlyTheJobsProcess()
+{
+    const std::string path = db("stop.db");
+    const pid_t child = ::fork();
+    if (child == 0) {
+        for (;;)
+            ::pause();
+    }
+    // Reaped as soon as it ends, so that a killed child is gone at once (not a zombie that kill(pid, 0) still sees).
+    int status = 0;
+    std::thread reaper([&] { ::waitpid(child, &status, 0); });
+    JobStore store(path);
+    const auto ticks = processStartTicks(child);
+    QVERIFY(ticks);
+    QCOMPARE(processStartTicks(::getpid()).has_value(), true);
+    const auto other = store.create("train", Json::object(), JobState::Running, child, "");
+    QCOMPARE(store.job(other)->processStart, ticks);
+    QCOMPARE(jobProcess(*store.job(other)), JobProcess::Here);
+    // The record now says the pid's process started at another time: it is someone else's process.
+    edit(path, "UPDATE pitwall_jobs SET process_start = process_start + 1 WHERE job_id = " + std::to_string(other));
+    QCOMPARE(jobProcess(*store.job(other)), JobProcess::Other);
+    QCOMPARE(stopJob(store, *store.job(other), StopMode::Now), StopOutcome::NotItsProcess);
+    QCOMPARE(::kill(child, 0), 0); // not signalled: still there
+    QCOMPARE(store.job(other)->state, JobState::Failed);
+    QVERIFY2(store.job(other)->error.find("is now another process") != std::string::npos,
+             store.job(other)->error.c_str());
+    QCOMPARE(stopJob(store, *store.job(other), StopMode::Graceful), StopOutcome::NotItsProcess);
+    QCOMPARE(::kill(child, 0), 0);
+    // The reaper says the same of a running job whose pid is another process now.
+    const auto reused = store.create("hpo", Json::object(), JobState::Running, child, "");
+    edit(path, "UPDATE pitwall_jobs SET process_start = 1 WHERE job_id = " + std::to_string(reused));
+    QCOMPARE(store.reapVanished(nowSeconds()), 1);
+    QCOMPARE(::kill(child, 0), 0);
+    // Its own process, with the start time recorded: killed at once.
+    const auto own = store.create("train", Json::object(), JobState::Running, child, "");
+    QCOMPARE(stopJob(store, *store.job(own), StopMode::Now), StopOutcome::StoppedNow);
+    reaper.join();
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    QCOMPARE(store.job(own)->state, JobState::Cancelled);
+}
+
+// Issue 27, item 14: errors quoted raw SQL ("preparing `INSERT INTO pitwall_jobs (kind, …`: attempt to write a
+// readonly database"). They say what Pitwall was doing, with which file, and what the failure means.
+void TestJobsCore::storeErrorsSayWhatAndWhere()
+{
+    QCOMPARE(store_internal::describeStatement("INSERT INTO pitwall_jobs (kind, spec_json) VALUES (?, ?)"),
+             std::string("adding job records"));
+    QCOMPARE(store_internal::describeStatement("UPDATE pitwall_jobs SET state = 'queued' WHERE job_id = ?"),
+             std::string("changing job records"));
+    QCOMPARE(store_internal::describeStatement("SELECT kind, ref FROM pitwall_job_links WHERE job_id = ?"),
+             std::string("reading job links"));
+    QCOMPARE(store_internal::describeStatement("BEGIN IMMEDIATE"),
+             std::string("starting to write to the results database"));
+    const std::string path = db("errors.db");
+    {
+        JobStore create(path);
+    }
+    // A connection that may not write, as on a read-only file or mount (root ignores file modes; query_only does not).
+    store_internal::Connection connection(path, store_internal::ConnectionMode::ReadWriteCreate);
+    connection.exec("PRAGMA query_only = 1");
+    try {
+        connection.write([&] {
+            connection
+                .cached("INSERT INTO pitwall_jobs (kind, spec_json, state, host, pid, create_time, progress, "
+                        "progress_message, error, log_file) VALUES ('train', '{}', 'queued', '', 0, 0, 0, '', "
+                        "'', '')")
+                .run();
+        });
+        QFAIL("a write through a query_only connection succeeded");
+    } catch (const std::exception& e) {
+        const QString message = e.what();
+        // (SQLite refuses the write transaction itself, before the INSERT.)
+        QVERIFY2(message.startsWith(QString::fromStdString(path) +
+                                    ": starting to write to the results database failed: the results database "
+                                    "cannot be written here: its file, its folder or its mount is read-only"),
+                 e.what());
+        QVERIFY2(!message.contains("INSERT") && !message.contains('`'), e.what());
+    }
+}
+
+// A file written before migration 4 (no process start times, no id counter): read-only, its jobs read as they are
+// and the file stays at schema 3; opened to write, it is migrated and new ids come after its old ones.
+void TestJobsCore::version3FileKeepsItsJobs()
+{
+    const std::string path = db("v3.db");
+    {
+        SqliteStore v3(path, OpenMode::ReadWrite, AutoMigrate::No);
+        QCOMPARE(v3.migrateTo(3), 3);
+    }
+    edit(path, "INSERT INTO pitwall_jobs (job_id, kind, spec_json, state, host, pid, create_time, progress, "
+               "progress_message, error, log_file) VALUES (5, 'train', '{}', 'finished', 'h', 7, 1, 1, '', '', '')");
+    {
+        JobStore readOnly(path, OpenMode::ReadOnly);
+        const auto jobs = readOnly.jobs(true);
+        QCOMPARE(jobs.size(), std::size_t(1));
+        QCOMPARE(jobs.front().id, std::int64_t(5));
+        QVERIFY(!jobs.front().processStart);
+    }
+    QCOMPARE(SqliteStore(path, OpenMode::ReadOnly).info().pitwallSchemaVersion, 3);
+    JobStore store(path);
+    store.remove(5);
+    QCOMPARE(store.create("train", Json::object(), JobState::Queued, 0, ""), std::int64_t(6));
 }
 
 void TestJobsCore::sessionHeartbeatSeesStopRequest()

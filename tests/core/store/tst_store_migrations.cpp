@@ -115,14 +115,15 @@ void TestStoreMigrations::version1FileComesUpToDate()
 
     auto store = openStore(path); // ReadWrite applies the pending migration
     const auto info = store->info();
-    QCOMPARE(info.pitwallSchemaVersion, 3);
-    QCOMPARE(info.latestPitwallSchemaVersion, 3);
+    QCOMPARE(info.pitwallSchemaVersion, 4);
+    QCOMPARE(info.latestPitwallSchemaVersion, 4);
     QVERIFY(hasIndex(path, "ix_pitwall_metrics_run_id"));
     QVERIFY(hasIndex(path, "ix_pitwall_events_run_id"));
     QCOMPARE(query(path, "SELECT version, description FROM pitwall_schema_version ORDER BY version"),
              (std::vector<storetest::Row>{{"1", pitwallMigrations()[0].description},
                                           {"2", pitwallMigrations()[1].description},
-                                          {"3", pitwallMigrations()[2].description}}));
+                                          {"3", pitwallMigrations()[2].description},
+                                          {"4", pitwallMigrations()[3].description}}));
     // The live-view query uses the new index.
     const auto plan = query(path, "EXPLAIN QUERY PLAN SELECT metric_id FROM pitwall_metrics "
                                   "WHERE run_id = 1 AND metric_id > 5 ORDER BY metric_id");
@@ -152,14 +153,14 @@ void TestStoreMigrations::migrateIsIdempotent()
     const auto path = m_dir.filePath("idempotent.db").toStdString();
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
-        QCOMPARE(store.migrate(), 3);
+        QCOMPARE(store.migrate(), 4);
         QCOMPARE(store.migrate(), 0);
         QCOMPARE(store.migrateTo(1), 0);
-        QCOMPARE(store.info().pitwallSchemaVersion, 3);
+        QCOMPARE(store.info().pitwallSchemaVersion, 4);
     }
     auto again = openStore(path);
     QCOMPARE(again->migrate(), 0);
-    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("3"));
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("4"));
 }
 
 void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
@@ -187,8 +188,8 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
         QCOMPARE(store.info().pitwallSchemaVersion, 0);
-        QCOMPARE(store.migrate(), 3);
-        QCOMPARE(store.info().pitwallSchemaVersion, 3);
+        QCOMPARE(store.migrate(), 4);
+        QCOMPARE(store.info().pitwallSchemaVersion, 4);
         RunRecord run;
         run.trialId = store.trial(store.requireStudy("reference").id, 0)->id;
         run.kind = "eval";
