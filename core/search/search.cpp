@@ -7,6 +7,7 @@
 #include "core/pool/workerpool.h"
 #include "core/search/resumereview.h"
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
 #include "core/util/paths.h"
 #include "core/util/printable.h"
 #include "core/util/strings.h"
@@ -16,6 +17,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace pitwall {
 
@@ -185,10 +187,10 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     pool.heartbeatGraceSeconds = spec.heartbeatGraceSeconds;
     // A stopping worker may be waiting out its command's term grace: SIGKILL only after that (and a margin).
     pool.stopTimeoutSeconds = p.settings.termGraceSeconds + kWorkerStopMarginSeconds;
-    reporter.message("study '" + p.studyName + "' in " + spec.storeLocation + ": " +
-                     std::to_string(p.settings.targetTrials) + " trials on " + std::to_string(p.devices.size()) +
-                     " " + p.settings.backend + " worker(s) (" + p.settings.partition + "), logs in " +
-                     p.settings.logDir);
+    reporter.message("study '" + printable(p.studyName) + "' in " + printable(spec.storeLocation) + ": " +
+                     std::to_string(p.settings.targetTrials) + " trials on " + std::to_string(p.devices.size()) + " " +
+                     p.settings.backend + " worker(s) (" + p.settings.partition + "), logs in " +
+                     printable(p.settings.logDir));
     if (remaining <= 0 && !running) {
         reporter.message("the study already has its " + std::to_string(p.settings.targetTrials) + " trials");
         return {};
@@ -317,16 +319,13 @@ void writeBestParams(const TrialRecord& best, const std::string& path)
     const fs::path target(path);
     if (!target.parent_path().empty())
         fs::create_directories(target.parent_path());
-    const fs::path temporary = target.string() + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << "# Best trial " << best.number << " (value " << formatDouble(best.values.front())
-            << "): its sampled parameters under the search space's names.\n"
-            << yaml.c_str() << "\n";
-        if (!out)
-            throw RuntimeError("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, target); // never a half-written file under the real name
+    std::ostringstream text;
+    text << "# Best trial " << best.number << " (value " << formatDouble(best.values.front())
+         << "): its sampled parameters under the search space's names.\n"
+         << yaml.c_str() << "\n";
+    // Written beside and renamed over: never a half-written file under the real name, and a full disk is an error
+    // naming the file instead of "best parameters written".
+    writeFileAtomically(target, text.str());
 }
 
 } // namespace pitwall

@@ -1,6 +1,7 @@
 #include "core/search/searchreport.h"
 
 #include "core/hpo/searchspace.h"
+#include "core/util/printable.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
@@ -57,20 +58,21 @@ std::string searchSummaryText(const std::string& storeLocation, const SearchResu
     const StudyCounts& c = r.counts;
     std::string text = stringPrintf(
         "\nstudy '%s' in %s: %d complete, %d pruned, %d failed (%d interrupted) in %.1f s on %zu worker(s)\n",
-        r.studyName.c_str(), storeLocation.c_str(), c.complete, c.pruned, c.failed, c.interrupted, r.seconds,
-        r.workers);
+        printable(r.studyName).c_str(), printable(storeLocation).c_str(), c.complete, c.pruned, c.failed, c.interrupted,
+        r.seconds, r.workers);
     for (const TrialRecord& t : r.trials)
         if (t.state == TrialState::Fail && !isInterrupted(t) && t.systemAttrs.contains(kFailReasonAttr))
-            text += stringPrintf("  trial %d failed: %s\n", t.number,
-                                 split(t.systemAttrs[kFailReasonAttr].get<std::string>(), '\n').front().c_str());
+            text +=
+                stringPrintf("  trial %d failed: %s\n", t.number,
+                             printable(split(t.systemAttrs[kFailReasonAttr].get<std::string>(), '\n').front()).c_str());
     if (r.best) {
-        text += stringPrintf("best trial %d: %s %s\n", r.best->number, r.settings.objective.c_str(),
+        text += stringPrintf("best trial %d: %s %s\n", r.best->number, printable(r.settings.objective).c_str(),
                              formatDouble(r.best->values.front()).c_str());
         for (const TrialParam& p : r.best->params)
-            text += stringPrintf("  %s: %s\n", p.name.c_str(), overrideText(p.value()).c_str());
+            text += stringPrintf("  %s: %s\n", printable(p.name).c_str(), printable(overrideText(p.value())).c_str());
     }
     if (r.searchDone)
-        text += stringPrintf("best parameters written to %s\n", r.bestParamsPath.c_str());
+        text += stringPrintf("best parameters written to %s\n", printable(r.bestParamsPath).c_str());
     return text;
 }
 
@@ -79,7 +81,7 @@ std::string finalComparisonText(int epochs, const std::string& studyName, const 
 {
     std::string text =
         stringPrintf("\nheld-out validation after %d epoch(s) (studies '%s/final-default', '%s/final-optimised'):\n%s",
-                     epochs, studyName.c_str(), studyName.c_str(), table.toText().c_str());
+                     epochs, printable(studyName).c_str(), printable(studyName).c_str(), table.toText().c_str());
     for (const std::string& note : notes)
         text += stringPrintf("note: %s\n", note.c_str());
     return text;
@@ -98,9 +100,9 @@ Json searchCheckJson(const SearchCheck& check)
 
 std::string searchCheckText(const SearchCheck& check)
 {
-    return stringPrintf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n", check.studyName.c_str(),
-                        check.targetTrials, check.devices.size(), check.backend.c_str(), check.partition.c_str(),
-                        join(check.devices, ", ").c_str());
+    return stringPrintf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n",
+                        printable(check.studyName).c_str(), check.targetTrials, check.devices.size(),
+                        check.backend.c_str(), check.partition.c_str(), join(check.devices, ", ").c_str());
 }
 
 } // namespace pitwall
