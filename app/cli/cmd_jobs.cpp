@@ -4,6 +4,7 @@
 #include "core/jobrun/jobcontrol.h"
 #include "core/jobrun/jobreport.h"
 #include "core/jobs/jobcontrolspec.h"
+#include "core/search/resumereview.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
@@ -85,8 +86,12 @@ int stopCommand(const Args& args)
 int resumeJob(const Args& args)
 {
     auto store = openJobStoreForWriting(args.database());
-    const std::int64_t id = JobResumeSpec::fromArgs(args).job;
-    const std::vector<std::string> words = resumeJobDetached(*store, requireJob(*store, id), args.database());
+    const JobResumeSpec spec = JobResumeSpec::fromArgs(args);
+    const std::int64_t id = spec.job;
+    const JobRecord job = requireJob(*store, id);
+    // A search's stored command runs again: shown and refused unless this user ran or confirmed it (--yes).
+    checkJobResume(job, args.database(), spec.yes);
+    const std::vector<std::string> words = resumeJobDetached(*store, job, args.database());
     std::cout << id << "\n";
     std::cerr << "pitwall: job " << id << " resumes in the background: pitwall " << join(words, " ") << "\n";
     return kExitOk;
@@ -115,7 +120,8 @@ void addJobCommands(Cli& cli)
     cli.add({.path = "jobs show", .options = {dbOption(), jsonOption()}, .run = showJob});
     cli.add(
         {.path = "jobs stop", .options = withOptions({dbOption()}, JobStopSpec::optionSpecs()), .run = stopCommand});
-    cli.add({.path = "jobs resume", .options = {dbOption()}, .run = resumeJob});
+    cli.add(
+        {.path = "jobs resume", .options = withOptions({dbOption()}, JobResumeSpec::optionSpecs()), .run = resumeJob});
     cli.add({.path = "jobs log",
              .options = {dbOption(), {"follow", "", "keep printing new output until the job ends"}},
              .run = jobLog});

@@ -151,7 +151,8 @@ std::vector<std::string> resumeCommandLine(const JobRecord& j)
         if (study.empty())
             throw InputError("job " + std::to_string(j.id) + " created no study, so there is nothing to resume; start it again");
         std::vector<std::string> words{"hpo", "--resume", study, "--db", db};
-        for (const char* carried : {"trials", "partition", "backend"})
+        // What --resume may set (hpojob.cpp checkResumeArgs), as the job was started with it.
+        for (const char* carried : {"trials", "partition", "backend", "heartbeat-interval", "heartbeat-grace"})
             if (const std::string v = optionValue(argv, carried); !v.empty())
                 words.insert(words.end(), {std::string("--") + carried, v});
         return words;

@@ -38,8 +38,9 @@ void startDetachedJob(const std::string& db, std::int64_t jobId, const std::vect
 std::vector<std::string> jobStudies(const JobRecord& job);
 
 // The command line that continues a job: a training run from its checkpoints (its own argv with --resume and
-// --db), a search from its study (hpo --resume STUDY with its --trials, --partition and --backend). InputError
-// for a search that created no study and for the kinds that cannot resume (naming how to start them again).
+// --db), a search from its study (hpo --resume STUDY with its --trials, --partition, --backend and --heartbeat-*
+// options). InputError for a search that created no study and for the kinds that cannot resume (naming how to start
+// them again).
 std::vector<std::string> resumeCommandLine(const JobRecord& job);
 
 // `jobs resume`: claims the cancelled or failed job `j` of `store` (JobStore::requeue: of resumes racing, one wins)

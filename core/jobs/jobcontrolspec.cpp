@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kNow = "now";
 constexpr const char* kWait = "wait";
 constexpr const char* kDatabase = "db";
+constexpr const char* kYes = "yes";
 
 std::string option(const char* name)
 {
@@ -44,12 +45,22 @@ std::vector<cmdline::OptionSpec> JobStopSpec::optionSpecs()
 
 std::vector<std::string> JobResumeSpec::toArgs() const
 {
-    return {"jobs", "resume", std::to_string(job)};
+    std::vector<std::string> words = {"jobs", "resume", std::to_string(job)};
+    if (yes)
+        words.push_back(option(kYes));
+    return words;
 }
 
 JobResumeSpec JobResumeSpec::fromArgs(const cmdline::Args& args)
 {
-    return {.job = jobIdArgument(args, "resume")};
+    return {.job = jobIdArgument(args, "resume"), .yes = args.flag(kYes)};
+}
+
+std::vector<cmdline::OptionSpec> JobResumeSpec::optionSpecs()
+{
+    return {{kYes, "",
+             "resume a search whose stored command, log folder or best-parameters path you have not run or confirmed "
+             "before (they are shown when this is needed)"}};
 }
 
 std::int64_t jobIdArgument(const cmdline::Args& args, const std::string& command)

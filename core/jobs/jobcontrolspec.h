@@ -24,12 +24,17 @@ struct JobStopSpec {
     static std::vector<cmdline::OptionSpec> optionSpecs();
 };
 
-// `pitwall jobs resume ID`: a cancelled or failed run or search continues in the background; prints the job id.
+// `pitwall jobs resume ID [--yes]`: a cancelled or failed run or search continues in the background; prints the job
+// id. A search whose stored command this user has not run or confirmed before is refused unless `yes`
+// (core/search/resumereview.h).
 struct JobResumeSpec {
     std::int64_t job = 0;
+    bool yes = false; // the stored command, log folder and best-parameters path were reviewed: run them
 
     std::vector<std::string> toArgs() const;
     static JobResumeSpec fromArgs(const cmdline::Args& args);
+    // The options fromArgs reads besides --db.
+    static std::vector<cmdline::OptionSpec> optionSpecs();
 };
 
 // The one positional of `pitwall jobs <command> ID`; InputError "pitwall jobs <command>: ..." when there is not

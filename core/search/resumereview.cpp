@@ -1,9 +1,12 @@
 #include "core/search/resumereview.h"
 
+#include "core/jobrun/jobcontrol.h"
 #include "core/pool/hposettings.h"
+#include "core/store/sqlitestore.h"
 #include "core/util/error.h"
 #include "core/util/printable.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -120,6 +123,39 @@ void throwUnconfirmedResume(const ResumeReview& review, const std::string& resum
                    "\nyou have not started or confirmed this on this machine (an edited or shared results file can "
                    "hold any command); check it, then run again with --yes: " +
                    resumeWords + " --yes");
+}
+
+std::optional<ResumeReview> reviewJobResume(const JobRecord& job, const std::string& defaultDb)
+{
+    const std::vector<std::string> words = resumeCommandLine(job);
+    const std::string id = std::to_string(job.id);
+    if (words.empty() || words.front() != job.kind)
+        throw InputError("job " + id + " is recorded as a " + printable(job.kind) + " job but would run 'pitwall " +
+                         printable(words.empty() ? std::string() : words.front()) +
+                         " ...': its record was changed; start the work again instead of resuming it");
+    if (job.kind != "hpo")
+        return std::nullopt;
+    const auto at = std::find(words.begin(), words.end(), "--resume");
+    if (at == words.end() || at + 1 == words.end())
+        throw InputError("job " + id + ": its resume command names no study");
+    const std::string db = job.spec.value("db", defaultDb);
+    std::error_code error;
+    if (!fs::is_regular_file(sqliteFilePath(db), error))
+        throw InputError("job " + id + "'s results database " + printable(db) + " is not there any more");
+    auto store = openStore(db, OpenMode::ReadOnly);
+    return reviewResume(*store, *(at + 1));
+}
+
+void checkJobResume(const JobRecord& job, const std::string& defaultDb, bool confirmed)
+{
+    const std::optional<ResumeReview> review = reviewJobResume(job, defaultDb);
+    if (!review || review->confirmed)
+        return;
+    if (!confirmed)
+        throwUnconfirmedResume(*review, "pitwall jobs resume " + std::to_string(job.id));
+    if (const std::string warning = recordConfirmed(review->command, review->logDir, review->bestParamsPath);
+        !warning.empty())
+        throw RuntimeError(warning);
 }
 
 std::string recordConfirmed(const std::string& command, const std::string& logDir, const std::string& bestParamsPath)

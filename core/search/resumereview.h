@@ -7,8 +7,10 @@
 // $XDG_STATE_HOME/pitwall/confirmed-resumes.jsonl (default ~/.local/state/pitwall/), created 0600: an edited or
 // shared results file cannot mark its own command as confirmed.
 
+#include "core/store/jobstore.h"
 #include "core/store/store.h"
 
+#include <optional>
 #include <string>
 
 namespace pitwall {
@@ -33,6 +35,17 @@ ResumeReview reviewResume(Store& store, const std::string& study);
 // The InputError a resume that is not confirmed stops with: what it would run and how to go on (`resumeWords`:
 // the command to repeat with --yes, e.g. "pitwall hpo --resume S --db F").
 [[noreturn]] void throwUnconfirmedResume(const ResumeReview& review, const std::string& resumeWords);
+
+// What `pitwall jobs resume` (and the window's Resume) would run for `job`: nullopt for a training job (Pitwall's
+// trainer on its checkpoints), else the review of its search's study in the job's database (`defaultDb` when the
+// record names none). InputError for a record whose resume command is not of its kind (an edited jobs table: a
+// "train" job that would run another command) and for a database that is gone.
+std::optional<ResumeReview> reviewJobResume(const JobRecord& job, const std::string& defaultDb);
+
+// `pitwall jobs resume` before it requeues `job`: a review that is not confirmed throws throwUnconfirmedResume's
+// error, unless `confirmed` (--yes), which records the confirmation (so that the detached `hpo --resume` goes on);
+// RuntimeError when it cannot be recorded.
+void checkJobResume(const JobRecord& job, const std::string& defaultDb, bool confirmed);
 
 // Records the command and folders as confirmed by this user. Best effort: returns a warning ("" when recorded)
 // rather than failing a search because the state folder cannot be written.

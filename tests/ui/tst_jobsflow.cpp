@@ -6,6 +6,7 @@
 #include "../core/pool/schedtestutil.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
+#include "jobrows.h"
 #include "ui/benchmarks/benchmarksview.h"
 #include "ui/charts/markerlayer.h"
 #include "ui/configure/configform.h"
@@ -51,6 +52,8 @@ using pitwall::test::cliPath;
 using pitwall::test::sourcePath;
 
 using namespace pitwall;
+using uitest::jobRow;
+using uitest::jobState;
 
 namespace {
 
@@ -132,20 +135,6 @@ void shoot(QWidget& window, const char* name)
     const QString dir = qEnvironmentVariable("PITWALL_UI_SCREENSHOT_DIR");
     if (!dir.isEmpty())
         QVERIFY(window.grab().save(dir + QLatin1Char('/') + QLatin1String(name)));
-}
-
-QTreeWidgetItem* jobRow(QTreeWidget* table, qint64 id)
-{
-    for (int i = 0; i < table->topLevelItemCount(); ++i)
-        if (table->topLevelItem(i)->text(0) == QString::number(id))
-            return table->topLevelItem(i);
-    return nullptr;
-}
-
-QString jobState(QTreeWidget* table, qint64 id)
-{
-    QTreeWidgetItem* row = jobRow(table, id);
-    return row ? row->text(2) : QString();
 }
 
 void clickRow(QTreeWidget* table, qint64 id)

@@ -5,6 +5,7 @@
 #include "core/jobrun/jobreport.h"
 #include "core/jobs/jobcontrolspec.h"
 #include "core/jobs/jobproblems.h"
+#include "core/search/resumereview.h"
 #include "core/store/jobstore.h"
 #include "core/util/process.h"
 #include "core/util/timefmt.h"
@@ -17,6 +18,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
@@ -143,7 +145,7 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
     connect(m_stop, &QPushButton::clicked, this, [this] { runCli(JobStopSpec{.job = selectedJob()}.toArgs()); });
     connect(m_stopNow, &QPushButton::clicked, this,
             [this] { runCli(JobStopSpec{.job = selectedJob(), .now = true}.toArgs()); });
-    connect(m_resume, &QPushButton::clicked, this, [this] { runCli(JobResumeSpec{.job = selectedJob()}.toArgs()); });
+    connect(m_resume, &QPushButton::clicked, this, &JobsPanel::resumeSelected);
     connect(m_log, &QPushButton::clicked, this, &JobsPanel::openLog);
     connect(m_results, &QPushButton::clicked, this, &JobsPanel::showResultsOfSelected);
     connect(m_again, &QPushButton::clicked, this, [this] {
@@ -352,6 +354,75 @@ void JobsPanel::runCli(const std::vector<std::string>& words, const QString& cwd
     m_message->setStyleSheet({});
     m_message->setText(QStringLiteral("pitwall ") + shown.join(QLatin1Char(' ')) + QStringLiteral(" …"));
     process->start();
+}
+
+namespace {
+
+// What resuming a job would run, read off the GUI thread: whether the user must confirm it first.
+struct ResumeCheck {
+    QString review; // non-empty: the stored command, log folder and best-parameters path, not confirmed before
+    QString error;  // the job cannot be resumed as recorded (an edited record, a database that is gone)
+};
+
+ResumeCheck checkResume(const JobRecord& job, const std::string& db)
+{
+    ResumeCheck check;
+    try {
+        const std::optional<ResumeReview> review = reviewJobResume(job, db);
+        if (review && !review->confirmed)
+            check.review = QString::fromStdString(review->describe());
+    } catch (const std::exception& e) {
+        check.error = QString::fromStdString(e.what());
+    }
+    return check;
+}
+
+} // namespace
+
+void JobsPanel::resumeSelected()
+{
+    const JobRecord* record = selectedRecord();
+    if (!record)
+        return;
+    const JobRecord job = *record;
+    const std::string db = QFileInfo(m_db).absoluteFilePath().toStdString();
+    m_message->setStyleSheet({});
+    m_message->setText(tr("checking what resuming job %1 would run …").arg(job.id));
+    TaskManager::instance()->start(
+        {tr("Checking job %1 before resuming it").arg(job.id), TaskManager::keyFor(this, QStringLiteral("resume"))},
+        this, [job, db](TaskContext&) { return checkResume(job, db); },
+        [this, id = job.id](ResumeCheck check) {
+            if (!check.error.isEmpty()) {
+                m_message->setStyleSheet(QStringLiteral("color: #d04040;"));
+                m_message->setText(check.error);
+                return;
+            }
+            if (check.review.isEmpty()) { // a training run, or a search this user started or confirmed
+                runCli(JobResumeSpec{.job = id}.toArgs());
+                return;
+            }
+            // The stored command runs again as this user: shown first (it may come from someone else's database
+            // or have been edited since), and run only when confirmed, which `--yes` records for next time.
+            auto* box = new QMessageBox(QMessageBox::Warning, tr("Resume job %1").arg(id),
+                                        tr("Resuming job %1 runs what its results database stores:").arg(id),
+                                        QMessageBox::Cancel, this);
+            box->setObjectName(QStringLiteral("resumeConfirm"));
+            box->setTextFormat(Qt::RichText); // the command and paths unwrapped, as a terminal shows them
+            box->setInformativeText(
+                QStringLiteral("<pre>") + check.review.toHtmlEscaped() + QStringLiteral("</pre><p>") +
+                tr("You have not run or confirmed these before. Run them?") + QStringLiteral("</p>"));
+            QPushButton* run = box->addButton(tr("Resume"), QMessageBox::AcceptRole);
+            run->setObjectName(QStringLiteral("resumeConfirmRun"));
+            box->setDefaultButton(QMessageBox::Cancel);
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            connect(box, &QMessageBox::finished, this, [this, box, run, id] {
+                if (box->clickedButton() == run)
+                    runCli(JobResumeSpec{.job = id, .yes = true}.toArgs());
+                else
+                    m_message->setText(tr("job %1 was not resumed").arg(id));
+            });
+            box->open();
+        });
 }
 
 void JobsPanel::openLog()

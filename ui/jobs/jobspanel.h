@@ -73,6 +73,9 @@ private:
     void updateButtons();
     // Runs `pitwall <words>` (attached, short: the jobs commands) and reports its output in the status line.
     void runCli(const std::vector<std::string>& words, const QString& cwd = {});
+    // "Resume": a search whose stored command this user has not run or confirmed is shown in a dialog (object
+    // name "resumeConfirm") and resumed with --yes only when its "Resume" button is clicked.
+    void resumeSelected();
     void openLog();
     void showResultsOfSelected();
 

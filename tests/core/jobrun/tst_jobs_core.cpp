@@ -222,6 +222,13 @@ void TestJobsCore::resumeCommandLines()
     hpo.links = {{"study", "s"}, {"run", "1"}};
     QCOMPARE(resumeCommandLine(hpo), (std::vector<std::string>{"hpo", "--resume", "s", "--db", "/d/h.db", "--trials", "8",
                                                                "--partition", "DPX"}));
+    // The heartbeat options a --resume accepts go with it: a stopped search's stale trials are failed as soon as the
+    // search was started to fail them, not after the default grace.
+    JobRecord beating = hpo;
+    beating.spec["argv"] = {"hpo", "a.yaml", "--heartbeat-interval", "0.2", "--heartbeat-grace=1", "--seed", "3"};
+    QCOMPARE(resumeCommandLine(beating),
+             (std::vector<std::string>{"hpo", "--resume", "s", "--db", "/d/h.db", "--heartbeat-interval", "0.2",
+                                       "--heartbeat-grace", "1"}));
     JobRecord final = hpo;
     final.kind = "hpo-final";
     try {

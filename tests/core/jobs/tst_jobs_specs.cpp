@@ -420,6 +420,14 @@ void TestJobsSpecs::jobControlCommands()
     const JobResumeSpec resume{.job = 3};
     QCOMPARE(resume.toArgs(), (std::vector<std::string>{"jobs", "resume", "3"}));
     QCOMPARE(JobResumeSpec::fromArgs(cmdline::parseArgs({}, {"3"})).job, std::int64_t(3));
+    QVERIFY(!JobResumeSpec::fromArgs(cmdline::parseArgs(JobResumeSpec::optionSpecs(), {"3"})).yes);
+    const JobResumeSpec confirmed{.job = 5, .yes = true};
+    QCOMPARE(confirmed.toArgs(), (std::vector<std::string>{"jobs", "resume", "5", "--yes"}));
+    const std::vector<std::string> confirmedWords = confirmed.toArgs();
+    const JobResumeSpec confirmedBack = JobResumeSpec::fromArgs(
+        cmdline::parseArgs(JobResumeSpec::optionSpecs(), {confirmedWords.begin() + 2, confirmedWords.end()}));
+    QCOMPARE(confirmedBack.job, std::int64_t(5));
+    QVERIFY(confirmedBack.yes);
     for (const std::vector<std::string>& bad : {std::vector<std::string>{}, {"0"}, {"x7"}, {"3", "4"}}) {
         try {
             JobResumeSpec::fromArgs(cmdline::parseArgs({}, bad));
