@@ -324,6 +324,12 @@ void WorkerPool::watchTrials(const std::vector<TrialRecord>& trials,
             const std::string reason = hungReason(*slot, t, now);
             if (reason.empty())
                 continue;
+            // A worker stopped (SIGSTOP) inside a write transaction, say its heartbeat's, holds the database's
+            // write lock: failTrial would wait on it until the store gives up (120 s). Stopped, it cannot end its
+            // trial anyway, so its tree is killed first (SIGKILL works on a stopped process and frees its locks).
+            const pid_t pid = slot->process->pid();
+            if (const auto stopped = sched_internal::stoppedProcess(pid); stopped && stopped->pid == pid)
+                sched_internal::killTree(pid);
             if (!failTrial(*m_store, t, reason, FailKind::TrialFault))
                 continue; // its worker finished it meanwhile
             const std::string trial = "trial " + std::to_string(t.number);
