@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 namespace pitwall {
 
@@ -192,7 +193,18 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
         const TrialRecord& trial = asked.trial;
         recordWorker(*store, trial, options);
         heartbeat.beat(trial.id);
-        TrialContext context = makeTrialContext(options, asked, study, *store);
+        std::optional<TrialContext> made;
+        try {
+            made.emplace(makeTrialContext(options, asked, study, *store));
+        } catch (const std::filesystem::filesystem_error& e) {
+            // A full disk or a read-only --log-dir: the reason goes to the results database (this worker's own log
+            // may be on that disk, 0 bytes), the trial fails with it, and the worker stops (exit 1).
+            failTrial(*store, trial,
+                      "cannot create the trial's folder " + e.path1().string() + ": " + e.code().message(),
+                      FailKind::TrialFault);
+            throw;
+        }
+        TrialContext& context = *made;
         say(options, "trial " + std::to_string(trial.number) + ": " + asked.params.dump());
 
         TrialOutcome outcome;

@@ -9,6 +9,7 @@ mkdir -p "$full"
 if dd if=/dev/zero of="$WORK/disk.img" bs=1M count=4 status=none && mkfs.ext4 -q -F -m 0 "$WORK/disk.img" 2>/dev/null &&
     mount -o loop "$WORK/disk.img" "$full" 2>/dev/null; then
     trap 'umount "$full" 2>/dev/null' EXIT
+    mkdir "$full/logs" # a --log-dir that exists, on the disk about to be full
     # Until the file system is full: no blocks reserved for root (-m 0), and filled again after a sync, since
     # delayed allocation gives back blocks it had reserved.
     dd if=/dev/zero of="$full/filler" bs=1k status=none 2>/dev/null
@@ -19,7 +20,9 @@ if dd if=/dev/zero of="$WORK/disk.img" bs=1M count=4 status=none && mkfs.ext4 -q
     out_file="$full/export.csv"
     best="$full/best_params.yaml"
     stdout_file="$full/schema.txt"
+    log_dir="$full/logs"
 else
+    log_dir=""
     out_file=/dev/full
     best=/dev/full
     stdout_file=/dev/full
@@ -46,4 +49,17 @@ expect_exit 1 "hpo --best-params on the full disk" -- pw hpo --db results2.db --
     --command "$TRIAL_COMMAND" --trials 1 --best-params "$best"
 expect_output "$best" "the failure names best_params.yaml's path"
 refute_output 'best parameters written' "success is claimed"
-echo "on $staged: db export --out, a command's standard output and hpo --best-params each fail with exit 1 naming the file"
+logs=""
+if [[ -n "$log_dir" ]]; then
+    # --log-dir on the full disk: the worker's own log there stays empty, so why its trials fail is in the results
+    # database, and the search fails (exit 1) saying it.
+    expect_exit 1 "hpo --log-dir on the full disk" -- pw hpo --db results3.db --study s3 --space space.yaml \
+        --command "$TRIAL_COMMAND" --trials 1 --log-dir "$log_dir"
+    expect_output "trial 0 FAIL: cannot create the trial's folder $log_dir/trial_0: No space left on device" \
+        "the trial's failure names the folder and the reason"
+    expect_exit 1 "hpo --log-dir NEW on the full disk" -- pw hpo --db results4.db --study s4 --space space.yaml \
+        --command "$TRIAL_COMMAND" --trials 1 --log-dir "$full/new-logs"
+    expect_output "No space left on device.*$full/new-logs" "a log folder that cannot be made is named"
+    logs=", hpo --log-dir"
+fi
+echo "on $staged: db export --out, a command's standard output$logs and hpo --best-params each fail with exit 1 naming the file"
