@@ -48,13 +48,33 @@ int trainCommand(const Args& args)
     return kExitOk;
 }
 
+// `train --check` (and the check a `train --detach` runs first): the options and the whole configuration (files,
+// includes, overrides, the schema) are what a run would read; a problem is an InputError (exit 2) before any job,
+// data or results file exists.
+int trainCheck(const Args& args)
+{
+    return checkReport(args, TrainJob::fields(), [&] {
+        const TrainJob job = TrainJob::fromArgs(args);
+        const ResolvedConfig config = resolveConfigArgs(args, true);
+        const std::string name = config.getString("experiment.name");
+        std::string text = "train: the config is valid; it would train experiment '" + name + "'";
+        if (job.seed)
+            text += " with seed " + std::to_string(*job.seed);
+        text += job.resume ? ", continuing its unfinished trials from their checkpoints" : "";
+        text += ", results in " + args.database() + "\n";
+        const nlohmann::json json = {{"ok", true}, {"problems", nlohmann::json::array()}, {"experiment", name}};
+        return printReport(args, json, text);
+    });
+}
+
 } // namespace
 
 void addTrainCommands(Cli& cli)
 {
     cli.add({.path = "train",
              .options = withOptions({dbOption(), jsonOption()}, TrainJob::optionSpecs()),
-             .run = trainCommand});
+             .run = trainCommand,
+             .check = trainCheck});
     cli.add({"train-rank", "one rank of a data-parallel run (started by pitwall itself)",
              "CONFIG --rank R --world-size N --rendezvous FILE --seed S --data-dir DIR --checkpoint-dir DIR --threads "
              "T --result FILE",

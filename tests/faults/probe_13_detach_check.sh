@@ -32,4 +32,18 @@ if [[ "$(cat r.db.jobs/job-2.log)" != "LEFTOVER from another job 2" ]]; then
     echo "the leftover log was changed"
     exit 1
 fi
-echo "refused in the foreground ($refused); next ids 1 then 2, log $(ls r.db.jobs | tr '\n' ' ')"
+# `train --detach` checks its configuration first too: a missing file or a bad key starts no job.
+printf 'training:\n  optimization:\n    batch_size: -3\n' >bad.yaml
+for config in missing.yaml bad.yaml; do
+    expect_exit 2 "train --detach $config" -- pw train "$config" --detach --db t.db
+    refute_output 'follow it with' "train --detach $config gives no job id"
+    expect_output "$config" "train --detach $config: the problem names the file"
+done
+train_refused="$(grep -m1 'bad.yaml' "$WORK/out")"
+if [[ -e t.db ]]; then
+    echo "a refused train --detach created t.db"
+    exit 1
+fi
+expect_exit 0 "train --check on a valid config" -- pw train "${PITWALL_SOURCE_DIR:?}/configs/transfuser/smoke.yaml" --check --db t.db
+expect_output "the config is valid" "train --check says so"
+echo "refused in the foreground ($refused; train: $train_refused); next ids 1 then 2, log $(ls r.db.jobs | tr '\n' ' ')"
