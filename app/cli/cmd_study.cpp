@@ -45,13 +45,17 @@ int askTrial(const Args& args)
 {
     const Schema schema = schemaWithWarnings();
     std::vector<std::string> sections;
+    // Without --model the objective may be any black box: a name of no config key is a free parameter.
+    SpaceNames names = SpaceNames::FreeAllowed;
     if (auto model = args.value("model")) {
         sections = ownerSections(schema, *model);
         if (sections.empty())
             throw InputError("--model '" + *model + "' declares no config keys (known: " + join(schema.owners(), ", ") +
                              ")");
+        names = SpaceNames::ConfigKeysOnly;
     }
-    const SearchSpace space = SearchSpace::load(args.required("space", "the search space YAML"), schema, sections);
+    const SearchSpace space =
+        SearchSpace::load(args.required("space", "the search space YAML"), schema, sections, names);
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
     const AskedTrial asked = study.ask(space);
@@ -143,7 +147,9 @@ void addStudyCommands(Cli& cli)
              .options = {dbOption(),
                          studyOption(),
                          {"space", "FILE", "search space (AutoSpeed's YAML format)"},
-                         {"model", "NAME", "model plugin whose keys bare names resolve in"}},
+                         {"model", "NAME",
+                          "model plugin whose keys bare names resolve in (every name must then be its key); "
+                          "without it, a name of no config key is a free parameter"}},
              .run = askTrial});
     cli.add({.path = "study tell",
              .options = {dbOption(),

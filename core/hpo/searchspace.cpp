@@ -113,8 +113,8 @@ ConfigValue toConfigValue(const KeySpec& spec, const Json& value, std::string& p
 
 class Parser {
 public:
-    Parser(const std::string& source, const Schema& schema, const std::vector<std::string>& sections)
-        : m_source(source), m_schema(schema), m_sections(sections), m_scratch(schema)
+    Parser(const std::string& source, const Schema& schema, const std::vector<std::string>& sections, SpaceNames names)
+        : m_source(source), m_schema(schema), m_sections(sections), m_names(names), m_scratch(schema)
     {
         m_keyNames = schema.keyNames();
     }
@@ -128,12 +128,18 @@ public:
             throw InputError(at(m_source, root), "a search space is a mapping of names to ranges or fixed values");
         std::vector<SpaceParam> params;
         std::map<std::string, std::string> keyToName; // config key -> first name that set it
+        std::set<std::string> freeNames;
         for (const auto& item : root) {
             SpaceParam param;
             param.name = item.first.Scalar();
             param.where = at(m_source, item.first);
+            const std::size_t before = m_problems.size();
             const KeySpec* spec = resolve(param);
-            bool ok = spec != nullptr;
+            bool ok = m_problems.size() == before; // no key and no problem: a free parameter
+            if (ok && !spec && !freeNames.insert(param.name).second) {
+                problem(param.where, "'" + param.name + "' is given twice");
+                ok = false;
+            }
             if (item.second.IsMap())
                 ok = parseRange(param, item.second, spec) && ok;
             else
@@ -166,6 +172,10 @@ private:
                 param.configKey = spec->key;
                 return spec;
             }
+            if (m_names == SpaceNames::FreeAllowed) {
+                acceptFree(param);
+                return nullptr;
+            }
             std::string message = "'" + name + "' is not a config key";
             const auto near = nearestNames(name, m_keyNames);
             if (!near.empty())
@@ -197,6 +207,10 @@ private:
                         (m_sections.empty() ? ", or name the model whose keys bare names mean (--model NAME)" : ""));
             return nullptr;
         }
+        if (m_names == SpaceNames::FreeAllowed) {
+            acceptFree(param);
+            return nullptr;
+        }
         std::string message = "'" + name + "' is not a key of " + where;
         std::vector<std::string> elsewhere;
         for (const std::string& key : m_keyNames)
@@ -216,6 +230,41 @@ private:
             message += "; did you mean '" + near.front() + "'?";
         problem(param.where, message);
         return nullptr;
+    }
+
+    // A name that maps to no key, with free names allowed: a free parameter, unless it is one edit from a key or
+    // from a key's last segment (a typo is likelier than a parameter named so close to a key), or a dotted name
+    // in a config section (it reads as a key, and a free parameter would silently set nothing). Reports why not.
+    void acceptFree(const SpaceParam& param)
+    {
+        const std::string& name = param.name;
+        const auto leafOf = [](const std::string& key) {
+            const auto dot = key.rfind('.');
+            return dot == std::string::npos ? key : key.substr(dot + 1);
+        };
+        std::vector<std::pair<int, std::string>> near;
+        for (const std::string& key : m_keyNames)
+            if (const int d = std::min(editDistance(name, key), editDistance(name, leafOf(key))); d <= 1)
+                near.emplace_back(d, key);
+        if (!near.empty()) {
+            std::sort(near.begin(), near.end());
+            problem(param.where, "'" + name + "' is not a config key; did you mean '" + near.front().second +
+                                     "'? (a free parameter, one that sets no config key, needs a name more than "
+                                     "one edit away from every config key)");
+            return;
+        }
+        const auto dot = name.find('.');
+        if (dot == std::string::npos)
+            return;
+        const std::string section = name.substr(0, dot + 1);
+        for (const std::string& key : m_keyNames)
+            if (startsWith(key, section)) {
+                problem(param.where, "'" + name +
+                                         "' is not a config key (a free parameter, one that sets no config "
+                                         "key, cannot be named in the config section '" +
+                                         name.substr(0, dot) + "')");
+                return;
+            }
     }
 
     std::optional<double> number(const YAML::Node& range, const char* field, bool integer)
@@ -385,7 +434,7 @@ private:
         param.fixedValue = nodeToJson(value);
         param.fixedText = flowText(value);
         if (!spec)
-            return false;
+            return true; // a free parameter, or a name already reported
         try {
             m_scratch.setFromText(spec->key, param.fixedText, ValueOrigin{OriginKind::Program, {}, "search space"});
         } catch (const InputError& error) {
@@ -399,6 +448,7 @@ private:
     std::string m_source;
     const Schema& m_schema;
     std::vector<std::string> m_sections;
+    SpaceNames m_names;
     std::vector<std::string> m_keyNames;
     ResolvedConfig m_scratch;
     std::vector<Diagnostic> m_problems;
@@ -440,7 +490,7 @@ Distribution SpaceParam::distribution() const
 }
 
 SearchSpace SearchSpace::parse(const std::string& yamlText, const std::string& sourceName, const Schema& schema,
-                               const std::vector<std::string>& sections)
+                               const std::vector<std::string>& sections, SpaceNames names)
 {
     // YAML is UTF-8: other bytes would reach names and choices, and JSON (the store, the sampler) refuses them.
     if (const std::size_t bad = invalidUtf8At(yamlText); bad != std::string_view::npos) {
@@ -452,13 +502,14 @@ SearchSpace SearchSpace::parse(const std::string& yamlText, const std::string& s
     }
     SearchSpace space;
     space.m_source = sourceName;
-    space.m_params = Parser(sourceName, schema, sections).run(yamlText);
+    space.m_params = Parser(sourceName, schema, sections, names).run(yamlText);
     return space;
 }
 
-SearchSpace SearchSpace::load(const std::string& path, const Schema& schema, const std::vector<std::string>& sections)
+SearchSpace SearchSpace::load(const std::string& path, const Schema& schema, const std::vector<std::string>& sections,
+                              SpaceNames names)
 {
-    return parse(readTextFile(path), path, schema, sections);
+    return parse(readTextFile(path), path, schema, sections, names);
 }
 
 const SpaceParam* SearchSpace::find(const std::string& name) const
@@ -497,6 +548,8 @@ std::vector<std::string> SearchSpace::overrides(const Json& sampled) const
 {
     std::vector<std::string> out;
     for (const SpaceParam& p : m_params) {
+        if (p.free())
+            continue; // sampled and stored, but no config key to set
         if (!p.searched())
             out.push_back(p.configKey + "=" + p.fixedText);
         else if (sampled.contains(p.name))

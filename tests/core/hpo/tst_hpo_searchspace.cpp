@@ -22,6 +22,10 @@ private Q_SLOTS:
     void shippedSpacesParse();
     void distributions();
     void keyResolution();
+    void freeNames();
+    void freeNamesRefusedNearKeys_data();
+    void freeNamesRefusedNearKeys();
+    void freeNameRangesAreChecked();
     void badSpaces_data();
     void badSpaces();
     void everyProblemAtOnce();
@@ -123,6 +127,142 @@ void TestSearchSpace::keyResolution()
         QVERIFY2(message.find("training.optimization.batch_size, autospeed.batch_size") != std::string::npos,
                  message.c_str());
     }
+}
+
+namespace {
+
+// Every diagnostic of a refused space, one per line; empty when the space was accepted.
+QString problems(const std::string& yaml, const Schema& schema, const std::vector<std::string>& sections,
+                 SpaceNames names)
+{
+    try {
+        SearchSpace::parse(yaml, "space.yaml", schema, sections, names);
+        return {};
+    } catch (const InputError& e) {
+        QString all;
+        for (const Diagnostic& d : e.diagnostics())
+            all += QString::fromStdString(d.toString()) + "\n";
+        return all;
+    }
+}
+
+} // namespace
+
+// `study ask` without --model: a name of no config key is a free parameter, sampled and stored under its name,
+// with no override; by default (and so in `pitwall hpo --config`) it stays an error.
+void TestSearchSpace::freeNames()
+{
+    const std::string yaml = "box: {type: uniform, min: 5, max: 10}\n"
+                             "x: {type: uniform, min: -5, max: 5}\n"
+                             "y: {type: int, min: 0, max: 3}\n"
+                             "layers: {type: categorical, values: [resnet, vit]}\n"
+                             "seed_offset: 3\n"
+                             "batch_size_full: 32\n";
+    QCOMPARE(problems(yaml, m_schema, {}, SpaceNames::ConfigKeysOnly),
+             QString("space.yaml:2:1: 'x' is not a key of the schema\n"
+                     "space.yaml:3:1: 'y' is not a key of the schema\n"
+                     "space.yaml:4:1: 'layers' is not a key of the schema\n"
+                     "space.yaml:5:1: 'seed_offset' is not a key of the schema\n"
+                     "space.yaml:6:1: 'batch_size_full' is not a key of the schema\n"));
+    QCOMPARE(problems("x: 1\n", m_schema, m_autospeed, SpaceNames::ConfigKeysOnly),
+             QString("space.yaml:1:1: 'x' is not a key of section autospeed; did you mean 'box'?\n"));
+
+    const SearchSpace space = SearchSpace::parse(yaml, "space.yaml", m_schema, {}, SpaceNames::FreeAllowed);
+    QCOMPARE(space.params().size(), std::size_t(6));
+    QCOMPARE(space.params()[0].configKey, std::string("autospeed.box")); // a key still resolves
+    QVERIFY(!space.params()[0].free());
+    for (std::size_t i = 1; i < 6; ++i) {
+        QVERIFY2(space.params()[i].free(), space.params()[i].name.c_str());
+        QCOMPARE(space.params()[i].configKey, std::string());
+    }
+    const auto requests = space.requests();
+    QCOMPARE(requests.size(), std::size_t(4));
+    QCOMPARE(requests[1].name, std::string("x"));
+    QCOMPARE(
+        requests[1].distribution.toOptunaJson(),
+        std::string(
+            R"({"name": "FloatDistribution", "attributes": {"step": null, "low": -5.0, "high": 5.0, "log": false}})"));
+    QCOMPARE(requests[2].name, std::string("y"));
+    QCOMPARE(
+        requests[2].distribution.toOptunaJson(),
+        std::string(R"({"name": "IntDistribution", "attributes": {"log": false, "step": 1, "low": 0, "high": 3}})"));
+    QCOMPARE(requests[3].distribution.toOptunaJson(),
+             std::string(R"({"name": "CategoricalDistribution", "attributes": {"choices": ["resnet", "vit"]}})"));
+    const SpaceParam* seed = space.find("seed_offset");
+    QVERIFY(seed && !seed->searched() && seed->free());
+    QCOMPARE(seed->fixedValue, Json(3));
+    QCOMPARE(space.find("batch_size_full")->fixedValue, Json(32)); // no key's range or type applies
+
+    // Only the key gets an override: free parameters, sampled or fixed, set nothing.
+    const Json sampled = {{"box", 7.5}, {"x", -1.25}, {"y", 2}, {"layers", "vit"}};
+    QCOMPARE(space.overrides(sampled), std::vector<std::string>{"autospeed.box=7.5"});
+    const SearchSpace onlyFree = SearchSpace::parse("x: {type: uniform, min: -5, max: 5}\nseed_offset: 3\n",
+                                                    "free.yaml", m_schema, {}, SpaceNames::FreeAllowed);
+    QVERIFY(onlyFree.overrides(Json{{"x", 0.5}}).empty());
+
+    // A name that maps to several keys is still ambiguous, free names or not.
+    const QString ambiguous = problems("batch_size: 32\n", m_schema, {}, SpaceNames::FreeAllowed);
+    QVERIFY2(ambiguous.startsWith("space.yaml:1:1: 'batch_size' is ambiguous in the schema: it could be "
+                                  "training.optimization.batch_size, autospeed.batch_size"),
+             qPrintable(ambiguous));
+    // A free name given twice is refused like a key set twice.
+    QCOMPARE(problems("x: 1\nx: 2\n", m_schema, {}, SpaceNames::FreeAllowed),
+             QString("space.yaml:2:1: 'x' is given twice\n"));
+}
+
+void TestSearchSpace::freeNamesRefusedNearKeys_data()
+{
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<QString>("expected");
+    const QString hint = " (a free parameter, one that sets no config key, needs a name more than one edit away "
+                         "from every config key)\n";
+    // One edit from a key's last segment: a typo, not a new parameter.
+    QTest::newRow("bare, one edit") << "bx: {type: uniform, min: 0, max: 1}\n"
+                                    << "space.yaml:1:1: 'bx' is not a config key; did you mean 'autospeed.box'?" + hint;
+    QTest::newRow("bare, fixed") << "hsv_hh: 0.5\n"
+                                 << "space.yaml:1:1: 'hsv_hh' is not a config key; did you mean 'autospeed.hsv_h'?" +
+                                        hint;
+    // One edit from a whole key.
+    QTest::newRow("dotted, one edit")
+        << "training.optimization.batchsize: {type: int, min: 8, max: 64}\n"
+        << "space.yaml:1:1: 'training.optimization.batchsize' is not a config key; did you mean "
+           "'training.optimization.batch_size'?" +
+               hint;
+    // A dotted name in a config section reads as a key: it would silently set nothing.
+    QTest::newRow("dotted, in a section")
+        << "autospeed.brand_new: 3\n"
+        << "space.yaml:1:1: 'autospeed.brand_new' is not a config key (a free parameter, one that sets no config "
+           "key, cannot be named in the config section 'autospeed')\n";
+}
+
+void TestSearchSpace::freeNamesRefusedNearKeys()
+{
+    QFETCH(QString, yaml);
+    QFETCH(QString, expected);
+    QCOMPARE(problems(yaml.toStdString(), m_schema, {}, SpaceNames::FreeAllowed), expected);
+    // Far enough (two edits, or a dotted name outside the config's sections) is a free parameter.
+    const SearchSpace space = SearchSpace::parse("boxes: {type: uniform, min: 0, max: 1}\nnet.depth: 4\n", "space.yaml",
+                                                 m_schema, {}, SpaceNames::FreeAllowed);
+    QVERIFY(space.params().at(0).free());
+    QVERIFY(space.params().at(1).free());
+}
+
+// A free parameter has no key whose range applies, but its own range is checked as any other, with the position.
+void TestSearchSpace::freeNameRangesAreChecked()
+{
+    QCOMPARE(problems("x: {type: uniform, min: 3, max: 1}\n"
+                      "y: {type: int, min: 0.5, max: 3}\n"
+                      "z: {type: loguniform, min: 0, max: 1}\n"
+                      "w: {type: gauss, min: 0, max: 1}\n"
+                      "v: {type: categorical, values: [a, a]}\n"
+                      "u: {type: uniform, min: 0}\n",
+                      m_schema, {}, SpaceNames::FreeAllowed),
+             QString("space.yaml:1:25: min (3) must be less than max (1)\n"
+                     "space.yaml:2:21: 'min' must be an integer, got '0.5'\n"
+                     "space.yaml:3:28: loguniform needs min > 0, got 0\n"
+                     "space.yaml:4:11: unknown type 'gauss'; expected uniform, loguniform, int or categorical\n"
+                     "space.yaml:5:36: value \"a\" is listed twice\n"
+                     "space.yaml:6:4: uniform 'u' needs both 'min' and 'max'\n"));
 }
 
 void TestSearchSpace::badSpaces_data()

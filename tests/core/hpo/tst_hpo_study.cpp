@@ -37,6 +37,12 @@ QJsonObject parseLine(const QString& out)
     return QJsonDocument::fromJson(lines.front().toUtf8()).object();
 }
 
+bool writeFile(const QString& path, const QByteArray& text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+
 } // namespace
 
 class TestStudy : public QObject {
@@ -52,6 +58,7 @@ private Q_SLOTS:
     void failedAskLeavesNoTrial();
     void askIfLooksAgainWhenAnotherProcessStartedATrial();
     void cliAskTellBest();
+    void cliAskFreeParameters();
     void cliRejectsBadInput();
 
 private:
@@ -292,6 +299,74 @@ void TestStudy::cliAskTellBest()
     const CliResult empty = runCli({"study", "best", "--db", file, "--study", "empty"});
     QCOMPARE(empty.exitCode, 1); // nothing to show is not bad input
     QVERIFY2(empty.err.contains("study 'empty' has no complete trial yet"), qPrintable(empty.err));
+}
+
+// A black-box objective: without --model, names of no config key are free parameters, sampled and stored in
+// Optuna's tables under their names, with no override; with --model every name must still be a key.
+void TestStudy::cliAskFreeParameters()
+{
+    const QString file = m_dir.filePath("free.db");
+    const QString space = m_dir.filePath("free.yaml");
+    QVERIFY(writeFile(space, "x: {type: uniform, min: -5, max: 5}\ny: {type: int, min: 0, max: 3}\nseed_offset: 3\n"));
+    QCOMPARE(runCli({"study", "create", "--db", file, "--study", "bb", "--sampler", "random", "--seed", "7"}).exitCode,
+             0);
+    for (int i = 0; i < 3; ++i) {
+        const CliResult ask = runCli({"study", "ask", "--db", file, "--study", "bb", "--space", space});
+        QVERIFY2(ask.exitCode == 0, qPrintable(ask.err));
+        const QJsonObject line = parseLine(ask.out);
+        QVERIFY2(!line.isEmpty(), qPrintable(ask.out));
+        QCOMPARE(line["number"].toInt(), i);
+        const QJsonObject params = line["params"].toObject();
+        QCOMPARE(params.keys(), (QStringList{"x", "y"}));
+        const double x = params["x"].toDouble();
+        QVERIFY2(x >= -5 && x <= 5, qPrintable(ask.out));
+        QVERIFY2(params["y"].isDouble() && params["y"].toDouble() == params["y"].toInt() && params["y"].toInt() >= 0 &&
+                     params["y"].toInt() <= 3,
+                 qPrintable(ask.out));
+        QCOMPARE(line["fixed"].toObject(), (QJsonObject{{"seed_offset", 3}}));
+        QCOMPARE(line["overrides"].toArray(), QJsonArray()); // nothing to set in a config
+        const QString value = QString::number(x * x + params["y"].toInt(), 'g', 17);
+        const CliResult tell =
+            runCli({"study", "tell", "--db", file, "--study", "bb", "--trial", QString::number(i), "--value", value});
+        QVERIFY2(tell.exitCode == 0, qPrintable(tell.err));
+        QVERIFY2(tell.out.startsWith("trial " + QString::number(i) + ": COMPLETE"), qPrintable(tell.out));
+    }
+    // Optuna's tables hold the parameters by name with their distributions (y's internal value is the integer).
+    const auto rows = storetest::query(file.toStdString(),
+                                       "SELECT t.number, p.param_name, p.param_value, p.distribution_json FROM "
+                                       "trial_params p JOIN trials t USING (trial_id) ORDER BY t.number, p.param_name");
+    QCOMPARE(rows.size(), std::size_t(6));
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        QCOMPARE(rows[r][0], std::to_string(r / 2));
+        QCOMPARE(rows[r][1], std::string(r % 2 == 0 ? "x" : "y"));
+    }
+    QCOMPARE(rows[0][3], std::string(R"({"name": "FloatDistribution", "attributes": {"step": null, "low": -5.0, )"
+                                     R"("high": 5.0, "log": false}})"));
+    QCOMPARE(rows[1][3], std::string(R"({"name": "IntDistribution", "attributes": {"log": false, "step": 1, )"
+                                     R"("low": 0, "high": 3}})"));
+    const double y0 = std::stod(rows[1][2]);
+    QVERIFY(y0 == std::floor(y0) && y0 >= 0 && y0 <= 3);
+    QCOMPARE(storetest::scalar(file.toStdString(), "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'"),
+             std::string("3"));
+
+    // A near miss is a typo, not a free parameter; with --model every name must be the model's key.
+    QVERIFY(writeFile(m_dir.filePath("typo.yaml"), "bx: {type: uniform, min: 5, max: 10}\n"));
+    const CliResult typo =
+        runCli({"study", "ask", "--db", file, "--study", "bb", "--space", m_dir.filePath("typo.yaml")});
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("typo.yaml:1:1: 'bx' is not a config key; did you mean 'autospeed.box'? (a free "
+                               "parameter, one that sets no config key, needs a name more than one edit away from "
+                               "every config key)"),
+             qPrintable(typo.err));
+    const CliResult model =
+        runCli({"study", "ask", "--db", file, "--study", "bb", "--space", space, "--model", "autospeed"});
+    QCOMPARE(model.exitCode, 2);
+    QVERIFY2(model.err.contains("free.yaml:1:1: 'x' is not a key of section autospeed"), qPrintable(model.err));
+    QVERIFY2(model.err.contains("free.yaml:3:1: 'seed_offset' is not a key of section autospeed"),
+             qPrintable(model.err));
+    QCOMPARE(storetest::scalar(file.toStdString(), "SELECT COUNT(*) FROM trials JOIN studies USING (study_id) "
+                                                   "WHERE study_name = 'bb'"),
+             std::string("3")); // the refused asks started no trial
 }
 
 void TestStudy::cliRejectsBadInput()

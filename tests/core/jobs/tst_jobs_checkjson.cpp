@@ -72,6 +72,10 @@ void TestJobsCheckJson::initTestCase()
     QVERIFY(space.open(QIODevice::WriteOnly));
     space.write("lr: {type: loguniform, min: 0.001\n"); // not closed: a YAML syntax error at its line
     space.close();
+    QFile freeSpace(m_dir.filePath("free-space.yaml"));
+    QVERIFY(freeSpace.open(QIODevice::WriteOnly));
+    freeSpace.write("x: {type: uniform, min: -5, max: 5}\n"); // a free parameter for `study ask`, not for training
+    freeSpace.close();
     QFile bench(m_dir.filePath("typo-bench.yaml"));
     QVERIFY(bench.open(QIODevice::WriteOnly));
     bench.write(("name: typo\nbase: [" + sourcePath("/configs/transfuser/smoke.yaml") +
@@ -111,6 +115,12 @@ void TestJobsCheckJson::problemsCarryTheirField_data()
                                     << "space"
                                     << "--space"
                                     << "bad-space.yaml:";
+    // A training trial needs an override for every name: a name of no config key stays an error here.
+    QTest::newRow("hpo free name") << QStringList{"hpo", "$SMOKE", "--space", "$DIR/free-space.yaml", "--trials", "2"}
+                                   << "space"
+                                   << "--space"
+                                   << "free-space.yaml:1:1: 'x' is not a key of sections policy.transfuser, "
+                                      "policy.transfuser.loss_weights";
     QTest::newRow("variants in the file") << QStringList{"bench", "variants", "$DIR/typo-bench.yaml"} << "file"
                                           << ""
                                           << "policy.transfuser.upsample_mod";
