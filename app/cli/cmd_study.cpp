@@ -33,8 +33,12 @@ Study openStudy(Store& store, const Args& args)
 
 int createStudy(const Args& args)
 {
-    StudyOptions options = studyOptionsFromArgs(args);
-    options.direction = directionFromArgs(args).value_or(StudyDirection::Minimize);
+    const std::vector<StudyDirection> directions = directionsFromArgs(args);
+    StudyOptions options = studyOptionsFromArgs(args, directions.size());
+    if (!directions.empty())
+        options.direction = directions.front();
+    if (directions.size() > 1)
+        options.directions = directions;
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     const Study study = Study::create(*store, args.required("study", "a name for the new study"), options);
     std::cout << studyCreatedText(study.record().name, options, store->location());
@@ -67,8 +71,8 @@ int tellTrial(const Args& args)
 {
     const int number = requireTrialNumber(args);
     const TellRequest request =
-        parseTellRequest(args.values("intermediate"), args.value("value"), args.value("state"),
-                         [](const std::string& text) { std::cerr << "warning: " << text << "\n"; });
+        parseTellRequest(args.values("intermediate"), args.values("value"), args.values("constraint"),
+                         args.value("state"), [](const std::string& text) { std::cerr << "warning: " << text << "\n"; });
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
     for (const auto& [step, v] : request.intermediate)
@@ -77,10 +81,14 @@ int tellTrial(const Args& args)
                       << "; the new one is ignored (as Optuna does)\n";
     if (!request.state)
         return kExitOk;
-    const TrialState ended = study.tell(number, *request.state, request.value);
-    if (ended != *request.state)
-        std::cerr << "warning: the value " << formatDouble(*request.value) << " is not acceptable; trial " << number
+    const TrialState ended = study.tell(number, *request.state, request.values, request.constraints);
+    if (ended != *request.state) {
+        std::vector<std::string> values;
+        for (double v : request.values)
+            values.push_back(formatDouble(v));
+        std::cerr << "warning: the value " << join(values, ", ") << " is not acceptable; trial " << number
                   << " is FAIL (as Optuna does)\n";
+    }
     std::cout << toldTrialText(study.requireTrial(number));
     return kExitOk;
 }
@@ -101,6 +109,16 @@ int bestTrial(const Args& args)
 {
     const auto store = openStore(args.database(), OpenMode::ReadOnly);
     Study study = openStudy(*store, args);
+    if (study.objectiveCount() > 1) {
+        const std::vector<TrialRecord> front = study.bestTrials();
+        if (args.flag("json"))
+            std::cout << bestTrialsJson(front).dump() << "\n";
+        else
+            std::cout << bestTrialsText(study.record(), front);
+        if (front.empty())
+            std::cerr << "study '" << printable(study.record().name) << "' has no complete feasible trial yet\n";
+        return front.empty() ? kExitFailure : kExitOk;
+    }
     const auto best = study.bestTrial();
     if (!best) {
         std::cerr << "study '" << printable(study.record().name) << "' has no complete trial yet\n";
@@ -140,7 +158,11 @@ OptionSpec trialOption()
 void addStudyCommands(Cli& cli)
 {
     cli.add({.path = "study create",
-             .options = withOptions({dbOption(), studyOption(), {"direction", "DIR", "minimize (default) or maximize"}},
+             .options = withOptions({dbOption(),
+                                     studyOption(),
+                                     {"direction", "DIR",
+                                      "minimize (default) or maximize; once per objective for several (repeatable)",
+                                      true}},
                                     studyOptionSpecs()),
              .run = createStudy});
     cli.add({.path = "study ask",
@@ -155,7 +177,10 @@ void addStudyCommands(Cli& cli)
              .options = {dbOption(),
                          studyOption(),
                          trialOption(),
-                         {"value", "V", "the objective value; completes the trial"},
+                         {"value", "V", "an objective value; completes the trial (once per objective, in order)",
+                          true},
+                         {"constraint", "C",
+                          "a constraint value, feasible when <= 0 (repeatable; stored as Optuna stores them)", true},
                          {"state", "STATE", "complete, pruned or fail"},
                          {"intermediate", "STEP=VALUE", "an intermediate value (repeatable)", true}},
              .run = tellTrial});

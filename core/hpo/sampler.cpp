@@ -18,13 +18,15 @@ std::string_view samplerKindName(SamplerKind kind)
         return "grid";
     case SamplerKind::Tpe:
         return "tpe";
+    case SamplerKind::Nsga2:
+        return "nsga2";
     }
     return "?";
 }
 
 std::optional<SamplerKind> parseSamplerKind(std::string_view name)
 {
-    for (SamplerKind kind : {SamplerKind::Random, SamplerKind::Grid, SamplerKind::Tpe})
+    for (SamplerKind kind : {SamplerKind::Random, SamplerKind::Grid, SamplerKind::Tpe, SamplerKind::Nsga2})
         if (name == samplerKindName(kind))
             return kind;
     return std::nullopt;
@@ -43,6 +45,12 @@ Json SamplerSettings::toJson() const
         json["multivariate"] = tpe.multivariate;
         json["constant_liar"] = tpe.constantLiar;
     }
+    if (kind == SamplerKind::Nsga2) {
+        json["population_size"] = nsga2.populationSize;
+        json["mutation_prob"] = nsga2.mutationProb ? Json(*nsga2.mutationProb) : Json(nullptr);
+        json["crossover_prob"] = nsga2.crossoverProb;
+        json["swapping_prob"] = nsga2.swappingProb;
+    }
     return json;
 }
 
@@ -55,7 +63,7 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         const std::string name = json.value("name", "tpe");
         const auto kind = parseSamplerKind(name);
         if (!kind)
-            throw InputError("unknown sampler '" + name + "' (known: random, grid, tpe)");
+            throw InputError("unknown sampler '" + name + "' (known: random, grid, tpe, nsga2)");
         settings.kind = *kind;
         if (json.contains("seed") && !json["seed"].is_null())
             settings.seed = json["seed"].get<std::uint64_t>();
@@ -68,11 +76,23 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         tpe.considerEndpoints = json.value("consider_endpoints", tpe.considerEndpoints);
         tpe.multivariate = json.value("multivariate", tpe.multivariate);
         tpe.constantLiar = json.value("constant_liar", tpe.constantLiar);
+        Nsga2Options& nsga2 = settings.nsga2;
+        nsga2.populationSize = json.value("population_size", nsga2.populationSize);
+        if (json.contains("mutation_prob") && !json["mutation_prob"].is_null())
+            nsga2.mutationProb = json["mutation_prob"].get<double>();
+        nsga2.crossoverProb = json.value("crossover_prob", nsga2.crossoverProb);
+        nsga2.swappingProb = json.value("swapping_prob", nsga2.swappingProb);
     } catch (const Json::exception& error) {
         throw InputError("malformed sampler settings " + json.dump() + ": " + error.what());
     }
     if (settings.tpe.startupTrials < 0 || settings.tpe.eiCandidates < 1 || !(settings.tpe.priorWeight > 0.0))
         throw InputError("sampler settings out of range: " + json.dump());
+    const auto probability = [](double p) { return p >= 0.0 && p <= 1.0; };
+    const Nsga2Options& nsga2 = settings.nsga2;
+    if (nsga2.populationSize < 2 || (nsga2.mutationProb && !probability(*nsga2.mutationProb)) ||
+        !probability(nsga2.crossoverProb) || !probability(nsga2.swappingProb))
+        throw InputError("NSGA-II settings out of range (population_size >= 2, probabilities in [0, 1]): " +
+                         json.dump());
     return settings;
 }
 
@@ -85,6 +105,8 @@ std::unique_ptr<Sampler> makeSampler(const SamplerSettings& settings)
         return hpo_internal::makeGridSampler();
     case SamplerKind::Tpe:
         return hpo_internal::makeTpeSampler(settings.tpe);
+    case SamplerKind::Nsga2:
+        return hpo_internal::makeNsga2Sampler(settings.nsga2);
     }
     return nullptr;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Samplers choose the parameter values of a new trial from the trials a study already has: random, grid
-// (the Cartesian product, each point once) and TPE (Optuna 3.1's Tree-structured Parzen Estimator).
+// (the Cartesian product, each point once), TPE (Optuna 3.1's Tree-structured Parzen Estimator, one objective) and
+// NSGA-II (Optuna's NSGAIISampler, any number of objectives; the default for several).
 //
 // Samplers keep no state between calls: everything they learn comes from the trials passed in, as with
 // Optuna over a shared database, so any process may ask for the next trial. A sampler is deterministic for
@@ -17,8 +18,8 @@
 
 namespace pitwall {
 
-enum class SamplerKind { Random, Grid, Tpe };
-std::string_view samplerKindName(SamplerKind kind); // "random", "grid", "tpe"
+enum class SamplerKind { Random, Grid, Tpe, Nsga2 };
+std::string_view samplerKindName(SamplerKind kind); // "random", "grid", "tpe", "nsga2"
 std::optional<SamplerKind> parseSamplerKind(std::string_view name);
 
 // TPE's settings, with Optuna 3.1's defaults.
@@ -33,12 +34,22 @@ struct TpeOptions {
     bool constantLiar = false; // running trials count as the worst observations (parallel workers)
 };
 
+// NSGA-II's settings, with Optuna's NSGAIISampler defaults.
+struct Nsga2Options {
+    int populationSize = 50;           // >= 2
+    std::optional<double> mutationProb; // none: 1 / the number of inherited parameters
+    double crossoverProb = 0.9;
+    double swappingProb = 0.5; // uniform crossover: chance of taking a parameter from the second parent
+};
+
 struct SamplerSettings {
     SamplerKind kind = SamplerKind::Tpe;
     std::optional<std::uint64_t> seed; // none: every ask draws fresh entropy
     TpeOptions tpe;
+    Nsga2Options nsga2;
 
-    // {"name": "tpe", "seed": 1, "n_startup_trials": 10, ...}; fromJson fills what is missing with the
+    // {"name": "tpe", "seed": 1, "n_startup_trials": 10, ...} ({"name": "nsga2", "population_size": 50,
+    // "mutation_prob": null, "crossover_prob": 0.9, "swapping_prob": 0.5}); fromJson fills what is missing with the
     // defaults and throws InputError for an unknown sampler name or a malformed value.
     Json toJson() const;
     static SamplerSettings fromJson(const Json& json);
@@ -52,7 +63,8 @@ struct ParamRequest {
 
 struct SampleContext {
     std::string studyName;
-    StudyDirection direction = StudyDirection::Minimize;
+    StudyDirection direction = StudyDirection::Minimize; // the first objective's
+    std::vector<StudyDirection> directions;              // every objective's; empty: one, `direction`
     std::span<const TrialRecord> trials; // the study's trials, in number order; the new trial may be among them
     int trialNumber = 0;                 // the trial being sampled
     std::uint64_t seed = 0;              // this trial's random seed
@@ -67,7 +79,7 @@ class Sampler {
 public:
     virtual ~Sampler() = default;
     // Throws InputError when the requests cannot be sampled (a continuous range on a grid, an exhausted
-    // grid).
+    // grid, several objectives for TPE).
     virtual SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const = 0;
 };
 

@@ -3,6 +3,7 @@
 // l(x) and the rest g(x); of n_ei_candidates drawn from l(x), the one with the largest l(x)/g(x) wins.
 #include "core/hpo/internal/parzen.h"
 #include "core/hpo/internal/samplers.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +80,10 @@ public:
 
     SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const override
     {
+        if (context.directions.size() > 1)
+            throw InputError("study '" + context.studyName + "' has " + std::to_string(context.directions.size()) +
+                             " objectives and Pitwall's TPE handles one; use the sampler nsga2 (the default for "
+                             "several objectives), random or grid");
         Rng rng(context.seed);
         SampleResult result;
         result.internalValues.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());

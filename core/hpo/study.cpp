@@ -2,9 +2,11 @@
 
 #include "core/hpo/internal/rng.h"
 #include "core/store/besttrial.h"
+#include "core/store/pareto.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -41,6 +43,17 @@ StudyOptions studyOptions(const StudyRecord& study)
     StudyOptions options;
     if (!study.directions.empty())
         options.direction = study.directions.front();
+    if (study.directions.size() > 1) {
+        options.directions = study.directions;
+        options.sampler.kind = SamplerKind::Nsga2; // Optuna's default for several objectives
+        // Optuna's NSGAIISampler keeps each generation's elite in a study attribute "nsga2:population:<hash>" =
+        // [generation, [trial numbers]]; the elite is exactly population_size trials, so a study Optuna ran keeps
+        // its population size when Pitwall continues it (Optuna does not store its sampler's settings).
+        for (auto it = study.systemAttrs.begin(); it != study.systemAttrs.end(); ++it)
+            if (it.key().starts_with("nsga2:population:") && it->is_array() && it->size() == 2 &&
+                (*it)[1].is_array() && (*it)[1].size() >= 2)
+                options.sampler.nsga2.populationSize = static_cast<int>((*it)[1].size());
+    }
     if (study.systemAttrs.contains(kSamplerAttr))
         options.sampler = SamplerSettings::fromJson(study.systemAttrs[kSamplerAttr]);
     if (study.systemAttrs.contains(kPrunerAttr))
@@ -57,7 +70,12 @@ Study Study::create(Store& store, const std::string& name, const StudyOptions& o
 {
     if (name.empty())
         throw InputError("a study needs a name");
-    const std::int64_t id = store.createStudy(name, {options.direction});
+    const std::vector<StudyDirection> objectives = options.objectives();
+    if (objectives.size() > 1 && options.sampler.kind == SamplerKind::Tpe)
+        throw InputError("study '" + name + "' would have " + std::to_string(objectives.size()) +
+                         " objectives and Pitwall's TPE handles one; use the sampler nsga2 (the default for several "
+                         "objectives), random or grid");
+    const std::int64_t id = store.createStudy(name, objectives);
     store.setStudySystemAttr(id, kSamplerAttr, options.sampler.toJson());
     store.setStudySystemAttr(id, kPrunerAttr, options.pruner.toJson());
     return load(store, name);
@@ -66,9 +84,8 @@ Study Study::create(Store& store, const std::string& name, const StudyOptions& o
 Study Study::load(Store& store, const std::string& name)
 {
     StudyRecord record = store.requireStudy(name);
-    if (record.directions.size() != 1)
-        throw InputError("study '" + name + "' has " + std::to_string(record.directions.size()) +
-                         " objectives; pitwall's samplers and pruners handle single-objective studies only");
+    if (record.directions.empty())
+        throw InputError("study '" + name + "' has no objective (no study_directions row): a damaged or foreign file");
     StudyOptions options = studyOptions(record);
     return Study(store, std::move(record), std::move(options));
 }
@@ -135,6 +152,8 @@ std::optional<AskedTrial> Study::askRequests(const std::vector<ParamRequest>& re
         SampleContext context;
         context.studyName = m_record.name;
         context.direction = direction();
+        if (m_record.directions.size() > 1)
+            context.directions = m_record.directions;
         context.trials = trials;
         context.trialNumber = number;
         context.seed = m_options.sampler.seed ? hpo_internal::deriveSeed(*m_options.sampler.seed, number) : freshSeed();
@@ -158,6 +177,7 @@ std::optional<AskedTrial> Study::askRequests(const std::vector<ParamRequest>& re
 
 bool Study::report(int trialNumber, std::int64_t step, double value)
 {
+    requireSingleObjective("intermediate values");
     const TrialRecord trial = requireTrial(trialNumber);
     requireRunning(m_record, trial, "report to");
     if (step < 0)
@@ -170,6 +190,7 @@ bool Study::report(int trialNumber, std::int64_t step, double value)
 
 bool Study::shouldPrune(int trialNumber, std::optional<std::int64_t> step)
 {
+    requireSingleObjective("pruning");
     TrialRecord trial = requireTrial(trialNumber);
     requireRunning(m_record, trial, "judge");
     if (step) {
@@ -196,27 +217,63 @@ bool Study::shouldPrune(int trialNumber, std::optional<std::int64_t> step)
 
 TrialState Study::tell(int trialNumber, TrialState state, std::optional<double> value)
 {
+    return tell(trialNumber, state, value ? std::vector<double>{*value} : std::vector<double>{});
+}
+
+TrialState Study::tell(int trialNumber, TrialState state, const std::vector<double>& values,
+                       const std::vector<double>& constraints)
+{
     const TrialRecord trial = requireTrial(trialNumber);
     requireRunning(m_record, trial, "tell");
-    std::vector<double> values;
+    const std::size_t objectives = objectiveCount();
+    std::vector<double> stored;
     switch (state) {
     case TrialState::Complete:
-        if (!value)
-            throw InputError("a COMPLETE trial needs a value");
-        if (std::isnan(*value))
-            state = TrialState::Fail; // Optuna: "The objective function returned nan" fails the trial
+        if (values.empty())
+            throw InputError(objectives == 1 ? std::string("a COMPLETE trial needs a value")
+                                             : "a COMPLETE trial of study '" + m_record.name + "' needs " +
+                                                   std::to_string(objectives) + " values, one per objective");
+        if (values.size() != objectives)
+            throw InputError("study '" + m_record.name + "' has " + std::to_string(objectives) + " objective" +
+                             (objectives == 1 ? "" : "s") + " (" + directionsText() + "): give " +
+                             std::to_string(objectives) + " value" + (objectives == 1 ? "" : "s") + ", not " +
+                             std::to_string(values.size()));
+        // Optuna: "The objective function returned nan" fails the trial; so does any NaN of several.
+        if (std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); }))
+            state = TrialState::Fail;
         else
-            values.push_back(*value);
+            stored = values;
         break;
     case TrialState::Pruned:
     case TrialState::Fail:
+        if (!values.empty())
+            throw InputError(std::string("a ") + std::string(trialStateName(state)) + " trial takes no value");
         break;
     case TrialState::Running:
     case TrialState::Waiting:
         throw InputError("tell finishes a trial: the state must be COMPLETE, PRUNED or FAIL");
     }
-    m_store->finishTrial(trial.id, state, values);
+    if (std::any_of(constraints.begin(), constraints.end(), [](double c) { return std::isnan(c); }))
+        throw InputError("a constraint value is NaN; constraints are numbers, feasible when <= 0");
+    if (!constraints.empty())
+        m_store->setTrialSystemAttr(trial.id, kConstraintsAttr, Json(constraints));
+    m_store->finishTrial(trial.id, state, stored);
     return state;
+}
+
+void Study::requireSingleObjective(const std::string& what) const
+{
+    if (objectiveCount() > 1)
+        throw InputError(what + " of a study with several objectives are not supported yet: study '" + m_record.name +
+                         "' has " + std::to_string(objectiveCount()) + " (" + directionsText() + ")");
+}
+
+std::string Study::directionsText() const
+{
+    std::vector<std::string> names;
+    for (StudyDirection d : m_record.directions)
+        names.emplace_back(studyDirectionName(d));
+    return join(names, ", ");
 }
 
 std::optional<TrialRecord> Study::bestTrial()
@@ -226,6 +283,22 @@ std::optional<TrialRecord> Study::bestTrial()
     if (!best)
         return std::nullopt;
     return std::move(trials[*best]);
+}
+
+std::vector<TrialRecord> Study::bestTrials()
+{
+    std::vector<TrialRecord> trials = m_store->trials(m_record.id);
+    std::vector<TrialRecord> best;
+    if (objectiveCount() == 1) {
+        if (const auto index = bestTrialIndex(trials, direction()))
+            for (TrialRecord& t : trials)
+                if (rankedValue(t) && *rankedValue(t) == trials[*index].values.front())
+                    best.push_back(t);
+        return best;
+    }
+    for (std::size_t i : paretoFrontIndices(trials, m_record.directions))
+        best.push_back(std::move(trials[i]));
+    return best;
 }
 
 } // namespace pitwall

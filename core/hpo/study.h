@@ -6,10 +6,15 @@
 // from the store each time (nothing is kept in memory between calls).
 //
 // The sampler and pruner settings are study system attributes ("pitwall:sampler", "pitwall:pruner"); a study
-// without them (e.g. created by Optuna) uses Optuna's defaults: TPE and the median pruner.
+// without them (e.g. created by Optuna) uses Optuna's defaults: TPE (NSGA-II with several objectives, with the
+// population size Optuna's NSGA-II left in the study, else 50) and the median pruner.
+//
+// A study may have several objectives (Optuna's layout: one study_directions row and one trial_values row per
+// objective): tell() then takes one value per objective and bestTrials() is the Pareto front (core/store/pareto.h).
+// Intermediate values and pruning are single-objective only, for now.
 //
 // Threads: a Study uses its Store, so one thread at a time. Errors: InputError for bad input (unknown trial,
-// finished trial, multi-objective study, a space the sampler cannot handle), RuntimeError from the store.
+// finished trial, a wrong number of values, a space the sampler cannot handle), RuntimeError from the store.
 
 #include "core/hpo/pruner.h"
 #include "core/hpo/sampler.h"
@@ -27,9 +32,13 @@ inline constexpr const char* kSamplerAttr = "pitwall:sampler";
 inline constexpr const char* kPrunerAttr = "pitwall:pruner";
 
 struct StudyOptions {
-    StudyDirection direction = StudyDirection::Minimize;
+    StudyDirection direction = StudyDirection::Minimize; // the first (or only) objective's
+    std::vector<StudyDirection> directions;              // every objective's when there are several; else empty
     SamplerSettings sampler;
     PrunerSettings pruner;
+
+    // Every objective's direction: `directions`, or {direction} when it is empty.
+    std::vector<StudyDirection> objectives() const { return directions.empty() ? std::vector{direction} : directions; }
 };
 
 // A trial handed out by ask().
@@ -42,7 +51,8 @@ struct AskedTrial {
 
 class Study {
 public:
-    // Creates the study and stores its settings. InputError when the name is taken.
+    // Creates the study and stores its settings. InputError when the name is taken, or TPE is asked to handle
+    // several objectives.
     static Study create(Store& store, const std::string& name, const StudyOptions& options);
     // Opens an existing study; InputError naming the known studies when it is absent.
     static Study load(Store& store, const std::string& name);
@@ -63,7 +73,7 @@ public:
     std::optional<AskedTrial> askIf(const SearchSpace& space, const AdmitTrials& admit);
 
     // Reports an intermediate value at `step` (>= 0). Like Optuna, a step reported before is ignored:
-    // returns false then. InputError when the trial is not RUNNING.
+    // returns false then. InputError when the trial is not RUNNING or the study has several objectives.
     bool report(int trialNumber, std::int64_t step, double value);
     // The pruner's verdict for a RUNNING trial at its last reported step, or at `step` (which must have a
     // reported value; later values are then left out). Stores what the pruner records (SHA rungs).
@@ -71,16 +81,26 @@ public:
     // Finishes a RUNNING trial. Complete needs a value; a NaN value fails the trial as Optuna does.
     // Returns the state the trial ended in.
     TrialState tell(int trialNumber, TrialState state, std::optional<double> value = std::nullopt);
+    // The same with one value per objective (InputError for another count; pruned and fail take none). Non-empty
+    // `constraints` are stored as Optuna stores them (the trial attribute "constraints": feasible when all <= 0).
+    TrialState tell(int trialNumber, TrialState state, const std::vector<double>& values,
+                    const std::vector<double>& constraints = {});
 
     // The best trial under the study's direction (core/store/besttrial.h: COMPLETE only, NaN skipped, ±inf rank,
     // the lowest number of equals), if any.
     std::optional<TrialRecord> bestTrial();
+    // The Pareto front (core/store/pareto.h: COMPLETE and feasible trials no other dominates), in number order; for
+    // one objective, the trials sharing the best value.
+    std::vector<TrialRecord> bestTrials();
+    std::size_t objectiveCount() const { return m_record.directions.size(); }
     TrialRecord requireTrial(int trialNumber);
 
 private:
     std::optional<AskedTrial> askRequests(const std::vector<ParamRequest>& requests, const AdmitTrials& admit);
     Study(Store& store, StudyRecord record, StudyOptions options);
     StudyDirection direction() const { return m_options.direction; }
+    void requireSingleObjective(const std::string& what) const;
+    std::string directionsText() const; // "minimize, maximize"
 
     Store* m_store;
     StudyRecord m_record;

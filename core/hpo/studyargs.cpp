@@ -4,13 +4,14 @@
 
 namespace pitwall {
 
-StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
+StudyOptions studyOptionsFromArgs(const cmdline::Args& args, std::size_t objectives)
 {
     StudyOptions options;
-    const std::string samplerName = args.value("sampler", "tpe");
+    const std::string samplerName = args.value("sampler", objectives > 1 ? "nsga2" : "tpe");
     const auto sampler = parseSamplerKind(samplerName);
     if (!sampler)
-        throw InputError::forOption("sampler", "--sampler '" + samplerName + "' is not one of random, grid, tpe");
+        throw InputError::forOption("sampler",
+                                    "--sampler '" + samplerName + "' is not one of random, grid, tpe, nsga2");
     options.sampler.kind = *sampler;
     if (auto seed = args.integer("seed", 0))
         options.sampler.seed = static_cast<std::uint64_t>(*seed);
@@ -18,6 +19,12 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args)
         static_cast<int>(args.integer("startup-trials", options.sampler.tpe.startupTrials, 0));
     options.sampler.tpe.multivariate = args.flag("multivariate");
     options.sampler.tpe.constantLiar = args.flag("constant-liar");
+    Nsga2Options& nsga2 = options.sampler.nsga2;
+    nsga2.populationSize = static_cast<int>(args.integer("population-size", nsga2.populationSize, 2));
+    if (args.value("mutation-prob"))
+        nsga2.mutationProb = args.numberIn("mutation-prob", 0.0, 0.0, 1.0);
+    nsga2.crossoverProb = args.numberIn("crossover-prob", nsga2.crossoverProb, 0.0, 1.0);
+    nsga2.swappingProb = args.numberIn("swapping-prob", nsga2.swappingProb, 0.0, 1.0);
 
     const std::string prunerName = args.value("pruner", "median");
     const auto pruner = parsePrunerKind(prunerName);
@@ -49,13 +56,29 @@ std::optional<StudyDirection> directionFromArgs(const cmdline::Args& args)
     return direction;
 }
 
+std::vector<StudyDirection> directionsFromArgs(const cmdline::Args& args)
+{
+    std::vector<StudyDirection> directions;
+    for (const std::string& text : args.values("direction")) {
+        const auto direction = parseStudyDirection(text);
+        if (!direction)
+            throw InputError::forOption("direction", "--direction '" + text + "' is not minimize or maximize");
+        directions.push_back(*direction);
+    }
+    return directions;
+}
+
 std::vector<cmdline::OptionSpec> studyOptionSpecs()
 {
-    return {{"sampler", "NAME", "random, grid or tpe (default)"},
+    return {{"sampler", "NAME", "random, grid, tpe (default for one objective) or nsga2 (default for several)"},
             {"seed", "S", "sampler seed: the same seed and history give the same parameters"},
             {"startup-trials", "N", "TPE: random trials before TPE takes over (default 10)"},
             {"multivariate", "", "TPE: model the parameters jointly"},
             {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out"},
+            {"population-size", "N", "NSGA-II: trials per generation (default 50)"},
+            {"mutation-prob", "P", "NSGA-II: chance to resample an inherited parameter (default 1/parameters)"},
+            {"crossover-prob", "P", "NSGA-II: chance a child mixes two parents, else copies one (default 0.9)"},
+            {"swapping-prob", "P", "NSGA-II: chance a parameter comes from the second parent (default 0.5)"},
             {"pruner", "NAME", "none, median (default), sha or hyperband"},
             {"warmup-steps", "N", "median: no pruning before this step (default 0)"},
             {"pruner-startup-trials", "N", "median: no pruning before this many complete trials (default 5)"},

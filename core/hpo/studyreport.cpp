@@ -6,6 +6,8 @@
 #include "core/util/printf.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
+
 namespace pitwall {
 
 nlohmann::json studyListJson(const std::vector<StudySummary>& studies)
@@ -24,11 +26,14 @@ nlohmann::json studyListJson(const std::vector<StudySummary>& studies)
             {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
         for (StudyDirection d : s.study.directions)
             row["directions"].push_back(toLower(studyDirectionName(d)));
-        if (s.study.directions.size() == 1) {
+        if (!s.study.directions.empty()) {
             const StudyOptions options = studyOptions(s.study);
             row["sampler"] = samplerKindName(options.sampler.kind);
-            row["pruner"] = prunerKindName(options.pruner.kind);
+            if (s.study.directions.size() == 1)
+                row["pruner"] = prunerKindName(options.pruner.kind);
         }
+        if (s.paretoSize)
+            row["pareto_front"] = *s.paretoSize; // best_value and best_trial follow the first objective
         out.push_back(row);
     }
     return out;
@@ -37,17 +42,26 @@ nlohmann::json studyListJson(const std::vector<StudySummary>& studies)
 std::string studyListText(const std::vector<StudySummary>& studies)
 {
     const nlohmann::json rows = studyListJson(studies);
-    std::string text = stringPrintf("%-28s %-9s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", "direction", "sampler",
-                                    "pruner", "trials", "complete", "pruned", "failed", "running", "best");
+    int directionWidth = 9; // "direction"; wider for a study with several objectives
+    for (const nlohmann::json& row : rows)
+        directionWidth = std::max(directionWidth,
+                                  static_cast<int>(join(row["directions"].get<std::vector<std::string>>(), ",").size()));
+    std::string text = stringPrintf("%-28s %-*s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", directionWidth,
+                                    "direction", "sampler", "pruner", "trials", "complete", "pruned", "failed",
+                                    "running", "best");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const nlohmann::json& row = rows[i];
         const std::optional<double>& best = studies[i].bestValue;
         text +=
-            stringPrintf("%-28s %-9s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", printable(studies[i].study.name).c_str(),
+            stringPrintf("%-28s %-*s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", printable(studies[i].study.name).c_str(),
+                         directionWidth,
                          join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
                          row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
                          row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
-                         row["failed"].get<int>(), row["running"].get<int>(), best ? formatDouble(*best).c_str() : "-");
+                         row["failed"].get<int>(), row["running"].get<int>(),
+                         studies[i].paretoSize ? ("Pareto front of " + std::to_string(*studies[i].paretoSize)).c_str()
+                         : best                ? formatDouble(*best).c_str()
+                                               : "-");
     }
     return text;
 }
@@ -69,10 +83,46 @@ std::string bestTrialText(const std::string& studyName, const TrialRecord& best)
     return text;
 }
 
+nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front)
+{
+    nlohmann::json trials = nlohmann::json::array();
+    for (const TrialRecord& t : front) {
+        nlohmann::json params = nlohmann::json::object();
+        for (const TrialParam& p : t.params)
+            params[p.name] = p.value();
+        nlohmann::json values = nlohmann::json::array();
+        for (double v : t.values)
+            values.push_back(jsonNumber(v));
+        trials.push_back({{"number", t.number}, {"values", values}, {"params", params}});
+    }
+    return {{"best_trials", trials}};
+}
+
+std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front)
+{
+    std::vector<std::string> directions;
+    for (StudyDirection d : study.directions)
+        directions.push_back(toLower(studyDirectionName(d)));
+    std::string text = "Pareto front of '" + printable(study.name) + "' (" + join(directions, ", ") + "): " +
+                       std::to_string(front.size()) + " trial" + (front.size() == 1 ? "" : "s") + "\n";
+    for (const TrialRecord& t : front) {
+        std::vector<std::string> values, params;
+        for (double v : t.values)
+            values.push_back(formatDouble(v));
+        for (const TrialParam& p : t.params)
+            params.push_back(printable(p.name) + "=" + printable(overrideText(p.value())));
+        text += "  trial " + std::to_string(t.number) + ": values " + join(values, ", ") +
+                (params.empty() ? "" : "  (" + join(params, " ") + ")") + "\n";
+    }
+    return text;
+}
+
 std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location)
 {
-    return "created study '" + printable(studyName) + "' (" +
-           toLower(std::string(studyDirectionName(options.direction))) + ", sampler " +
+    std::vector<std::string> directions;
+    for (StudyDirection d : options.objectives())
+        directions.push_back(toLower(std::string(studyDirectionName(d))));
+    return "created study '" + printable(studyName) + "' (" + join(directions, ", ") + ", sampler " +
            options.sampler.toJson().dump() + ", pruner " + options.pruner.toJson().dump() + ") in " + location + "\n";
 }
 
@@ -85,8 +135,11 @@ nlohmann::json askedTrialJson(const AskedTrial& asked)
 std::string toldTrialText(const TrialRecord& trial)
 {
     std::string text = "trial " + std::to_string(trial.number) + ": " + std::string(trialStateName(trial.state));
-    if (!trial.values.empty())
-        text += " (value " + formatDouble(trial.values.front()) + ")";
+    std::vector<std::string> values;
+    for (double v : trial.values)
+        values.push_back(formatDouble(v));
+    if (!values.empty())
+        text += std::string(values.size() == 1 ? " (value " : " (values ") + join(values, ", ") + ")";
     return text + "\n";
 }
 

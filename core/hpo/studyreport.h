@@ -12,8 +12,9 @@
 
 namespace pitwall {
 
-// One object per study: name, directions, trials, complete, pruned, failed, running, best_value, best_trial, and for
-// a single-objective study its sampler and pruner kinds.
+// One object per study: name, directions, trials, complete, pruned, failed, running, best_value, best_trial (the first
+// objective's), sampler, for a single-objective study its pruner kind, and for a multi-objective one pareto_front
+// (how many trials are on it).
 nlohmann::json studyListJson(const std::vector<StudySummary>& studies);
 // The same as a table with a header line, one study a line ("-" where there is no best value, sampler or pruner).
 std::string studyListText(const std::vector<StudySummary>& studies);
@@ -23,13 +24,19 @@ nlohmann::json bestTrialJson(const TrialRecord& best);
 // "best trial N of 'STUDY': value V" and one "  name: value" line per parameter.
 std::string bestTrialText(const std::string& studyName, const TrialRecord& best);
 
-// "created study 'NAME' (minimize|maximize, sampler {...}, pruner {...}) in LOCATION" (the settings' JSON).
+// {"best_trials": [{"number": N, "values": [...], "params": {...}}, ...]}: a multi-objective study's Pareto front, as
+// Optuna's Study.best_trials.
+nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front);
+// "Pareto front of 'STUDY' (minimize, maximize): N trials" and a line per trial: its values and parameters.
+std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front);
+
+// "created study 'NAME' (minimize|maximize[, ...], sampler {...}, pruner {...}) in LOCATION" (the settings' JSON).
 std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location);
 
 // {"number", "params", "fixed", "overrides"} of a trial that `study ask` started.
 nlohmann::json askedTrialJson(const AskedTrial& asked);
 
-// "trial N: STATE" with " (value V)" when it has a value: a trial that `study tell` ended.
+// "trial N: STATE" with " (value V)" (" (values V1, V2)") when it has values: a trial that `study tell` ended.
 std::string toldTrialText(const TrialRecord& trial);
 
 } // namespace pitwall

@@ -1,7 +1,8 @@
 #pragma once
 // What a caller of the ask/tell protocol reports about a trial (`pitwall study tell`, the window), read from
-// text and checked against the protocol's rules before anything is written: a value completes a trial, pruned
-// and fail take none, and something must be told.
+// text and checked against the protocol's rules before anything is written: values (one per objective) complete a
+// trial, pruned and fail take none, and something must be told. The number of values is checked against the study
+// by Study::tell.
 
 #include "core/store/records.h"
 
@@ -16,7 +17,8 @@ namespace pitwall {
 
 struct TellRequest {
     std::vector<std::pair<std::int64_t, double>> intermediate; // (step >= 0, value) in the order given
-    std::optional<double> value;                               // set only with state Complete
+    std::vector<double> values;                                // one per objective; only with state Complete
+    std::vector<double> constraints;                           // Optuna's: feasible when every one is <= 0
     std::optional<TrialState> state;                           // Complete, Pruned or Fail; nullopt: only steps
 };
 
@@ -28,8 +30,13 @@ using TellWarning = std::function<void(const std::string&)>;
 // "<what> '<text>' is not a number" otherwise.
 double parseReportedValue(const std::string& text, const std::string& what, const TellWarning& warn);
 
-// The request from `study tell`'s options: `intermediate` items "STEP=VALUE", the --value and --state texts.
-// A value without a state completes the trial. InputError (naming the option) when a rule is broken.
+// The request from `study tell`'s options: `intermediate` items "STEP=VALUE", the --value texts (repeated, one per
+// objective), the --constraint texts and the --state text. Values without a state complete the trial. InputError
+// (naming the option) when a rule is broken.
+TellRequest parseTellRequest(const std::vector<std::string>& intermediate, const std::vector<std::string>& values,
+                             const std::vector<std::string>& constraints, const std::optional<std::string>& state,
+                             const TellWarning& warn);
+// One value at most (a single-objective caller).
 TellRequest parseTellRequest(const std::vector<std::string>& intermediate, const std::optional<std::string>& value,
                              const std::optional<std::string>& state, const TellWarning& warn);
 

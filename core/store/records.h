@@ -87,6 +87,7 @@ struct StudySummary {
     int running = 0, waiting = 0, complete = 0, pruned = 0, failed = 0;
     std::optional<double> bestValue;
     std::optional<int> bestTrialNumber;
+    std::optional<int> paretoSize; // several objectives: how many trials are on the Pareto front (core/store/pareto.h)
     int total() const { return running + waiting + complete + pruned + failed; }
 };
 

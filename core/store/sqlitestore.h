@@ -78,6 +78,7 @@ public:
     std::vector<BenchmarkRecord> benchmarks(const std::string& suite = {}) override;
 
 private:
+    int paretoFrontSize(const StudyRecord& study); // inside a read transaction
     void requireWritable() const;
     // False for a file without Pitwall tables (an Optuna file opened ReadOnly); re-checked while false.
     bool hasPitwallTables();

@@ -3,6 +3,7 @@
 #include "core/store/sqlitestore.h"
 
 #include "core/store/besttrial.h"
+#include "core/store/pareto.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -74,6 +75,39 @@ std::optional<StudyRecord> SqliteStore::findStudy(const std::string& name)
     });
 }
 
+// The size of a multi-objective study's Pareto front (core/store/pareto.h's rule) from its COMPLETE trials' values
+// and constraints only. Called inside a read transaction.
+int SqliteStore::paretoFrontSize(const StudyRecord& study)
+{
+    std::vector<TrialRecord> trials;
+    std::unordered_map<std::int64_t, std::size_t> indexOf;
+    auto values = m_db->cached("SELECT t.trial_id, t.number, v.objective, v.value, v.value_type FROM trials t JOIN "
+                               "trial_values v ON v.trial_id = t.trial_id WHERE t.study_id = ? AND t.state = 'COMPLETE' "
+                               "ORDER BY t.number, v.objective");
+    values.bind(1, study.id);
+    while (values.step()) {
+        const std::int64_t id = values.int64(0);
+        auto [it, added] = indexOf.try_emplace(id, trials.size());
+        if (added) {
+            TrialRecord trial;
+            trial.id = id;
+            trial.number = static_cast<int>(values.int64(1));
+            trial.state = TrialState::Complete;
+            trials.push_back(std::move(trial));
+        }
+        trials[it->second].values.push_back(decodeValue(values, 3, 4));
+    }
+    auto constraints = m_db->cached("SELECT a.trial_id, a.value_json FROM trial_system_attributes a JOIN trials t ON "
+                                    "t.trial_id = a.trial_id WHERE t.study_id = ? AND a.\"key\" = 'constraints'");
+    constraints.bind(1, study.id);
+    while (constraints.step()) {
+        const auto it = indexOf.find(constraints.int64(0));
+        if (it != indexOf.end())
+            trials[it->second].systemAttrs[kConstraintsAttr] = decodeJson(constraints.text(1));
+    }
+    return static_cast<int>(paretoFrontIndices(trials, study.directions).size());
+}
+
 std::vector<StudySummary> SqliteStore::listStudies()
 {
     return m_db->read([&] {
@@ -140,6 +174,8 @@ std::vector<StudySummary> SqliteStore::listStudies()
         for (std::size_t i = 0; i < summaries.size(); ++i) {
             summaries[i].bestValue = best[i].value();
             summaries[i].bestTrialNumber = best[i].number();
+            if (summaries[i].study.directions.size() > 1)
+                summaries[i].paretoSize = paretoFrontSize(summaries[i].study);
         }
         return summaries;
     });

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real `pitwall` executable and captures what it printed and its exit status.
 
+#include <QFile>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -27,6 +28,13 @@ inline CliResult runCli(const QStringList& args, const QString& workingDir = QSt
     result.out = QString::fromUtf8(process.readAllStandardOutput());
     result.err = QString::fromUtf8(process.readAllStandardError());
     return result;
+}
+
+// Writes `text` to `path` (a test's input file, such as a search space); false when it cannot.
+inline bool writeTestFile(const QString& path, const QByteArray& text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
 }
 
 // The cells of one Markdown table line as the CLI prints it, "| a | b |" -> {"a", "b"}.

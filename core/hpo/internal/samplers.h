@@ -15,5 +15,6 @@ double singleValue(const Distribution& distribution);
 std::unique_ptr<Sampler> makeRandomSampler();
 std::unique_ptr<Sampler> makeGridSampler();
 std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options);
+std::unique_ptr<Sampler> makeNsga2Sampler(const Nsga2Options& options);
 
 } // namespace pitwall::hpo_internal

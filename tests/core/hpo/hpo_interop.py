@@ -5,6 +5,10 @@ Each mode prints one JSON document on its last line of stdout:
         create (or load) the study and let Optuna run N trials of the test objective over SPACE_JSON
         ({name: {"kind": "float"|"int"|"categorical", ...}}); prints the study's trials.
   dump DB STUDY       prints the study's trials as Optuna sees them.
+  multi DB STUDY N SPACE_JSON [--create] [--directions D1,D2] [--population P] [--constrained]
+        the same with two objectives (objective_values) and Optuna's NSGAIISampler (seed 7); --constrained adds the
+        constraint box - 7 <= 0; prints the trials with their values and constraints, best_trials (Optuna 3.1's:
+        constraints ignored) and feasible_best_trials (the front of the feasible trials, the newest Optuna's meaning).
   prune SCENARIOS_JSON replays pruning scenarios with Optuna's pruners and prints their decisions.
 """
 import json
@@ -85,6 +89,36 @@ def dump(args):
     print(json.dumps(trials_json(study)))
 
 
+def objective_values(params):
+    # Two objectives that pull apart: the bowl above, and the distance from 4 over the numeric parameters.
+    second = sum((float(v) - 4.0) ** 2 for v in params.values() if not isinstance(v, str))
+    return objective_value(params), second
+
+
+def multi(args):
+    db, name, n, space = args[0], args[1], int(args[2]), json.loads(args[3])
+    directions = args[args.index("--directions") + 1].split(",") if "--directions" in args else ["minimize"] * 2
+    population = int(args[args.index("--population") + 1]) if "--population" in args else 50
+    constraints_func = (lambda t: [t.params["box"] - 7.0]) if "--constrained" in args else None
+    sampler = optuna.samplers.NSGAIISampler(seed=7, population_size=population, constraints_func=constraints_func)
+    if "--create" in args:
+        study = optuna.create_study(storage=storage_url(db), study_name=name, directions=directions, sampler=sampler)
+    else:
+        study = optuna.load_study(storage=storage_url(db), study_name=name, sampler=sampler)
+    study.optimize(lambda trial: objective_values(suggest(trial, space)), n_trials=n)
+    trials = study.get_trials(deepcopy=False)
+    feasible = [t for t in trials if all(c <= 0 for c in t.system_attrs.get("constraints", []))]
+    from optuna.study._multi_objective import _get_pareto_front_trials_by_trials
+    print(json.dumps({
+        "directions": [d.name for d in study.directions],
+        "trials": [{"number": t.number, "state": t.state.name, "params": t.params, "values": t.values,
+                    "constraints": t.system_attrs.get("constraints"),
+                    "generation": t.system_attrs.get("nsga2:generation")} for t in trials],
+        "best_trials": [t.number for t in study.best_trials],
+        "feasible_best_trials": [t.number for t in _get_pareto_front_trials_by_trials(feasible, study.directions)],
+    }))
+
+
 def make_pruner(spec):
     name = spec["name"]
     if name == "median":
@@ -129,4 +163,4 @@ def prune(args):
 
 
 if __name__ == "__main__":
-    {"run": run, "dump": dump, "prune": prune}[sys.argv[1]](sys.argv[2:])
+    {"run": run, "dump": dump, "multi": multi, "prune": prune}[sys.argv[1]](sys.argv[2:])

@@ -59,6 +59,8 @@ private Q_SLOTS:
     void optunaStudyContinuedByPitwall();
     void pitwallStudyContinuedByOptuna();
     void gridSharedWithOptuna();
+    void multiObjectiveOptunaStudyContinuedByPitwall();
+    void multiObjectivePitwallStudyContinuedByOptuna();
     void prunersDecideAsOptuna_data();
     void prunersDecideAsOptuna();
 
@@ -230,6 +232,125 @@ Json learningCurves()
 }
 
 } // namespace
+
+namespace {
+
+const char* kMultiSpace = R"({"box": {"kind": "float", "low": 5.0, "high": 10.0},
+                              "cls": {"kind": "float", "low": 0.2, "high": 4.0}})";
+
+// hpo_interop.py's objective_values: the bowl, and the distance from 4 over the numeric parameters.
+std::pair<double, double> objectiveValues(const Json& params)
+{
+    double second = 0.0;
+    for (auto it = params.begin(); it != params.end(); ++it)
+        if (it.value().is_number())
+            second += std::pow(it.value().get<double>() - 4.0, 2);
+    return {objectiveValue(params), second};
+}
+
+std::vector<int> frontNumbers(const CliResult& best)
+{
+    std::vector<int> numbers;
+    const Json parsed = Json::parse(best.out.toStdString());
+    for (const Json& t : parsed["best_trials"])
+        numbers.push_back(t["number"].get<int>());
+    return numbers;
+}
+
+} // namespace
+
+void TestHpoOptunaInterop::multiObjectiveOptunaStudyContinuedByPitwall()
+{
+    // Optuna 3.1 runs NSGA-II (population 10) on two objectives, one maximised, with a constraint (box <= 7).
+    const QString db = m_dir.filePath("mo_from_optuna.db");
+    const Json run = python({"multi", db, "mo", "30", kMultiSpace, "--create", "--directions", "minimize,maximize",
+                             "--population", "10", "--constrained"});
+    QCOMPARE(run["trials"].size(), std::size_t(30));
+    // Pitwall's front is Optuna's front of the feasible trials (the newest Optuna's best_trials).
+    const CliResult best = runCli({"study", "best", "--db", db, "--study", "mo", "--json"});
+    QCOMPARE(best.exitCode, 0);
+    QCOMPARE(frontNumbers(best), run["feasible_best_trials"].get<std::vector<int>>());
+    QVERIFY(run["feasible_best_trials"] != run["best_trials"]); // the constraint mattered
+    const Json listed = Json::parse(runCli({"study", "list", "--db", db, "--json"}).out.toStdString())["studies"][0];
+    QCOMPARE(listed["directions"], Json::array({"minimize", "maximize"}));
+    QCOMPARE(listed["sampler"].get<std::string>(), std::string("nsga2")); // Optuna's default for several objectives
+    QCOMPARE(listed["pareto_front"].get<int>(), int(run["feasible_best_trials"].size()));
+
+    // Pitwall continues it with its NSGA-II: the next generation, bred from Optuna's trials.
+    const QString spaceFile = m_dir.filePath("mo.yaml");
+    QVERIFY(writeTestFile(spaceFile, "box: {type: uniform, min: 5, max: 10}\ncls: {type: uniform, min: 0.2, max: 4}\n"));
+    std::vector<Json> asked;
+    for (int i = 0; i < 5; ++i) {
+        const CliResult ask = runCli({"study", "ask", "--db", db, "--study", "mo", "--space", spaceFile, "--model",
+                                      "autospeed"});
+        QCOMPARE(ask.exitCode, 0);
+        asked.push_back(Json::parse(ask.out.trimmed().toStdString()));
+        const auto [f1, f2] = objectiveValues(asked.back()["params"]);
+        const double box = asked.back()["params"]["box"].get<double>();
+        QCOMPARE(runCli({"study", "tell", "--db", db, "--study", "mo", "--trial",
+                         QString::number(asked.back()["number"].get<int>()), "--value", QString::number(f1, 'g', 17),
+                         "--value", QString::number(f2, 'g', 17), "--constraint", QString::number(box - 7.0, 'g', 17)})
+                     .exitCode,
+                 0);
+    }
+    // Optuna reads Pitwall's trials (values, constraints, generation) and continues with its own NSGA-II.
+    const Json after = python({"multi", db, "mo", "5", kMultiSpace, "--population", "10", "--constrained"});
+    QCOMPARE(after["trials"].size(), std::size_t(40));
+    for (int i = 0; i < 5; ++i) {
+        const Json& t = after["trials"][30 + i];
+        QCOMPARE(t["state"].get<std::string>(), std::string("COMPLETE"));
+        QCOMPARE(t["params"], asked[i]["params"]);
+        const auto [f1, f2] = objectiveValues(asked[i]["params"]);
+        QCOMPARE(t["values"], Json::array({f1, f2}));
+        QCOMPARE(t["generation"].get<int>(), 3); // 30 trials of population 10: generations 0, 1, 2 complete
+        QCOMPARE(t["constraints"].size(), std::size_t(1));
+    }
+    QCOMPARE(frontNumbers(runCli({"study", "best", "--db", db, "--study", "mo", "--json"})),
+             after["feasible_best_trials"].get<std::vector<int>>());
+}
+
+void TestHpoOptunaInterop::multiObjectivePitwallStudyContinuedByOptuna()
+{
+    const QString db = m_dir.filePath("mo_from_pitwall.db");
+    const QString spaceFile = m_dir.filePath("mo2.yaml");
+    QVERIFY(writeTestFile(spaceFile, "box: {type: uniform, min: 5, max: 10}\ncls: {type: uniform, min: 0.2, max: 4}\n"));
+    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "mo", "--direction", "minimize", "--direction",
+                     "minimize", "--seed", "5", "--population-size", "6"})
+                 .exitCode,
+             0);
+    std::vector<Json> asked;
+    for (int i = 0; i < 14; ++i) {
+        const CliResult ask = runCli({"study", "ask", "--db", db, "--study", "mo", "--space", spaceFile, "--model",
+                                      "autospeed"});
+        QCOMPARE(ask.exitCode, 0);
+        asked.push_back(Json::parse(ask.out.trimmed().toStdString()));
+        const auto [f1, f2] = objectiveValues(asked.back()["params"]);
+        QCOMPARE(runCli({"study", "tell", "--db", db, "--study", "mo", "--trial", QString::number(i), "--value",
+                         QString::number(f1, 'g', 17), "--value", QString::number(f2, 'g', 17)})
+                     .exitCode,
+                 0);
+    }
+    const std::vector<int> pitwallFront = frontNumbers(runCli({"study", "best", "--db", db, "--study", "mo", "--json"}));
+    const Json after = python({"multi", db, "mo", "4", kMultiSpace, "--population", "6"});
+    QCOMPARE(after["directions"], Json::array({"MINIMIZE", "MINIMIZE"}));
+    QCOMPARE(after["trials"].size(), std::size_t(18));
+    for (int i = 0; i < 14; ++i) {
+        QCOMPARE(after["trials"][i]["params"], asked[i]["params"]);
+        const auto [f1, f2] = objectiveValues(asked[i]["params"]);
+        QCOMPARE(after["trials"][i]["values"], Json::array({f1, f2}));
+        QCOMPARE(after["trials"][i]["generation"].get<int>(), i < 6 ? 0 : (i < 12 ? 1 : 2));
+    }
+    // Optuna 3.1's best_trials over Pitwall's 14 trials (no constraints) is Pitwall's front; after Optuna's four,
+    // the two still agree.
+    std::vector<int> optunaFrontOfFirst14;
+    for (int n : after["best_trials"].get<std::vector<int>>())
+        if (n < 14)
+            optunaFrontOfFirst14.push_back(n);
+    for (int n : optunaFrontOfFirst14)
+        QVERIFY(std::find(pitwallFront.begin(), pitwallFront.end(), n) != pitwallFront.end());
+    QCOMPARE(frontNumbers(runCli({"study", "best", "--db", db, "--study", "mo", "--json"})),
+             after["best_trials"].get<std::vector<int>>());
+}
 
 void TestHpoOptunaInterop::prunersDecideAsOptuna_data()
 {

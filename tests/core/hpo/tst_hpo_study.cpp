@@ -349,6 +349,19 @@ void TestStudy::cliAskFreeParameters()
     QCOMPARE(storetest::scalar(file.toStdString(), "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'"),
              std::string("3"));
 
+    // Several objectives: the same free parameters, one value per objective.
+    QCOMPARE(runCli({"study", "create", "--db", file, "--study", "bb2", "--direction", "minimize", "--direction",
+                     "maximize", "--seed", "7"})
+                 .exitCode,
+             0);
+    const CliResult ask2 = runCli({"study", "ask", "--db", file, "--study", "bb2", "--space", space});
+    QVERIFY2(ask2.exitCode == 0, qPrintable(ask2.err));
+    QCOMPARE(parseLine(ask2.out)["params"].toObject().keys(), (QStringList{"x", "y"}));
+    const CliResult tell2 =
+        runCli({"study", "tell", "--db", file, "--study", "bb2", "--trial", "0", "--value", "1.5", "--value", "2"});
+    QVERIFY2(tell2.exitCode == 0, qPrintable(tell2.err));
+    QVERIFY2(tell2.out.startsWith("trial 0: COMPLETE"), qPrintable(tell2.out));
+
     // A near miss is a typo, not a free parameter; with --model every name must be the model's key.
     QVERIFY(writeFile(m_dir.filePath("typo.yaml"), "bx: {type: uniform, min: 5, max: 10}\n"));
     const CliResult typo =
@@ -382,7 +395,7 @@ void TestStudy::cliRejectsBadInput()
     const QList<Case> cases = {
         {{"study", "create", "--study", "bad"}, "a study named 'bad' already exists"},
         {{"study", "create", "--study", "x", "--sampler", "cmaes"},
-         "--sampler 'cmaes' is not one of random, grid, tpe"},
+         "--sampler 'cmaes' is not one of random, grid, tpe, nsga2"},
         {{"study", "create", "--study", "x", "--direction", "up"}, "--direction 'up' is not minimize or maximize"},
         {{"study", "create", "--study", "x", "--pruner", "patient"},
          "--pruner 'patient' is not one of none, median, sha, hyperband"},

@@ -54,7 +54,7 @@ void TestHpoStudyArgs::badValuesNameTheOption_data()
     QTest::addColumn<QString>("option");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
-    QTest::newRow("sampler") << "sampler" << "cmaes" << "--sampler 'cmaes' is not one of random, grid, tpe";
+    QTest::newRow("sampler") << "sampler" << "cmaes" << "--sampler 'cmaes' is not one of random, grid, tpe, nsga2";
     QTest::newRow("pruner") << "pruner" << "patient" << "--pruner 'patient' is not one of none, median, sha, hyperband";
     QTest::newRow("negative seed") << "seed" << "-1" << "--seed '-1' is not an integer >= 0";
     QTest::newRow("reduction factor") << "reduction-factor" << "1" << "--reduction-factor '1' is not an integer >= 2";

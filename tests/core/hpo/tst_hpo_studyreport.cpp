@@ -36,7 +36,7 @@ void TestHpoStudyReport::tellRequestsThatFollowTheRules()
 {
     const TellRequest complete = parseTellRequest({}, text("0.25"), std::nullopt, {});
     QCOMPARE(complete.state, std::optional<TrialState>(TrialState::Complete)); // a value alone completes
-    QCOMPARE(complete.value, std::optional<double>(0.25));
+    QCOMPARE(complete.values, std::vector<double>{0.25});
 
     const TellRequest steps = parseTellRequest({"0=1.5", "3=0.5"}, std::nullopt, std::nullopt, {});
     QVERIFY(!steps.state);
@@ -46,7 +46,7 @@ void TestHpoStudyReport::tellRequestsThatFollowTheRules()
 
     const TellRequest pruned = parseTellRequest({"2=0.1"}, std::nullopt, text("PRUNED"), {});
     QCOMPARE(pruned.state, std::optional<TrialState>(TrialState::Pruned));
-    QVERIFY(!pruned.value);
+    QVERIFY(pruned.values.empty());
 }
 
 void TestHpoStudyReport::tellRequestsThatBreakThem_data()

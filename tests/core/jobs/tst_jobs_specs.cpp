@@ -234,7 +234,7 @@ void TestJobsSpecs::badValuesNameTheirOption_data()
     QTest::newRow("trials") << QStringList{"hpo", "--trials", "0"} << "--trials"
                             << "--trials '0' is not an integer >= 1";
     QTest::newRow("sampler") << QStringList{"hpo", "--sampler", "cma"} << "--sampler"
-                             << "--sampler 'cma' is not one of random, grid, tpe";
+                             << "--sampler 'cma' is not one of random, grid, tpe, nsga2";
     QTest::newRow("resume") << QStringList{"hpo", "--resume", "S", "--study", "T"} << "--study"
                             << "--resume continues with the study's stored settings; --study cannot change them "
                                "(--trials, --partition, --backend and --heartbeat-* can)";

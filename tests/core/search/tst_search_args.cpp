@@ -238,6 +238,10 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "startup-trials",
                              "multivariate",
                              "constant-liar",
+                             "population-size",
+                             "mutation-prob",
+                             "crossover-prob",
+                             "swapping-prob",
                              "pruner",
                              "warmup-steps",
                              "pruner-startup-trials",
@@ -259,7 +263,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "trial-timeout",
                              "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(31));
+    QCOMPARE(search.size(), std::size_t(35));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
