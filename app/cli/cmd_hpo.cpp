@@ -77,7 +77,7 @@ int searchExitStatus(const SearchSpec& spec, const SearchResult& r, bool cancell
         std::fprintf(stderr, "pitwall hpo: %s\n", r.error.c_str());
         return kExitFailure;
     }
-    if (!r.best && r.counts.pruned == 0) {
+    if (!r.best && r.front.empty() && r.counts.pruned == 0) {
         std::fprintf(stderr, "pitwall hpo: no trial completed (see the fail reasons above and the logs in %s)\n",
                      r.settings.logDir.c_str());
         return kExitFailure;

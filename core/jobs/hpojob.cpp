@@ -17,8 +17,8 @@ using jobs::addOption;
 void checkResumeArgs(const cmdline::Args& args)
 {
     for (const char* option :
-         {"space", "command", "config", "sampler", "pruner", "direction", "objective", "study", "epochs", "model",
-          "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout"})
+         {"space", "command", "config", "sampler", "pruner", "direction", "objective", "constraint", "study", "epochs",
+          "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout"})
         if (args.value(option))
             throw InputError::forOption(option, std::string("--resume continues with the study's stored settings; --") +
                                                     option +
@@ -45,6 +45,15 @@ void addStudyOptions(std::vector<std::string>& words, const StudyOptions& option
         addOption(words, "startup-trials", std::to_string(sampler.tpe.startupTrials));
     addFlag(words, "multivariate", sampler.tpe.multivariate);
     addFlag(words, "constant-liar", sampler.tpe.constantLiar);
+    const Nsga2Options nsga2;
+    if (sampler.nsga2.populationSize != nsga2.populationSize)
+        addOption(words, "population-size", std::to_string(sampler.nsga2.populationSize));
+    if (sampler.nsga2.mutationProb)
+        addOption(words, "mutation-prob", sampler.nsga2.mutationProb);
+    if (sampler.nsga2.crossoverProb != nsga2.crossoverProb)
+        addOption(words, "crossover-prob", std::optional<double>(sampler.nsga2.crossoverProb));
+    if (sampler.nsga2.swappingProb != nsga2.swappingProb)
+        addOption(words, "swapping-prob", std::optional<double>(sampler.nsga2.swappingProb));
     const PrunerSettings& pruner = options.pruner;
     const PrunerSettings defaults = PrunerSettings::defaults(pruner.kind);
     addOption(words, "pruner", std::string(prunerKindName(pruner.kind)));
@@ -82,14 +91,17 @@ std::vector<std::string> HpoJob::toArgs() const
     addOption(words, "epochs", epochs);
     if (!command.empty())
         addOption(words, "command", command);
-    addOption(words, "objective", objective);
+    for (const std::string& objective : objectives)
+        addOption(words, "objective", objective);
+    for (const std::string& constraint : constraints)
+        addOption(words, "constraint", constraint);
     if (!model.empty())
         addOption(words, "model", model);
     addOption(words, "term-grace", termGraceSeconds);
     addOption(words, "trial-timeout", trialTimeoutSeconds);
     addOption(words, "study", study);
-    if (direction)
-        addOption(words, "direction", lowerCase(studyDirectionName(*direction)));
+    for (StudyDirection direction : directions)
+        addOption(words, "direction", lowerCase(studyDirectionName(direction)));
     if (!resume)
         addStudyOptions(words, studyOptions);
     addOption(words, "log-dir", logDir);
@@ -119,13 +131,14 @@ HpoJob HpoJob::fromArgs(const cmdline::Args& args)
     job.trials = jobs::countOption(args, "trials", 1);
     job.epochs = jobs::countOption(args, "epochs", 1);
     job.command = args.value("command", "");
-    job.objective = args.value("objective");
+    job.objectives = args.values("objective");
+    job.constraints = args.values("constraint");
     job.model = args.value("model", "");
     job.termGraceSeconds = seconds(args, "term-grace");
     job.trialTimeoutSeconds = seconds(args, "trial-timeout");
     job.study = args.value("study");
-    job.direction = directionFromArgs(args);
-    job.studyOptions = studyOptionsFromArgs(args);
+    job.directions = directionsFromArgs(args);
+    job.studyOptions = studyOptionsFromArgs(args, job.directions.size());
     job.logDir = args.value("log-dir");
     job.finalEpochs = jobs::countOption(args, "final-epochs", 1);
     job.bestParams = args.value("best-params");
@@ -157,8 +170,17 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
     const std::vector<cmdline::OptionSpec> search{
         {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
         {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},
-        {"objective", "KEY", "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective)"},
-        {"direction", "DIR", "minimize or maximize (default: the config's hpo.direction, else minimize)"},
+        {"objective", "KEY",
+         "built-in: validation metric to optimise, e.g. val/waypoint_l1 (default: hpo.objective); repeatable, in "
+         "pairs with --direction for several objectives, then any metric a trial records (full_fps, a command's "
+         "final-line field)",
+         true},
+        {"direction", "DIR",
+         "minimize or maximize (default: the config's hpo.direction, else minimize); once per objective", true},
+        {"constraint", "KEY<=X",
+         "a trial is feasible only when its metric KEY is <= X (or >= X); repeatable; infeasible trials are never "
+         "best",
+         true},
         {"final-epochs", "N", "afterwards, retrain default and best for N epochs and compare on held-out data"},
         {"best-params", "FILE",
          "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},

@@ -24,13 +24,14 @@ struct HpoJob {
     std::optional<int> trials;          // --trials, >= 1
     std::optional<int> epochs;          // --epochs, >= 1
     std::string command;                // --command TEXT, "" for the built-in trainer
-    std::optional<std::string> objective;
+    std::vector<std::string> objectives; // --objective, repeatable: several pair with --direction, one per objective
+    std::vector<std::string> constraints; // --constraint "KEY<=X" / "KEY>=X", repeatable
     std::string model;
     std::optional<double> termGraceSeconds;    // > 0
     std::optional<double> trialTimeoutSeconds; // --trial-timeout, > 0; stored with the study
     std::optional<std::string> study;
-    std::optional<StudyDirection> direction;
-    StudyOptions studyOptions; // sampler and pruner (its direction is `direction`): --sampler, --seed, ..., --pruner
+    std::vector<StudyDirection> directions; // --direction, repeatable: one per objective; empty: the config's
+    StudyOptions studyOptions; // sampler and pruner (its directions are `directions`): --sampler, --seed, ..., --pruner
     std::optional<std::string> logDir;
     std::optional<int> finalEpochs; // >= 1
     std::optional<std::string> bestParams;
@@ -57,7 +58,7 @@ struct HpoJob {
     // The options fromArgs reads besides --db and --json (`pitwall hpo --help` lists them in this order).
     static std::vector<cmdline::OptionSpec> optionSpecs();
     // The fields `pitwall hpo --check --json` reports problems at: configs, space, trials, epochs, sampler, pruner,
-    // objective, direction, final_epochs, study, partition, backend, ... (one per option).
+    // objective, direction, constraint, final_epochs, study, partition, backend, ... (one per option).
     static const JobFields& fields();
 };
 

@@ -72,12 +72,30 @@ CommandOutputLine classifyOutputLine(const std::string& line)
         out.error = "not a JSON object";
         return out;
     }
+    if (out.json.contains("objectives")) {
+        const Json& list = out.json["objectives"];
+        if (!list.is_array() || list.empty()) {
+            out.error = "\"objectives\" is not a list of numbers (one per objective)";
+            return out;
+        }
+        for (const Json& v : list) {
+            if (!v.is_number()) {
+                out.error = "\"objectives\" holds " + v.dump() + ", not a number";
+                return out;
+            }
+            out.values.push_back(v.get<double>());
+        }
+    }
     if (out.json.contains("objective")) {
         if (!out.json["objective"].is_number()) {
             out.error = "\"objective\" is not a number";
             return out;
         }
         out.value = out.json["objective"].get<double>();
+        out.kind = CommandOutputLine::Kind::Objective;
+        return out;
+    }
+    if (!out.values.empty()) {
         out.kind = CommandOutputLine::Kind::Objective;
         return out;
     }
@@ -199,6 +217,7 @@ public:
     }
 
     std::optional<double> objective;
+    std::vector<double> objectives; // its "objectives" list, if it printed one
     Json metrics = Json::object(); // the objective line's other fields
     std::string firstBadLine, firstBadError;
     int badLines = 0;
@@ -232,9 +251,11 @@ private:
             handleIntermediate(parsed);
             break;
         case CommandOutputLine::Kind::Objective:
-            objective = parsed.value;
+            if (parsed.json.contains("objective"))
+                objective = parsed.value;
+            objectives = parsed.values;
             for (auto it = parsed.json.begin(); it != parsed.json.end(); ++it)
-                if (it.key() != "objective")
+                if (it.key() != "objective" && it.key() != "objectives")
                     metrics[it.key()] = it.value();
             break;
         }
@@ -290,11 +311,17 @@ void finishUnprunedTrial(TrialOutcome& outcome, const CommandWatch& watch, const
         outcome.failReason = "cancelled";
     } else if (!watch.exit->exited || watch.exit->code != 0) {
         outcome.failReason = "the command ended with " + ended;
-    } else if (!watch.objective) {
-        outcome.failReason = "the command exited 0 without printing {\"objective\": V}";
+    } else if (!watch.objective && watch.objectives.empty()) {
+        outcome.failReason = "the command exited 0 without printing {\"objective\": V} (or {\"objectives\": [V, ...]})";
     } else {
         outcome.state = TrialState::Complete;
         outcome.value = watch.objective;
+        outcome.objectives = watch.objectives;
+        if (watch.objective)
+            outcome.metrics["objective"] = *watch.objective;
+        for (auto it = watch.metrics.begin(); it != watch.metrics.end(); ++it)
+            if (it.value().is_number())
+                outcome.metrics[it.key()] = it.value().get<double>();
         store.finishRun(runId, RunStatus::Succeeded, exitCode, "");
         return;
     }

@@ -5,7 +5,8 @@
 //   {"step": 3, "value": 0.41}      an intermediate value (e.g. after epoch 3); other numeric fields of the
 //                                   line are stored as metric series of the trial's run
 //   {"objective": 0.39, ...}        the final value; the other fields are stored as the trial's user attr
-//                                   "metrics"
+//                                   "metrics" (and numeric ones are what --objective KEY / --constraint name)
+//   {"objectives": [0.39, 120]}     the final values of a study with several objectives, in its order
 //
 // Every other stdout line (text, malformed JSON) goes to the trial's log file, where stderr goes too; the log
 // is recorded as an artifact of the trial's run (kind "log") and as the trial user attr "log_file". Output is
@@ -51,11 +52,12 @@ struct CommandOutputLine {
     Kind kind = Kind::Text;
     std::int64_t step = 0;
     double value = 0.0;
+    std::vector<double> values; // Objective: its "objectives" list, if it has one
     Json json;         // the parsed object (Intermediate, Objective, OtherJson)
     std::string error; // BadJson: the parser's message
 };
-// A line that starts with '{' must be a JSON object; "step" must be an integer >= 0 and "value" / "objective"
-// numbers, else it is BadJson with the reason.
+// A line that starts with '{' must be a JSON object; "step" must be an integer >= 0, "value" / "objective"
+// numbers and "objectives" a non-empty list of numbers, else it is BadJson with the reason.
 CommandOutputLine classifyOutputLine(const std::string& line);
 
 class CommandRunner : public TrialRunner {

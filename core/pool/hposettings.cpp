@@ -30,6 +30,8 @@ Json HpoSettings::toJson() const
            {"overrides", overrides},
            {"command", command},
            {"objective", objective},
+           {"objectives", objectives},
+           {"constraints", constraints},
            {"backend", backend},
            {"partition", partition},
            {"model", model},
@@ -54,6 +56,8 @@ HpoSettings HpoSettings::fromJson(const Json& j)
         if (j.contains("epochs") && !j["epochs"].is_null())
             s.epochs = j["epochs"].get<int>();
         s.objective = j.value("objective", std::string());
+        s.objectives = j.value("objectives", std::vector<std::string>{});
+        s.constraints = j.value("constraints", std::vector<std::string>{});
         s.backend = j.value("backend", std::string("cpu"));
         s.partition = j.value("partition", std::string("SPX"));
         s.model = j.value("model", std::string());

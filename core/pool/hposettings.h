@@ -21,6 +21,10 @@ struct HpoSettings {
     std::string command;                // external command template; empty: the built-in trainer
     std::optional<int> epochs;          // --epochs: every enabled stage trains this many epochs
     std::string objective;              // built-in: a validation metric ("val/loss"); a command: "objective"
+    // Several objectives (the study's directions, in order): the metric each one reads from what a trial records
+    // (core/pool/objectives.h); "" for a command's i-th value of {"objectives": [...]}. Empty: one, `objective`.
+    std::vector<std::string> objectives;
+    std::vector<std::string> constraints; // "KEY<=X" / "KEY>=X" on what a trial records, stored as Optuna's
     std::string backend = "cpu";        // device backend the pool used
     std::string partition = "SPX";      // partition mode
     std::string model;                  // owner whose keys bare space names mean ("" = experiment.model)

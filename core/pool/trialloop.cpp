@@ -4,6 +4,7 @@
 #include "core/pool/internal/heartbeat.h"
 #include "core/pool/internal/proctree.h"
 #include "core/pool/internal/triallog.h"
+#include "core/pool/objectives.h"
 #include "core/pool/trialstate.h"
 #include "core/store/storefile.h"
 #include "core/util/error.h"
@@ -62,6 +63,8 @@ TrialContext makeTrialContext(const WorkerLoopOptions& options, const AskedTrial
     context.logFile = (dir / "trial.log").string();
     context.cancel = options.cancel;
     context.report = [&study, &trial](std::int64_t step, double value) {
+        if (study.objectiveCount() > 1)
+            return false; // intermediate values and pruning are single-objective for now (core/hpo/study.h)
         study.report(trial.number, step, value);
         return study.shouldPrune(trial.number);
     };
@@ -93,17 +96,27 @@ TrialState tellOutcome(Study& study, Store& store, const TrialRecord& trial, con
 {
     TrialState ended = outcome.state;
     try {
-        if (outcome.state == TrialState::Complete && outcome.value) {
-            ended = study.tell(trial.number, TrialState::Complete, outcome.value);
-            if (ended == TrialState::Fail)
-                store.setTrialSystemAttr(trial.id, kFailReasonAttr, "the objective is " + formatDouble(*outcome.value));
+        if (outcome.state == TrialState::Complete) {
+            const HpoSettings settings = readHpoSettings(study.record()).value_or(HpoSettings{});
+            const TrialValues told = trialValues(settings, study.objectiveCount(), outcome);
+            if (!told.problem.empty()) {
+                failTrial(store, trial, told.problem, FailKind::TrialFault);
+                return TrialState::Fail;
+            }
+            ended = study.tell(trial.number, TrialState::Complete, told.values, told.constraints);
+            if (ended == TrialState::Fail) {
+                std::vector<std::string> values;
+                for (double v : told.values)
+                    values.push_back(formatDouble(v));
+                store.setTrialSystemAttr(trial.id, kFailReasonAttr,
+                                         std::string(values.size() == 1 ? "the objective is " : "the objectives are ") +
+                                             join(values, ", "));
+            }
         } else if (outcome.state == TrialState::Pruned) {
             ended = study.tell(trial.number, TrialState::Pruned);
         } else {
             ended = TrialState::Fail;
-            const std::string reason = outcome.state == TrialState::Complete
-                                           ? "the runner completed the trial without a value"
-                                           : (outcome.failReason.empty() ? "failed" : outcome.failReason);
+            const std::string reason = outcome.failReason.empty() ? "failed" : outcome.failReason;
             failTrial(store, trial, reason, outcome.interrupted ? FailKind::Interrupted : FailKind::TrialFault);
         }
     } catch (const InputError& e) {
@@ -118,6 +131,12 @@ std::string trialEndLine(const TrialRecord& trial, TrialState ended, const Trial
     std::string line = "trial " + std::to_string(trial.number) + " " + std::string(trialStateName(ended));
     if (outcome.value && ended != TrialState::Fail)
         line += " value " + formatDouble(*outcome.value);
+    else if (!outcome.objectives.empty() && ended != TrialState::Fail) {
+        std::vector<std::string> values;
+        for (double v : outcome.objectives)
+            values.push_back(formatDouble(v));
+        line += " values " + join(values, ", ");
+    }
     if (ended == TrialState::Fail)
         line += ": " + outcome.failReason;
     return line;

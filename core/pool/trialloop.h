@@ -9,7 +9,9 @@
 //   it from a background thread (HeartbeatThread);
 // - passes the runner a report() that stores an intermediate value (step = epoch or the command's step) and
 //   asks the study's pruner;
-// - tells the outcome: COMPLETE with the value, PRUNED, or FAIL with fail_reason (interrupted when cancelled);
+// - tells the outcome: COMPLETE with the value (with several objectives or constraints: those the search's settings
+//   pick from what the trial recorded, core/pool/objectives.h), PRUNED, or FAIL with fail_reason (interrupted when
+//   cancelled); a study with several objectives takes no intermediate values yet: report() stores nothing then;
 // - leaves a trial it asked after the target was reached (two workers asking at once) unrun: FAIL
 //   "not run: ...", interrupted, so it does not count;
 // - with LeftoverProcesses::Stop (the default, for `pitwall worker`): makes this process the subreaper of its
@@ -25,6 +27,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -46,7 +49,9 @@ struct TrialContext {
 
 struct TrialOutcome {
     TrialState state = TrialState::Fail; // Complete, Pruned or Fail
-    std::optional<double> value;         // Complete: the objective
+    std::optional<double> value;         // Complete: the objective (one objective)
+    std::vector<double> objectives;      // Complete: a command's {"objectives": [...]} list, when it printed one
+    std::map<std::string, double> metrics; // every number the trial recorded, by key (core/pool/objectives.h)
     std::string failReason;              // Fail: why, for people (exit status, stderr tail, ...)
     bool interrupted = false;            // Fail: cancelled, not the trial's fault
     Json userAttrs = Json::object();     // extra metrics etc., stored as trial user attributes

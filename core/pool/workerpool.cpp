@@ -238,8 +238,11 @@ void WorkerPool::reportTrialChanges(const std::vector<TrialRecord>& trials,
                      trial + " started" + (device.empty() ? "" : " on " + device) + ": " + params.dump()});
         } else if (t.state == TrialState::Complete || t.state == TrialState::Pruned) {
             std::string text = trial + " " + std::string(trialStateName(t.state));
-            if (!t.values.empty())
-                text += " value " + formatDouble(t.values.front());
+            std::vector<std::string> values;
+            for (double v : t.values)
+                values.push_back(formatDouble(v));
+            if (!values.empty())
+                text += (values.size() == 1 ? " value " : " values ") + join(values, ", ");
             if (t.state == TrialState::Pruned && !t.intermediateValues.empty())
                 text += " at step " + std::to_string(t.intermediateValues.rbegin()->first);
             onEvent({PoolEventKind::TrialFinished, device, t.number, text});

@@ -88,10 +88,12 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
 {
     const SearchSetup& setup = *p.setup;
     StudyOptions options = spec.study;
-    options.direction = spec.direction ? *spec.direction
+    options.direction = !spec.directions.empty() ? spec.directions.front()
                         : setup.builtin() && setup.base
                             ? parseStudyDirection(setup.base->getString("hpo.direction")).value_or(StudyDirection::Minimize)
                             : StudyDirection::Minimize;
+    if (spec.directions.size() > 1)
+        options.directions = spec.directions;
     p.studyName = spec.studyName.value_or(defaultStudyName(setup));
     if (store && store->findStudy(p.studyName))
         throw InputError::forOption("study", "study '" + p.studyName + "' already exists in " + spec.storeLocation +
@@ -104,6 +106,8 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
         return;
     const Study study = Study::create(*store, p.studyName, options);
     store->setStudyUserAttr(study.record().id, "objective", p.settings.objective);
+    if (!p.settings.objectives.empty())
+        store->setStudyUserAttr(study.record().id, "objectives", p.settings.objectives);
 }
 
 Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note)
@@ -117,11 +121,20 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         p.settings.objective = setup.base->getString("hpo.objective");
         setup.settings.objective = p.settings.objective;
     }
-    // Before any trial trains: an objective the model never records would fail every trial at its end.
-    checkObjective(setup, p.settings.objective,
-                   spec.resumeStudy      ? "the study's objective"
-                   : objectiveFromConfig ? "hpo.objective"
-                                         : "--objective");
+    // Before any trial trains: an objective the model never records would fail every trial at its end. Of several,
+    // the validation metrics are checked (throughput and the like are known only when a trial has run).
+    if (p.settings.objectives.empty())
+        checkObjective(setup, p.settings.objective,
+                       spec.resumeStudy      ? "the study's objective"
+                       : objectiveFromConfig ? "hpo.objective"
+                                             : "--objective");
+    for (const std::string& key : p.settings.objectives)
+        if (startsWith(key, "val/"))
+            checkObjective(setup, key, spec.resumeStudy ? "the study's objective" : "--objective");
+    if (spec.finalEpochs && !p.settings.objectives.empty())
+        throw InputError::forOption("final-epochs", "--final-epochs compares the best configuration with the default; "
+                                                    "a search with several objectives has a Pareto front, not one best "
+                                                    "(pick a trial from 'pitwall study best' and train it)");
     if (spec.finalEpochs && !setup.builtin())
         throw InputError::forOption(
             "final-epochs", "--final-epochs retrains with the built-in trainer; a --command search has no config to "
@@ -287,10 +300,16 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
     result.error = status.error;
     result.trials = store->trials(studyId);
     result.counts = countTrials(result.trials, direction);
-    result.best = Study::load(*store, p.studyName).bestTrial();
-    result.searchDone = result.best && !cancel.requested() && result.error.empty();
-    if (result.searchDone)
-        writeBestParams(*result.best, p.bestParamsPath);
+    Study study = Study::load(*store, p.studyName);
+    if (study.objectiveCount() > 1) {
+        result.front = study.bestTrials(); // no single best, so no best_params.yaml: the front is in the study
+        result.searchDone = !result.front.empty() && !cancel.requested() && result.error.empty();
+    } else {
+        result.best = study.bestTrial();
+        result.searchDone = result.best && !cancel.requested() && result.error.empty();
+        if (result.searchDone)
+            writeBestParams(*result.best, p.bestParamsPath);
+    }
     result.setup = std::move(*p.setup);
     result.settings = p.settings;
     result.studyName = p.studyName;

@@ -22,11 +22,12 @@ struct SearchSpec {
     std::string storeLocation;              // the results database, absolute
     Schema schema;                          // the config schema with the plugins' keys
     std::optional<std::string> resumeStudy; // continue this study with its stored settings (then `settings`,
-                                            // `studyName`, `direction`, `study` and `logDir` are not used)
+                                            // `studyName`, `directions`, `study` and `logDir` are not used)
     HpoSettings settings;                   // a new search: configs, space, command, target, epochs, objective
     std::optional<int> targetTrials;        // resuming: a new target
     std::optional<std::string> studyName;   // default <experiment.name>-hpo, or "hpo" without a config
-    std::optional<StudyDirection> direction; // default the config's hpo.direction (built-in), else minimize
+    std::vector<StudyDirection> directions; // one per objective; empty: the config's hpo.direction (built-in), else
+                                            // minimize
     StudyOptions study;                     // sampler and pruner of a new study (its direction: see above)
     std::optional<std::string> partition;   // default: the stored one, else the config's device.partition_mode
     std::optional<std::string> backend;     // default: the stored one, else the config's device.backend
@@ -54,6 +55,8 @@ struct SearchResult {
     std::vector<TrialRecord> trials;
     StudyCounts counts;
     std::optional<TrialRecord> best;
+    std::vector<TrialRecord> front; // several objectives: the Pareto front (then `best` is empty, and no best
+                                    // params are written)
     bool searchDone = false; // a best trial, not cancelled, no error: best params were written
     std::string bestParamsPath;
 };

@@ -1,6 +1,7 @@
 #include "core/search/searchargs.h"
 
 #include "core/config/configargs.h"
+#include "core/pool/objectives.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -31,11 +32,21 @@ HpoSettings newSettings(const HpoJob& job)
         throw InputError::forOption("trials", "--trials N is required: how many trials the study should have");
     s.targetTrials = *job.trials;
     s.epochs = job.epochs;
-    s.objective = job.objective.value_or(s.command.empty() ? "" : "objective"); // built-in: hpo.objective later
-    if (!s.command.empty() && job.objective)
-        throw InputError::forOption("objective",
-                                    "--objective chooses a validation metric of the built-in trainer; a command "
-                                    "reports its objective itself ({\"objective\": V})");
+    checkObjectiveSpecs(job.objectives, job.directions.size(), job.constraints, !s.command.empty());
+    if (job.directions.size() > 1) {
+        // Several objectives: each names a metric the trial records; a command may instead print them in order.
+        s.objectives = job.objectives;
+        if (s.objectives.empty())
+            s.objectives.assign(job.directions.size(), "");
+        s.objective = s.objectives.front().empty() ? "objectives[0]" : s.objectives.front();
+    } else {
+        s.objective = job.objectives.empty() ? (s.command.empty() ? "" : "objective") : job.objectives.front();
+        if (!s.command.empty() && !job.objectives.empty())
+            throw InputError::forOption("objective",
+                                        "--objective chooses a validation metric of the built-in trainer; a command "
+                                        "reports its objective itself ({\"objective\": V})");
+    }
+    s.constraints = job.constraints;
     s.model = job.model;
     s.termGraceSeconds = job.termGraceSeconds.value_or(s.termGraceSeconds);
     s.trialTimeoutSeconds = job.trialTimeoutSeconds;
@@ -56,7 +67,7 @@ SearchSpec searchSpecFromJob(const HpoJob& job)
     } else {
         spec.settings = newSettings(job);
         spec.studyName = job.study;
-        spec.direction = job.direction;
+        spec.directions = job.directions;
         spec.study = job.studyOptions;
         spec.logDir = job.logDir;
     }

@@ -1,5 +1,7 @@
 #include "core/search/searchreport.h"
 
+#include "core/store/pareto.h"
+
 #include "core/hpo/searchspace.h"
 #include "core/util/printable.h"
 #include "core/util/printf.h"
@@ -14,6 +16,10 @@ Json searchTrialJson(const TrialRecord& t)
         params[p.name] = p.value();
     Json row{{"number", t.number}, {"state", trialStateName(t.state)}, {"params", params}};
     row["value"] = t.values.empty() ? Json(nullptr) : Json(t.values.front());
+    if (t.values.size() > 1)
+        row["values"] = t.values;
+    if (const auto constraints = t.systemAttrs.find(kConstraintsAttr); constraints != t.systemAttrs.end())
+        row["constraints"] = *constraints;
     if (const auto reason = t.systemAttrs.find(kFailReasonAttr); reason != t.systemAttrs.end())
         row["fail_reason"] = *reason;
     row["interrupted"] = isInterrupted(t);
@@ -36,6 +42,8 @@ Json searchResultJson(const std::string& storeLocation, const SearchResult& r, c
              {"error", r.error},
              {"warnings", r.warnings},
              {"objective", r.settings.objective},
+             {"objectives", r.settings.objectives},
+             {"constraints", r.settings.constraints},
              {"counts",
               {{"complete", c.complete},
                {"pruned", c.pruned},
@@ -44,12 +52,15 @@ Json searchResultJson(const std::string& storeLocation, const SearchResult& r, c
                {"running", c.running},
                {"epochs", c.epochsDone}}},
              {"best", r.best ? searchTrialJson(*r.best) : Json(nullptr)},
-             {"best_params", r.searchDone ? Json(r.bestParamsPath) : Json(nullptr)},
+             {"best_params", r.searchDone && r.front.empty() ? Json(r.bestParamsPath) : Json(nullptr)},
+             {"pareto_front", Json::array()},
              {"final", finalResults ? finalResults->toJson() : Json(nullptr)},
              {"final_notes", finalNotes},
              {"trials", Json::array()}};
     for (const TrialRecord& t : r.trials)
         out["trials"].push_back(searchTrialJson(t));
+    for (const TrialRecord& t : r.front)
+        out["pareto_front"].push_back(t.number);
     return out;
 }
 
@@ -71,7 +82,21 @@ std::string searchSummaryText(const std::string& storeLocation, const SearchResu
         for (const TrialParam& p : r.best->params)
             text += stringPrintf("  %s: %s\n", printable(p.name).c_str(), printable(overrideText(p.value())).c_str());
     }
-    if (r.searchDone)
+    if (!r.front.empty()) {
+        std::vector<std::string> names;
+        for (const std::string& key : r.settings.objectives)
+            names.push_back(key.empty() ? "objectives[" + std::to_string(names.size()) + "]" : key);
+        text += stringPrintf("Pareto front: %zu trial(s) (%s)\n", r.front.size(), printable(join(names, ", ")).c_str());
+        for (const TrialRecord& t : r.front) {
+            std::vector<std::string> values;
+            for (double v : t.values)
+                values.push_back(formatDouble(v));
+            text += stringPrintf("  trial %d: %s\n", t.number, join(values, ", ").c_str());
+        }
+        text += stringPrintf("the front with parameters: pitwall study best --study %s\n",
+                             printable(r.studyName).c_str());
+    }
+    if (r.searchDone && r.front.empty())
         text += stringPrintf("best parameters written to %s\n", printable(r.bestParamsPath).c_str());
     return text;
 }

@@ -1,5 +1,7 @@
 #include "core/store/besttrial.h"
 
+#include "core/store/pareto.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -17,7 +19,8 @@ bool betterValue(double a, double b, StudyDirection direction)
 
 std::optional<double> rankedValue(const TrialRecord& trial)
 {
-    if (trial.state != TrialState::Complete || trial.values.empty() || std::isnan(trial.values.front()))
+    if (trial.state != TrialState::Complete || trial.values.empty() || std::isnan(trial.values.front()) ||
+        !isFeasible(trial))
         return std::nullopt;
     return trial.values.front();
 }

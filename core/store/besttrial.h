@@ -4,7 +4,8 @@
 // so they never disagree. Optuna's semantics (storages/_rdb/models.py find_max_value_trial_id /
 // find_min_value_trial_id, storages/_in_memory.py _update_cache):
 //
-// - Only COMPLETE trials count. Pruned trials (which carry their last intermediate value), failed, running
+// - Only COMPLETE and feasible trials count (constraints as core/store/pareto.h reads them: an infeasible trial is
+//   never best, as in the newest Optuna's best_trial). Pruned trials (which carry their last intermediate value), failed, running
 //   and waiting trials never do, whatever values they hold.
 // - The first objective decides (a multi-objective study has no single best in Optuna; Pitwall's lists show
 //   the first objective's).

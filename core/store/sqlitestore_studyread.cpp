@@ -163,13 +163,21 @@ std::vector<StudySummary> SqliteStore::listStudies()
         for (const auto& summary : summaries)
             best.emplace_back(summary.study.directions.empty() ? StudyDirection::Minimize
                                                                : summary.study.directions[0]);
-        auto statement =
-            m_db->cached("SELECT t.study_id, t.number, v.value, v.value_type FROM trials t JOIN trial_values v "
-                         "ON v.trial_id = t.trial_id WHERE t.state = 'COMPLETE' AND v.objective = 0 ORDER BY t.number");
+        auto statement = m_db->cached(
+            "SELECT t.study_id, t.number, v.value, v.value_type, c.value_json FROM trials t JOIN trial_values v "
+            "ON v.trial_id = t.trial_id LEFT JOIN trial_system_attributes c ON c.trial_id = t.trial_id AND "
+            "c.\"key\" = 'constraints' WHERE t.state = 'COMPLETE' AND v.objective = 0 ORDER BY t.number");
         while (statement.step()) {
             const auto it = indexOf.find(statement.int64(0));
-            if (it != indexOf.end())
-                best[it->second].offer(static_cast<int>(statement.int64(1)), decodeValue(statement, 2, 3));
+            if (it == indexOf.end())
+                continue;
+            if (!statement.isNull(4)) { // an infeasible trial is never best (core/store/besttrial.h)
+                TrialRecord constrained;
+                constrained.systemAttrs[kConstraintsAttr] = decodeJson(statement.text(4));
+                if (!isFeasible(constrained))
+                    continue;
+            }
+            best[it->second].offer(static_cast<int>(statement.int64(1)), decodeValue(statement, 2, 3));
         }
         for (std::size_t i = 0; i < summaries.size(); ++i) {
             summaries[i].bestValue = best[i].value();

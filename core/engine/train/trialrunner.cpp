@@ -71,6 +71,17 @@ public:
             outcome.userAttrs["compute_fps/" + s.stage] = s.computeFps;
             outcome.userAttrs["full_fps/" + s.stage] = s.fullFps;
         }
+        // What --objective KEY and --constraint can name (core/pool/objectives.h): every number above, and the last
+        // stage's throughput as full_fps and compute_fps.
+        for (const auto& [key, value] : result.finalMetrics)
+            outcome.metrics["val/" + key] = value;
+        for (auto it = outcome.userAttrs.begin(); it != outcome.userAttrs.end(); ++it)
+            if (it.value().is_number() && it.key() != "run_id")
+                outcome.metrics[it.key()] = it.value().get<double>();
+        if (!result.stages.empty()) {
+            outcome.metrics["full_fps"] = result.stages.back().fullFps;
+            outcome.metrics["compute_fps"] = result.stages.back().computeFps;
+        }
         outcome.userAttrs["run_id"] = result.runId;
         outcome.userAttrs["checkpoint_dir"] = absolutePath(request.checkpointDir);
         if (pruned) {
@@ -78,6 +89,8 @@ public:
         } else if (result.cancelled) {
             outcome.failReason = "cancelled";
             outcome.interrupted = true;
+        } else if (!m_setup.settings.objectives.empty()) {
+            outcome.state = TrialState::Complete; // several objectives: the worker loop picks them from the metrics
         } else if (const auto it = result.finalMetrics.find(m_metric);
                    it != result.finalMetrics.end() && !std::isfinite(it->second)) {
             outcome.failReason = "training diverged: " + m_setup.settings.objective + " is " + formatDouble(it->second);

@@ -107,6 +107,7 @@ private Q_SLOTS:
     void frontMatchesDefinitionOnRandomTrials();
     void constraintsKeepInfeasibleTrialsOffTheFront();
     void studyTellsOneValuePerObjective();
+    void infeasibleTrialIsNeverBestOfOneObjective();
     void tpeRefusesSeveralObjectives();
     void nsga2FirstGenerationIsRandom();
     void nsga2BreedsFromTheElite();
@@ -262,6 +263,25 @@ void TestMultiObjective::studyTellsOneValuePerObjective()
     for (const StudySummary& s : store->listStudies())
         if (s.study.name == "mo")
             QCOMPARE(s.paretoSize, std::optional<int>(2));
+}
+
+void TestMultiObjective::infeasibleTrialIsNeverBestOfOneObjective()
+{
+    const auto store = openStore(db("single.db"));
+    StudyOptions options;
+    options.sampler.kind = SamplerKind::Random;
+    Study study = Study::create(*store, "one", options);
+    const int a = study.ask(xyRequests()).trial.number;
+    study.tell(a, TrialState::Complete, std::vector<double>{0.1}, {2.0}); // the lowest value, infeasible
+    const int b = study.ask(xyRequests()).trial.number;
+    study.tell(b, TrialState::Complete, std::vector<double>{0.5}, {-1.0});
+    const int c = study.ask(xyRequests()).trial.number;
+    study.tell(c, TrialState::Complete, std::vector<double>{0.7});
+    QCOMPARE(study.bestTrial()->number, b);
+    QCOMPARE(study.bestTrials().size(), std::size_t(1));
+    const std::vector<StudySummary> listed = store->listStudies();
+    QCOMPARE(listed.front().bestTrialNumber, std::optional<int>(b)); // the list's SQL agrees
+    QCOMPARE(listed.front().bestValue, std::optional<double>(0.5));
 }
 
 void TestMultiObjective::tpeRefusesSeveralObjectives()

@@ -195,7 +195,7 @@ void TestJobsSpecs::typedValues()
     QCOMPARE(hpo.configs, (std::vector<std::string>{"first.yaml", "cfg.yaml"})); // --config's first, as the CLI
     QCOMPARE(hpo.overrides, (std::vector<std::string>{"x.y=1"}));
     QCOMPARE(hpo.trials.value_or(0), 5);
-    QVERIFY(hpo.direction == StudyDirection::Maximize);
+    QVERIFY(hpo.directions == std::vector<StudyDirection>{StudyDirection::Maximize});
     QVERIFY(hpo.studyOptions.pruner.kind == PrunerKind::Hyperband);
     QVERIFY(hpo.studyOptions.sampler.kind == SamplerKind::Tpe);
     const std::vector<std::string> written = hpo.toArgs();

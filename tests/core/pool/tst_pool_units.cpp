@@ -11,6 +11,7 @@
 #include "core/pool/commandrunner.h"
 #include "core/pool/cpuload.h"
 #include "core/pool/hposettings.h"
+#include "core/pool/objectives.h"
 #include "core/pool/internal/proctree.h"
 #include "core/pool/internal/triallog.h"
 #include "core/pool/trialstate.h"
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void expandsPlaceholders();
     void classifiesOutputLines_data();
     void classifiesOutputLines();
+    void picksObjectivesAndConstraints();
     void freeSpaceNamesStandForThemselves();
     void countsAgainstTheTarget();
     void failsOnlyVanishedTrials();
@@ -139,6 +141,10 @@ void TestPoolUnits::classifiesOutputLines_data()
     QTest::newRow("negative step") << R"({"step": -1, "value": 1})" << int(K::BadJson) << 0.0;
     QTest::newRow("string value") << R"({"step": 1, "value": "x"})" << int(K::BadJson) << 0.0;
     QTest::newRow("array") << "{[1]}" << int(K::BadJson) << 0.0;
+    QTest::newRow("objectives") << R"({"objectives": [0.5, 120], "fps": 120})" << int(K::Objective) << 0.0;
+    QTest::newRow("empty objectives") << R"({"objectives": []})" << int(K::BadJson) << 0.0;
+    QTest::newRow("objectives not numbers") << R"({"objectives": [0.5, "fast"]})" << int(K::BadJson) << 0.0;
+    QTest::newRow("objectives not a list") << R"({"objectives": 0.5})" << int(K::BadJson) << 0.0;
 }
 
 void TestPoolUnits::classifiesOutputLines()
@@ -151,6 +157,45 @@ void TestPoolUnits::classifiesOutputLines()
     QCOMPARE(parsed.value, value);
     if (parsed.kind == CommandOutputLine::Kind::BadJson)
         QVERIFY(!parsed.error.empty());
+    if (QString(QTest::currentDataTag()) == "objectives")
+        QCOMPARE(parsed.values, (std::vector<double>{0.5, 120}));
+}
+
+void TestPoolUnits::picksObjectivesAndConstraints()
+{
+    TrialOutcome outcome;
+    outcome.state = TrialState::Complete;
+    outcome.metrics = {{"val/loss", 0.25}, {"full_fps", 140.0}, {"map50", 0.6}};
+    HpoSettings settings;
+    settings.objectives = {"loss", "full_fps"}; // a bare built-in name finds its val/ metric
+    settings.constraints = {"full_fps>=100", "map50 <= 0.5"};
+    TrialValues told = trialValues(settings, 2, outcome);
+    QCOMPARE(told.problem, std::string());
+    QCOMPARE(told.values, (std::vector<double>{0.25, 140.0}));
+    QCOMPARE(told.constraints, (std::vector<double>{100.0 - 140.0, 0.6 - 0.5})); // feasible when <= 0
+    settings.objectives = {"", ""}; // a command's list, in order
+    outcome.objectives = {1.0, 2.0};
+    QCOMPARE(trialValues(settings, 2, outcome).values, (std::vector<double>{1.0, 2.0}));
+    outcome.objectives = {1.0, 2.0, 3.0};
+    QCOMPARE(trialValues(settings, 2, outcome).problem, std::string("the command printed 3 objectives; the study has 2"));
+    settings.objectives = {"val/loss", "fps"};
+    told = trialValues(settings, 2, outcome);
+    QCOMPARE(told.problem, std::string("the trial recorded no 'fps' (it recorded: full_fps, map50, val/loss)"));
+    QVERIFY(told.values.empty() && told.constraints.empty());
+    outcome.metrics["fps"] = NAN;
+    QCOMPARE(trialValues(settings, 2, outcome).problem, std::string("the trial's 'fps' is NaN"));
+    // One objective: the runner's value, and a constraint beside it.
+    HpoSettings single;
+    single.constraints = {"map50>=0.5"};
+    outcome.value = 0.3;
+    told = trialValues(single, 1, outcome);
+    QCOMPARE(told.values, std::vector<double>{0.3});
+    QCOMPARE(told.constraints, std::vector<double>{0.5 - 0.6});
+    QCOMPARE(parseConstraint(" fps >= 30 ").key, std::string("fps"));
+    QVERIFY(!parseConstraint("fps>=30").atMost);
+    QCOMPARE(parseConstraint("x<=-1e3").bound, -1000.0);
+    QVERIFY_THROWS_EXCEPTION(InputError, parseConstraint("<=3"));
+    QVERIFY_THROWS_EXCEPTION(InputError, parseConstraint("fps>=inf"));
 }
 
 void TestPoolUnits::freeSpaceNamesStandForThemselves()

@@ -46,7 +46,7 @@ void TestSearchArgs::newSearch()
     QCOMPARE(spec.settings.targetTrials, 6);
     QCOMPARE(spec.settings.epochs.value_or(0), 2);
     QCOMPARE(spec.settings.objective, std::string()); // the built-in trainer's hpo.objective, later
-    QVERIFY(spec.direction == StudyDirection::Maximize);
+    QVERIFY(spec.directions == std::vector<StudyDirection>{StudyDirection::Maximize});
     QVERIFY(spec.study.sampler.kind == SamplerKind::Random);
     QCOMPARE(spec.finalEpochs.value_or(0), 3);
     QCOMPARE(spec.heartbeatGraceSeconds, 30.0);
@@ -252,6 +252,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "command",
                              "objective",
                              "direction",
+                             "constraint",
                              "final-epochs",
                              "best-params",
                              "model",
@@ -263,7 +264,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "trial-timeout",
                              "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(35));
+    QCOMPARE(search.size(), std::size_t(36));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",

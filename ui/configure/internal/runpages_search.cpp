@@ -64,9 +64,11 @@ std::vector<std::string> SearchPage::words(const RunContext& context) const
     job.studyOptions.sampler.kind = parseSamplerKind(m_sampler->currentText().toStdString()).value_or(SamplerKind::Tpe);
     job.studyOptions.pruner =
         PrunerSettings::defaults(parsePrunerKind(m_pruner->currentText().toStdString()).value_or(PrunerKind::Median));
-    job.objective = given(m_objective->currentText());
+    if (const auto objective = given(m_objective->currentText()))
+        job.objectives = {*objective};
     if (m_direction->currentIndex() > 0)
-        job.direction = parseStudyDirection(m_direction->currentText().toStdString());
+        if (const auto direction = parseStudyDirection(m_direction->currentText().toStdString()))
+            job.directions = {*direction};
     job.finalEpochs = givenNumber(m_finalEpochs);
     job.study = given(m_study->text());
     job.database = absolutePath(context.database);
@@ -79,6 +81,10 @@ void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList
     if (job.resume)
         throw InputError(
             tr("this job continues an earlier one (--resume); Resume it from the Jobs panel instead").toStdString());
+    if (job.directions.size() > 1 || job.objectives.size() > 1 || !job.constraints.empty())
+        throw InputError(tr("this job has several objectives or constraints, which this form does not edit yet; run "
+                            "it with pitwall hpo")
+                             .toStdString());
     configFiles << toQt(job.configs);
     overrides << toQt(job.overrides);
     m_trials->setValue(job.trials.value_or(m_trials->value()));
@@ -88,9 +94,10 @@ void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList
     m_study->setText(QString::fromStdString(job.study.value_or("")));
     m_sampler->setCurrentText(QString::fromLatin1(samplerKindName(job.studyOptions.sampler.kind)));
     m_pruner->setCurrentText(QString::fromLatin1(prunerKindName(job.studyOptions.pruner.kind)));
-    m_objective->setCurrentText(QString::fromStdString(job.objective.value_or("")));
-    if (job.direction)
-        m_direction->setCurrentText(QString::fromStdString(std::string(studyDirectionName(*job.direction))).toLower());
+    m_objective->setCurrentText(QString::fromStdString(job.objectives.empty() ? "" : job.objectives.front()));
+    if (!job.directions.empty())
+        m_direction->setCurrentText(
+            QString::fromStdString(std::string(studyDirectionName(job.directions.front()))).toLower());
     else
         m_direction->setCurrentIndex(0);
 }

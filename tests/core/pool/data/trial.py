@@ -15,6 +15,7 @@ stopworker one intermediate value, its pid in GATE.pid.<trial>, then SIGSTOP to 
           as wait does
 orphan    starts `sleep 1000` in a new session (it leaves the command's process group), its pid in
           GATE.orphan.<trial>, then the objective: the sleep is left behind
+mo        two objectives: {"objectives": [(x - 0.3)^2, (x - 0.7)^2]} with the same as "f1" and "f2" and "fps" = 100 x
 flood     40 MiB on stderr, a 40 MiB stdout line, then the objective with the growth of its worker's peak memory
           (VmHWM of the parent process) over the flood, in kB, as "hwm_growth_kb"
 """
@@ -111,6 +112,9 @@ if args.mode == "ok":
         while not os.path.exists(args.gate) and time.time() < deadline:
             time.sleep(0.05)
     say({"objective": value, "x": args.x})
+elif args.mode == "mo":
+    f1, f2 = (args.x - 0.3) ** 2, (args.x - 0.7) ** 2
+    say({"objectives": [f1, f2], "f1": f1, "f2": f2, "fps": 100 * args.x})
 elif args.mode == "exit137":
     print("simulated out of memory: cannot allocate 4 GiB", file=sys.stderr, flush=True)
     sys.exit(137)
