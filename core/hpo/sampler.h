@@ -1,7 +1,8 @@
 #pragma once
 // Samplers choose the parameter values of a new trial from the trials a study already has: random, grid
-// (the Cartesian product, each point once), TPE (Optuna 3.1's Tree-structured Parzen Estimator, one objective) and
-// NSGA-II (Optuna's NSGAIISampler, any number of objectives; the default for several).
+// (the Cartesian product, each point once), TPE (Optuna 3.1's Tree-structured Parzen Estimator; for several objectives
+// the newest Optuna's MOTPE split) and NSGA-II (Optuna's NSGAIISampler, any number of objectives; the default for
+// several).
 //
 // Samplers keep no state between calls: everything they learn comes from the trials passed in, as with
 // Optuna over a shared database, so any process may ask for the next trial. A sampler is deterministic for
@@ -22,7 +23,9 @@ enum class SamplerKind { Random, Grid, Tpe, Nsga2 };
 std::string_view samplerKindName(SamplerKind kind); // "random", "grid", "tpe", "nsga2"
 std::optional<SamplerKind> parseSamplerKind(std::string_view name);
 
-// TPE's settings, with Optuna 3.1's defaults.
+// TPE's settings, with Optuna 3.1's defaults. With several objectives the same settings apply; l(x) is then formed
+// by non-domination rank and hypervolume subset selection from ceil(0.1 n) trials, each weighing 1, infeasible
+// trials last (Optuna 5.0's TPESampler; core/hpo/internal/motpe.h).
 struct TpeOptions {
     int startupTrials = 10; // random sampling until this many trials are complete or pruned
     int eiCandidates = 24;  // candidates drawn from l(x); the one maximising l(x)/g(x) wins
@@ -79,7 +82,7 @@ class Sampler {
 public:
     virtual ~Sampler() = default;
     // Throws InputError when the requests cannot be sampled (a continuous range on a grid, an exhausted
-    // grid, several objectives for TPE).
+    // grid).
     virtual SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const = 0;
 };
 

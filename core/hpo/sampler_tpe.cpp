@@ -1,14 +1,17 @@
 // TPE after Optuna 3.1 (optuna/samplers/_tpe/sampler.py): finished trials are ranked (complete ones by
 // value, pruned ones by how far they got and then their last intermediate value), the best gamma(n) form
 // l(x) and the rest g(x); of n_ei_candidates drawn from l(x), the one with the largest l(x)/g(x) wins.
+// With several objectives the split and l(x)'s weights follow the newest Optuna (internal/motpe.h).
+#include "core/hpo/internal/motpe.h"
 #include "core/hpo/internal/parzen.h"
 #include "core/hpo/internal/samplers.h"
-#include "core/util/error.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <span>
 
 namespace pitwall::hpo_internal {
 
@@ -22,7 +25,7 @@ std::size_t defaultGamma(std::size_t n)
     return std::min<std::size_t>(static_cast<std::size_t>(std::ceil(0.1 * n)), 25);
 }
 
-// One trial's rank key (Optuna's (-step, value) pair) and its trial.
+// One trial's rank key (tpeRankKey; +inf for a running trial) and its trial.
 struct Observation {
     double stepKey = 0.0; // -inf: complete; -last step: pruned; 1: pruned without values; +inf: running
     double score = 0.0;   // value with the sign that makes smaller better
@@ -31,27 +34,18 @@ struct Observation {
 
 std::vector<Observation> observations(const SampleContext& context, bool constantLiar)
 {
-    const double sign = context.direction == StudyDirection::Minimize ? 1.0 : -1.0;
     std::vector<Observation> out;
     for (const TrialRecord& trial : context.trials) {
         if (trial.number == context.trialNumber)
             continue;
         Observation o;
         o.trial = &trial;
-        if (trial.state == TrialState::Complete) {
-            if (trial.values.empty())
+        if (trial.state == TrialState::Complete || trial.state == TrialState::Pruned) {
+            if (trial.state == TrialState::Complete && trial.values.empty())
                 continue;
-            o.stepKey = -kInf;
-            o.score = sign * trial.values.front();
-        } else if (trial.state == TrialState::Pruned) {
-            if (!trial.intermediateValues.empty()) {
-                const auto& [step, value] = *trial.intermediateValues.rbegin();
-                o.stepKey = -static_cast<double>(step);
-                o.score = std::isnan(value) ? kInf : sign * value;
-            } else {
-                o.stepKey = 1.0;
-                o.score = 0.0;
-            }
+            const TpeRankKey key = tpeRankKey(trial, context.direction);
+            o.stepKey = key.stepKey;
+            o.score = key.score;
         } else if (trial.state == TrialState::Running && constantLiar) {
             o.stepKey = kInf;
             o.score = kInf;
@@ -74,16 +68,21 @@ double paramValue(const TrialRecord& trial, const ParamRequest& request)
     return std::numeric_limits<double>::quiet_NaN();
 }
 
+// Which observations form l(x), and with several objectives the weight of each (none: defaultWeights).
+struct Split {
+    std::vector<char> isBelow;
+    std::optional<std::vector<double>> weights; // one per observation, read for the below ones
+};
+
 class TpeSampler final : public Sampler {
 public:
-    explicit TpeSampler(const TpeOptions& options) : m_options(options) {}
+    TpeSampler(const TpeOptions& options, MotpeBelowWeights belowWeights)
+        : m_options(options), m_belowWeights(belowWeights)
+    {
+    }
 
     SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const override
     {
-        if (context.directions.size() > 1)
-            throw InputError("study '" + context.studyName + "' has " + std::to_string(context.directions.size()) +
-                             " objectives and Pitwall's TPE handles one; use the sampler nsga2 (the default for "
-                             "several objectives), random or grid");
         Rng rng(context.seed);
         SampleResult result;
         result.internalValues.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());
@@ -94,8 +93,11 @@ public:
         const bool learning = finished >= static_cast<std::size_t>(std::max(m_options.startupTrials, 0));
 
         // Split into below (the best gamma(n)) and above, each in trial order.
-        std::vector<char> isBelow(all.size(), 0);
-        if (learning) {
+        Split split;
+        split.isBelow.assign(all.size(), 0);
+        if (learning && context.directions.size() > 1) {
+            split = splitSeveralObjectives(all, context.directions, finished);
+        } else if (learning) {
             std::vector<std::size_t> order(all.size());
             std::iota(order.begin(), order.end(), 0);
             std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -105,7 +107,7 @@ public:
             });
             const std::size_t below = std::min(defaultGamma(finished), order.size());
             for (std::size_t i = 0; i < below; ++i)
-                isBelow[order[i]] = 1;
+                split.isBelow[order[i]] = 1;
         }
 
         // Multivariate: the parameters every finished trial has, with the same distribution, jointly.
@@ -122,7 +124,7 @@ public:
                     joint.push_back(r);
             }
             if (!joint.empty())
-                sampleJoint(all, isBelow, requests, joint, rng, result.internalValues);
+                sampleJoint(all, split, requests, joint, rng, result.internalValues);
         }
 
         for (std::size_t r = 0; r < requests.size(); ++r) {
@@ -134,21 +136,46 @@ public:
             else if (!learning)
                 result.internalValues[r] = sampleUniformly(d, rng);
             else
-                sampleJoint(all, isBelow, requests, {r}, rng, result.internalValues);
+                sampleJoint(all, split, requests, {r}, rng, result.internalValues);
         }
         return result;
     }
 
 private:
+    // Several objectives: the newest Optuna's split (internal/motpe.h), gamma ceil(0.1 n) without a cap.
+    Split splitSeveralObjectives(const std::vector<Observation>& all, std::span<const StudyDirection> directions,
+                                 std::size_t finished) const
+    {
+        std::vector<const TrialRecord*> trials;
+        for (const Observation& o : all)
+            trials.push_back(o.trial);
+        Split split;
+        split.isBelow = splitMultiObjective(trials, directions, multiObjectiveGamma(finished));
+        split.weights = std::vector<double>(all.size(), 1.0);
+        if (m_belowWeights == MotpeBelowWeights::HypervolumeContribution) {
+            std::vector<const TrialRecord*> below;
+            std::vector<std::size_t> at;
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (split.isBelow[i]) {
+                    below.push_back(all[i].trial);
+                    at.push_back(i);
+                }
+            const std::vector<double> weights = contributionWeights(below, directions);
+            for (std::size_t k = 0; k < at.size(); ++k)
+                (*split.weights)[at[k]] = weights[k];
+        }
+        return split;
+    }
+
     // Fits l(x) and g(x) over the parameters `which` and writes the winning candidate into `out`.
-    void sampleJoint(const std::vector<Observation>& all, const std::vector<char>& isBelow,
-                     const std::vector<ParamRequest>& requests, const std::vector<std::size_t>& which, Rng& rng,
-                     std::vector<double>& out) const
+    void sampleJoint(const std::vector<Observation>& all, const Split& split, const std::vector<ParamRequest>& requests,
+                     const std::vector<std::size_t>& which, Rng& rng, std::vector<double>& out) const
     {
         std::vector<Distribution> space;
         for (std::size_t r : which)
             space.push_back(requests[r].distribution);
         std::vector<std::vector<double>> below(which.size()), above(which.size());
+        std::vector<double> belowWeights;
         for (std::size_t i = 0; i < all.size(); ++i) {
             std::vector<double> values;
             bool complete = true;
@@ -158,9 +185,11 @@ private:
             }
             if (!complete) // trials without the parameter take part in the split, not in the estimators
                 continue;
-            auto& target = isBelow[i] ? below : above;
+            auto& target = split.isBelow[i] ? below : above;
             for (std::size_t p = 0; p < which.size(); ++p)
                 target[p].push_back(values[p]);
+            if (split.isBelow[i] && split.weights)
+                belowWeights.push_back((*split.weights)[i]);
         }
         ParzenOptions options;
         options.considerPrior = m_options.considerPrior;
@@ -168,8 +197,10 @@ private:
         options.considerMagicClip = m_options.considerMagicClip;
         options.considerEndpoints = m_options.considerEndpoints;
         options.multivariate = m_options.multivariate;
-        const ParzenEstimator lower(below, space, options);
         const ParzenEstimator upper(above, space, options);
+        if (split.weights)
+            options.observationWeights = std::move(belowWeights);
+        const ParzenEstimator lower(below, space, options);
         const auto candidates = lower.sample(rng, m_options.eiCandidates);
         const std::vector<double> logL = lower.logPdf(candidates);
         const std::vector<double> logG = upper.logPdf(candidates);
@@ -187,13 +218,19 @@ private:
     }
 
     TpeOptions m_options;
+    MotpeBelowWeights m_belowWeights;
 };
 
 } // namespace
 
+std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options, MotpeBelowWeights belowWeights)
+{
+    return std::make_unique<TpeSampler>(options, belowWeights);
+}
+
 std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options)
 {
-    return std::make_unique<TpeSampler>(options);
+    return makeTpeSampler(options, MotpeBelowWeights::Uniform);
 }
 
 } // namespace pitwall::hpo_internal

@@ -71,10 +71,6 @@ Study Study::create(Store& store, const std::string& name, const StudyOptions& o
     if (name.empty())
         throw InputError("a study needs a name");
     const std::vector<StudyDirection> objectives = options.objectives();
-    if (objectives.size() > 1 && options.sampler.kind == SamplerKind::Tpe)
-        throw InputError("study '" + name + "' would have " + std::to_string(objectives.size()) +
-                         " objectives and Pitwall's TPE handles one; use the sampler nsga2 (the default for several "
-                         "objectives), random or grid");
     const std::int64_t id = store.createStudy(name, objectives);
     store.setStudySystemAttr(id, kSamplerAttr, options.sampler.toJson());
     store.setStudySystemAttr(id, kPrunerAttr, options.pruner.toJson());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 namespace pitwall::hpo_internal {
 
@@ -31,10 +32,11 @@ std::vector<double> defaultWeights(std::size_t count)
 
 namespace {
 
-// One weight per observation (defaultWeights) and one for the prior kernel when there is one, summing to 1.
-std::vector<double> kernelWeights(std::size_t observations, bool prior, double priorWeight)
+// One weight per observation (given, or defaultWeights) and one for the prior kernel when there is one, summing to 1.
+std::vector<double> kernelWeights(std::size_t observations, const std::optional<std::vector<double>>& given, bool prior,
+                                  double priorWeight)
 {
-    std::vector<double> weights = defaultWeights(observations);
+    std::vector<double> weights = given ? *given : defaultWeights(observations);
     if (prior)
         weights.push_back(priorWeight);
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
@@ -117,7 +119,9 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
     const std::size_t n = observations.empty() ? 0 : observations.front().size();
     const bool prior = options.considerPrior || n == 0;
 
-    m_weights = kernelWeights(n, prior, options.priorWeight);
+    if (options.observationWeights && options.observationWeights->size() != n)
+        throw std::logic_error("ParzenEstimator: one weight per observation");
+    m_weights = kernelWeights(n, options.observationWeights, prior, options.priorWeight);
     const std::size_t kernels = m_weights.size();
 
     const double sigma0 = kSigma0Magnitude * std::pow(static_cast<double>(std::max<std::size_t>(n, 1)),

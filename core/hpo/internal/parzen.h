@@ -8,6 +8,7 @@
 #include "core/store/records.h"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 namespace pitwall::hpo_internal {
@@ -21,6 +22,9 @@ struct ParzenOptions {
     // Optuna 3.1's truncated-normal log density leaves out the -log(sigma) of the change of variables
     // (_truncnorm.logpdf); true reproduces that, false uses the exact density.
     bool optuna31Density = true;
+    // One weight per observation instead of defaultWeights() (multi-objective TPE's l(x)); the prior's weight is
+    // added and all are normalised to sum 1.
+    std::optional<std::vector<double>> observationWeights;
 };
 
 // Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n up to 1 before them.
