@@ -75,8 +75,8 @@ int tellTrial(const Args& args)
                          args.value("state"), [](const std::string& text) { std::cerr << "warning: " << text << "\n"; });
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
-    for (const auto& [step, v] : request.intermediate)
-        if (!study.report(number, step, v))
+    for (const auto& [step, values] : request.intermediate)
+        if (!study.report(number, step, values))
             std::cerr << "warning: trial " << number << " already has a value at step " << step
                       << "; the new one is ignored (as Optuna does)\n";
     if (!request.state)

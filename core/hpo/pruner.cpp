@@ -1,5 +1,7 @@
 #include "core/hpo/pruner.h"
 
+#include "core/store/pareto.h"
+
 #include "core/hpo/internal/pruners.h"
 #include "core/util/error.h"
 
@@ -174,6 +176,8 @@ public:
             return decision;
         if (!firstInIntervalStep(*step, trial, m_settings.warmupSteps, m_settings.intervalSteps))
             return decision;
+        if (study.directions.size() > 1)
+            return decideSeveral(study, completed, trial, *step);
         const bool maximize = !study.directions.empty() && study.directions.front() == StudyDirection::Maximize;
         double best = std::numeric_limits<double>::quiet_NaN();
         for (const auto& [s, value] : trial.intermediateValues)
@@ -199,6 +203,35 @@ public:
     }
 
 private:
+    // Several objectives (what no single-objective pruner can judge): the trial's vector at the step is pruned when
+    // more than half of the completed trials that reported a vector at that step dominate it, the median rule
+    // read as "worse than the typical completed trial in every objective at once". A vector with a NaN is pruned,
+    // as a NaN best value is; a step reported without a vector is not judged.
+    PruneDecision decideSeveral(const StudyRecord& study, const std::vector<const TrialRecord*>& completed,
+                                const TrialRecord& trial, std::int64_t step) const
+    {
+        PruneDecision decision;
+        const auto own = trial.intermediateVectors.find(step);
+        if (own == trial.intermediateVectors.end())
+            return decision;
+        if (std::any_of(own->second.begin(), own->second.end(), [](double v) { return std::isnan(v); })) {
+            decision.prune = true;
+            return decision;
+        }
+        int reported = 0, dominating = 0;
+        for (const TrialRecord* t : completed) {
+            const auto it = t->intermediateVectors.find(step);
+            if (it == t->intermediateVectors.end() || it->second.size() != own->second.size())
+                continue;
+            ++reported;
+            dominating += dominates(it->second, own->second, study.directions);
+        }
+        if (reported < m_settings.minTrials)
+            return decision;
+        decision.prune = 2 * dominating > reported;
+        return decision;
+    }
+
     PrunerSettings m_settings;
 };
 

@@ -21,7 +21,9 @@ std::optional<PrunerKind> parsePrunerKind(std::string_view name);
 
 struct PrunerSettings {
     PrunerKind kind = PrunerKind::Median;
-    // median: no pruning before this many trials completed / before this step; checks every interval
+    // median: no pruning before this many trials completed / before this step; checks every interval. With several
+    // objectives: a trial is pruned when more than half of the completed trials that reported a vector at its step
+    // dominate its vector there (core/store/pareto.h's dominance).
     int startupTrials = 5;
     std::int64_t warmupSteps = 0;
     std::int64_t intervalSteps = 1;

@@ -173,20 +173,39 @@ std::optional<AskedTrial> Study::askRequests(const std::vector<ParamRequest>& re
 
 bool Study::report(int trialNumber, std::int64_t step, double value)
 {
-    requireSingleObjective("intermediate values");
+    if (objectiveCount() > 1)
+        throw InputError("study '" + m_record.name + "' has " + std::to_string(objectiveCount()) + " objectives (" +
+                         directionsText() + "): report one intermediate value per objective (STEP=V1,V2)");
+    return report(trialNumber, step, std::vector<double>{value});
+}
+
+bool Study::report(int trialNumber, std::int64_t step, const std::vector<double>& values)
+{
+    if (values.size() != objectiveCount())
+        throw InputError("study '" + m_record.name + "' has " + std::to_string(objectiveCount()) + " objective" +
+                         (objectiveCount() == 1 ? "" : "s") + " (" + directionsText() + "): report " +
+                         std::to_string(objectiveCount()) + " intermediate value" + (objectiveCount() == 1 ? "" : "s") +
+                         " per step, not " + std::to_string(values.size()));
     const TrialRecord trial = requireTrial(trialNumber);
     requireRunning(m_record, trial, "report to");
     if (step < 0)
         throw InputError("step " + std::to_string(step) + " is negative; steps count from 0");
     if (trial.intermediateValues.count(step))
         return false;
-    m_store->reportIntermediate(trial.id, step, value);
+    if (values.size() == 1)
+        m_store->reportIntermediate(trial.id, step, values.front());
+    else
+        m_store->reportIntermediates(trial.id, step, values);
     return true;
 }
 
 bool Study::shouldPrune(int trialNumber, std::optional<std::int64_t> step)
 {
-    requireSingleObjective("pruning");
+    if (objectiveCount() > 1 && m_options.pruner.kind != PrunerKind::Median && m_options.pruner.kind != PrunerKind::None)
+        throw InputError("pruner " + std::string(prunerKindName(m_options.pruner.kind)) +
+                         " judges one objective; study '" + m_record.name + "' has " +
+                         std::to_string(objectiveCount()) + " (" + directionsText() +
+                         "): use the median pruner (dominated by more than half of the completed trials) or none");
     TrialRecord trial = requireTrial(trialNumber);
     requireRunning(m_record, trial, "judge");
     if (step) {
@@ -255,13 +274,6 @@ TrialState Study::tell(int trialNumber, TrialState state, const std::vector<doub
         m_store->setTrialSystemAttr(trial.id, kConstraintsAttr, Json(constraints));
     m_store->finishTrial(trial.id, state, stored);
     return state;
-}
-
-void Study::requireSingleObjective(const std::string& what) const
-{
-    if (objectiveCount() > 1)
-        throw InputError(what + " of a study with several objectives are not supported yet: study '" + m_record.name +
-                         "' has " + std::to_string(objectiveCount()) + " (" + directionsText() + ")");
 }
 
 std::string Study::directionsText() const

@@ -10,8 +10,9 @@
 // population size Optuna's NSGA-II left in the study, else 50) and the median pruner.
 //
 // A study may have several objectives (Optuna's layout: one study_directions row and one trial_values row per
-// objective): tell() then takes one value per objective and bestTrials() is the Pareto front (core/store/pareto.h).
-// Intermediate values and pruning are single-objective only, for now.
+// objective): tell() and report() then take one value per objective and bestTrials() is the Pareto front
+// (core/store/pareto.h). Such a study prunes with the median pruner read for vectors (a trial dominated at its step
+// by more than half of the completed trials, core/hpo/pruner.h) or not at all; sha and hyperband judge one.
 //
 // Threads: a Study uses its Store, so one thread at a time. Errors: InputError for bad input (unknown trial,
 // finished trial, a wrong number of values, a space the sampler cannot handle), RuntimeError from the store.
@@ -75,6 +76,9 @@ public:
     // Reports an intermediate value at `step` (>= 0). Like Optuna, a step reported before is ignored:
     // returns false then. InputError when the trial is not RUNNING or the study has several objectives.
     bool report(int trialNumber, std::int64_t step, double value);
+    // The same with one value per objective (a study with several: the first goes to Optuna's table, the others to
+    // Pitwall's; InputError for another count).
+    bool report(int trialNumber, std::int64_t step, const std::vector<double>& values);
     // The pruner's verdict for a RUNNING trial at its last reported step, or at `step` (which must have a
     // reported value; later values are then left out). Stores what the pruner records (SHA rungs).
     bool shouldPrune(int trialNumber, std::optional<std::int64_t> step = std::nullopt);
@@ -99,7 +103,6 @@ private:
     std::optional<AskedTrial> askRequests(const std::vector<ParamRequest>& requests, const AdmitTrials& admit);
     Study(Store& store, StudyRecord record, StudyOptions options);
     StudyDirection direction() const { return m_options.direction; }
-    void requireSingleObjective(const std::string& what) const;
     std::string directionsText() const; // "minimize, maximize"
 
     Store* m_store;

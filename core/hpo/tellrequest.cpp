@@ -27,7 +27,10 @@ TellRequest parseTellRequest(const std::vector<std::string>& intermediate, const
         const auto step = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(0, eq));
         if (!step || *step < 0)
             throw InputError("--intermediate '" + item + "' is not STEP=VALUE with an integer step >= 0");
-        request.intermediate.emplace_back(*step, parseReportedValue(item.substr(eq + 1), "--intermediate value", warn));
+        std::vector<double> values;
+        for (const std::string& text : split(item.substr(eq + 1), ','))
+            values.push_back(parseReportedValue(text, "--intermediate value", warn));
+        request.intermediate.emplace_back(*step, std::move(values));
     }
     for (const std::string& value : values)
         request.values.push_back(parseReportedValue(value, "--value", warn));

@@ -16,7 +16,8 @@
 namespace pitwall {
 
 struct TellRequest {
-    std::vector<std::pair<std::int64_t, double>> intermediate; // (step >= 0, value) in the order given
+    // (step >= 0, values: one, or one per objective from "STEP=V1,V2") in the order given
+    std::vector<std::pair<std::int64_t, std::vector<double>>> intermediate;
     std::vector<double> values;                                // one per objective; only with state Complete
     std::vector<double> constraints;                           // Optuna's: feasible when every one is <= 0
     std::optional<TrialState> state;                           // Complete, Pruned or Fail; nullopt: only steps
@@ -30,7 +31,7 @@ using TellWarning = std::function<void(const std::string&)>;
 // "<what> '<text>' is not a number" otherwise.
 double parseReportedValue(const std::string& text, const std::string& what, const TellWarning& warn);
 
-// The request from `study tell`'s options: `intermediate` items "STEP=VALUE", the --value texts (repeated, one per
+// The request from `study tell`'s options: `intermediate` items "STEP=VALUE" (or "STEP=V1,V2,..."), the --value texts (repeated, one per
 // objective), the --constraint texts and the --state text. Values without a state complete the trial. InputError
 // (naming the option) when a rule is broken.
 TellRequest parseTellRequest(const std::vector<std::string>& intermediate, const std::vector<std::string>& values,

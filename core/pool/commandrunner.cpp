@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -99,19 +100,31 @@ CommandOutputLine classifyOutputLine(const std::string& line)
         out.kind = CommandOutputLine::Kind::Objective;
         return out;
     }
-    if (out.json.contains("step") || out.json.contains("value")) {
+    if (out.json.contains("step") || out.json.contains("value") || out.json.contains("values")) {
         const Json& step = out.json.contains("step") ? out.json["step"] : Json();
-        const Json& value = out.json.contains("value") ? out.json["value"] : Json();
         if (!step.is_number_integer() || step.get<std::int64_t>() < 0) {
             out.error = "\"step\" must be an integer >= 0";
             return out;
         }
-        if (!value.is_number()) {
-            out.error = "\"value\" must be a number";
-            return out;
+        if (out.json.contains("values")) { // one per objective of a study with several
+            const Json& list = out.json["values"];
+            if (!list.is_array() || list.empty() ||
+                !std::all_of(list.begin(), list.end(), [](const Json& v) { return v.is_number(); })) {
+                out.error = "\"values\" must be a list of numbers (one per objective)";
+                return out;
+            }
+            for (const Json& v : list)
+                out.values.push_back(v.get<double>());
+            out.value = out.values.front();
+        } else {
+            const Json& value = out.json.contains("value") ? out.json["value"] : Json();
+            if (!value.is_number()) {
+                out.error = "\"value\" must be a number";
+                return out;
+            }
+            out.value = value.get<double>();
         }
         out.step = step.get<std::int64_t>();
-        out.value = value.get<double>();
         out.kind = CommandOutputLine::Kind::Intermediate;
         return out;
     }
@@ -277,7 +290,12 @@ private:
             if (it.key() != "step" && it.value().is_number())
                 samples.push_back({m_runId, "command", parsed.step, it.key(), it.value().get<double>(), nowSeconds()});
         m_store.appendMetrics(samples);
-        if (!pruned && !cancelled && m_context.report(parsed.step, parsed.value)) {
+        if (pruned || cancelled)
+            return;
+        const bool prune = !parsed.values.empty() && m_context.reportValues
+                               ? m_context.reportValues(parsed.step, parsed.values)
+                               : m_context.report(parsed.step, parsed.value);
+        if (prune) {
             pruned = true;
             m_log.write("[pitwall] pruned at step " + std::to_string(parsed.step) + ": stopping the command\n");
             stop();

@@ -7,6 +7,7 @@
 //   {"objective": 0.39, ...}        the final value; the other fields are stored as the trial's user attr
 //                                   "metrics" (and numeric ones are what --objective KEY / --constraint name)
 //   {"objectives": [0.39, 120]}     the final values of a study with several objectives, in its order
+//   {"step": 3, "values": [0.5, 90]} an intermediate vector, one value per objective (its pruner judges it)
 //
 // Every other stdout line (text, malformed JSON) goes to the trial's log file, where stderr goes too; the log
 // is recorded as an artifact of the trial's run (kind "log") and as the trial user attr "log_file". Output is

@@ -64,8 +64,12 @@ TrialContext makeTrialContext(const WorkerLoopOptions& options, const AskedTrial
     context.cancel = options.cancel;
     context.report = [&study, &trial](std::int64_t step, double value) {
         if (study.objectiveCount() > 1)
-            return false; // intermediate values and pruning are single-objective for now (core/hpo/study.h)
+            return false; // one value cannot stand for several objectives: only reportValues() reports there
         study.report(trial.number, step, value);
+        return study.shouldPrune(trial.number);
+    };
+    context.reportValues = [&study, &trial](std::int64_t step, const std::vector<double>& values) {
+        study.report(trial.number, step, values);
         return study.shouldPrune(trial.number);
     };
     context.epochsDone = [&store, &trial](std::int64_t epochs) {

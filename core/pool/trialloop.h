@@ -11,7 +11,8 @@
 //   asks the study's pruner;
 // - tells the outcome: COMPLETE with the value (with several objectives or constraints: those the search's settings
 //   pick from what the trial recorded, core/pool/objectives.h), PRUNED, or FAIL with fail_reason (interrupted when
-//   cancelled); a study with several objectives takes no intermediate values yet: report() stores nothing then;
+//   cancelled); a study with several objectives takes intermediate vectors through reportValues() (report() with
+//   one value stores nothing there);
 // - leaves a trial it asked after the target was reached (two workers asking at once) unrun: FAIL
 //   "not run: ...", interrupted, so it does not count;
 // - with LeftoverProcesses::Stop (the default, for `pitwall worker`): makes this process the subreaper of its
@@ -42,6 +43,8 @@ struct TrialContext {
     // Stores the value at `step` (>= 0; a step reported twice keeps the first value, as Optuna) and returns
     // the pruner's verdict: true means stop the trial now and return TrialState::Pruned.
     std::function<bool(std::int64_t step, double value)> report;
+    // The same with one value per objective (a study with several: its pruner judges the vector).
+    std::function<bool(std::int64_t step, const std::vector<double>& values)> reportValues;
     // Records how many epochs the trial has trained so far (trial user attr "epochs_done"), for progress
     // displays when not every epoch reports a value.
     std::function<void(std::int64_t epochs)> epochsDone;

@@ -67,7 +67,10 @@ struct TrialRecord {
     std::vector<double> values;          // one per objective (±inf allowed); empty unless complete, except
                                          // that a pruned trial carries its last intermediate value (as Optuna)
     std::vector<TrialParam> params;
-    std::map<std::int64_t, double> intermediateValues; // step -> value
+    std::map<std::int64_t, double> intermediateValues; // step -> value (the first objective's)
+    // Several objectives: step -> one value per objective (the first is intermediateValues' at that step); only
+    // steps reported as a vector.
+    std::map<std::int64_t, std::vector<double>> intermediateVectors;
     Json userAttrs = Json::object();
     Json systemAttrs = Json::object();
     std::optional<double> heartbeatTime; // Unix seconds of the last heartbeat, if any

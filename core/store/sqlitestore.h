@@ -53,6 +53,7 @@ public:
     void setTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                        const Distribution& distribution) override;
     void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) override;
+    void reportIntermediates(std::int64_t trialId, std::int64_t step, const std::vector<double>& values) override;
     void finishTrial(std::int64_t trialId, TrialState state, const std::vector<double>& values) override;
     void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
     void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) override;

@@ -265,6 +265,23 @@ std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::opti
                    [&](const Statement& row, TrialRecord& record) {
                        record.intermediateValues[row.int64(1)] = decodeValue(row, 2, 3);
                    });
+        if (hasPitwallTables() && m_pitwallVersion >= 5) {
+            forEachRow("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values v "
+                       "JOIN trials t ON t.trial_id = v.trial_id",
+                       [&](const Statement& row, TrialRecord& record) {
+                           const std::int64_t step = row.int64(1);
+                           const auto objective = static_cast<std::size_t>(row.int64(2));
+                           std::vector<double>& vector = record.intermediateVectors[step];
+                           if (vector.size() <= objective)
+                               vector.resize(objective + 1, std::nan(""));
+                           vector[objective] = decodeValue(row, 3, 4);
+                       },
+                       " ORDER BY v.step, v.objective");
+            for (TrialRecord& record : records)
+                for (auto& [step, vector] : record.intermediateVectors)
+                    if (const auto first = record.intermediateValues.find(step); first != record.intermediateValues.end())
+                        vector[0] = first->second;
+        }
         forEachRow("SELECT a.trial_id, a.\"key\", a.value_json FROM trial_user_attributes a "
                    "JOIN trials t ON t.trial_id = a.trial_id",
                    [&](const Statement& row, TrialRecord& record) {

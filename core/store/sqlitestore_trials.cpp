@@ -234,17 +234,37 @@ void SqliteStore::setTrialParam(std::int64_t trialId, const std::string& name, d
 
 void SqliteStore::reportIntermediate(std::int64_t trialId, std::int64_t step, double value)
 {
+    reportIntermediates(trialId, step, {value});
+}
+
+void SqliteStore::reportIntermediates(std::int64_t trialId, std::int64_t step, const std::vector<double>& values)
+{
     requireWritable();
-    // A plain pair, not a structured binding: clang before 16 cannot capture bindings in a lambda.
-    const auto stored = storedValue(value);
+    if (values.empty())
+        throw InputError("an intermediate report needs at least one value");
     m_db->write([&] {
         trialRow(trialId, true);
+        // A plain pair, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+        const auto first = storedValue(values.front());
         auto upsert = m_db->cached(
             "INSERT INTO trial_intermediate_values (trial_id, step, intermediate_value, intermediate_value_type) "
             "VALUES (?, ?, ?, ?) ON CONFLICT (trial_id, step) DO UPDATE SET "
             "intermediate_value = excluded.intermediate_value, "
             "intermediate_value_type = excluded.intermediate_value_type");
-        upsert.bind(1, trialId).bind(2, step).bind(3, stored.first).bind(4, stored.second).run();
+        upsert.bind(1, trialId).bind(2, step).bind(3, first.first).bind(4, first.second).run();
+        for (std::size_t objective = 1; objective < values.size(); ++objective) {
+            const auto stored = storedValue(values[objective]);
+            auto other = m_db->cached(
+                "INSERT INTO pitwall_intermediate_values (trial_id, step, objective, value, value_type) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (trial_id, step, objective) DO UPDATE SET "
+                "value = excluded.value, value_type = excluded.value_type");
+            other.bind(1, trialId)
+                .bind(2, step)
+                .bind(3, static_cast<std::int64_t>(objective))
+                .bind(4, stored.first)
+                .bind(5, stored.second)
+                .run();
+        }
     });
 }
 

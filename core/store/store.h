@@ -67,6 +67,9 @@ public:
                                                              const std::vector<TrialParam>& params,
                                                              const Json& systemAttrs) = 0;
     virtual void reportIntermediate(std::int64_t trialId, std::int64_t step, double value) = 0;
+    // One value per objective at `step`, in one transaction: the first in Optuna's trial_intermediate_values (Optuna
+    // reads it as the trial's intermediate value), the others in Pitwall's own table.
+    virtual void reportIntermediates(std::int64_t trialId, std::int64_t step, const std::vector<double>& values) = 0;
     // Sets the final state; values (one per objective) are required for Complete and ignored otherwise.
     // Like Optuna 3.1, a pruned single-objective trial gets its last intermediate value as its value, and
     // Running is accepted only for a Waiting trial (it sets the start time). A finished trial cannot change.

@@ -234,6 +234,19 @@ CREATE TABLE pitwall_job_ids (
 INSERT INTO pitwall_job_ids (slot, last_job_id) SELECT 1, COALESCE(MAX(job_id), 0) FROM pitwall_jobs;
 )sql";
 
+// pitwall_intermediate_values: a study with several objectives reports a vector per step; Optuna's
+// trial_intermediate_values keeps the first objective's value (so Optuna still reads the file), this table the others.
+const char* const kMigration5Sql = R"sql(
+CREATE TABLE pitwall_intermediate_values (
+    trial_id INTEGER NOT NULL REFERENCES trials (trial_id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    objective INTEGER NOT NULL CHECK (objective >= 1),
+    value REAL,
+    value_type TEXT NOT NULL,
+    PRIMARY KEY (trial_id, step, objective)
+);
+)sql";
+
 const char* const kVersionTableSql = R"sql(
 CREATE TABLE IF NOT EXISTS pitwall_schema_version (
     version INTEGER NOT NULL PRIMARY KEY,
@@ -251,6 +264,7 @@ const std::vector<Migration>& pitwallMigrations()
         {2, "indexes for reading new rows per run", kMigration2Sql},
         {3, "jobs and the studies and runs they produced", kMigration3Sql},
         {4, "job process start times and job ids that are never reused", kMigration4Sql},
+        {5, "intermediate values of every objective of a multi-objective study", kMigration5Sql},
     };
     return migrations;
 }

@@ -108,6 +108,8 @@ private Q_SLOTS:
     void constraintsKeepInfeasibleTrialsOffTheFront();
     void studyTellsOneValuePerObjective();
     void infeasibleTrialIsNeverBestOfOneObjective();
+    void intermediateVectorsAreStoredAndJudged();
+    void cliReportsVectorsAndAsksThePruner();
     void tpeLearnsTheParetoSetOfSeveralObjectives();
     void nsga2FirstGenerationIsRandom();
     void nsga2BreedsFromTheElite();
@@ -246,7 +248,7 @@ void TestMultiObjective::studyTellsOneValuePerObjective()
         best.push_back(t.number);
     QCOMPARE(best, (std::vector<int>{a, c}));
 
-    QVERIFY_THROWS_EXCEPTION(InputError, study.report(study.ask(requests).trial.number, 0, 1.0));
+    QVERIFY_THROWS_EXCEPTION(InputError, study.report(study.ask(requests).trial.number, 0, 1.0)); // one for two
     // Reopened, the study keeps both directions and NSGA-II.
     Study reopened = Study::load(*store, "mo");
     QCOMPARE(reopened.options().objectives(), (std::vector<StudyDirection>{kMin, kMax}));
@@ -282,6 +284,95 @@ void TestMultiObjective::infeasibleTrialIsNeverBestOfOneObjective()
     const std::vector<StudySummary> listed = store->listStudies();
     QCOMPARE(listed.front().bestTrialNumber, std::optional<int>(b)); // the list's SQL agrees
     QCOMPARE(listed.front().bestValue, std::optional<double>(0.5));
+}
+
+void TestMultiObjective::intermediateVectorsAreStoredAndJudged()
+{
+    const auto store = openStore(db("steps.db"));
+    StudyOptions options;
+    options.directions = {kMin, kMax};
+    options.sampler.kind = SamplerKind::Random;
+    options.pruner = PrunerSettings::defaults(PrunerKind::Median); // 5 start-up trials
+    Study study = Study::create(*store, "curves", options);
+    // Five completed trials whose vectors at step 1 are (1, 10), (2, 9), (3, 8), (4, 7), (5, 6).
+    for (int i = 0; i < 5; ++i) {
+        const int n = study.ask(xyRequests()).trial.number;
+        QVERIFY(study.report(n, 0, std::vector<double>{10.0 + i, 1.0}));
+        QVERIFY(study.report(n, 1, std::vector<double>{1.0 + i, 10.0 - i}));
+        QVERIFY(!study.report(n, 1, std::vector<double>{0.0, 0.0})); // a step reported before is ignored (Optuna)
+        study.tell(n, TrialState::Complete, std::vector<double>{1.0 + i, 10.0 - i});
+    }
+    const TrialRecord first = study.requireTrial(0);
+    QCOMPARE(first.intermediateValues.at(1), 1.0); // Optuna's table: the first objective
+    QCOMPARE(first.intermediateVectors.at(1), (std::vector<double>{1.0, 10.0}));
+    QCOMPARE(first.intermediateVectors.at(0), (std::vector<double>{10.0, 1.0}));
+    QVERIFY_THROWS_EXCEPTION(InputError, study.report(0, 2, std::vector<double>{1.0, 2.0})); // finished
+
+    // (3.5, 6.5): dominated by (1, 10), (2, 9), (3, 8): 3 of 5, more than half: pruned.
+    const int worse = study.ask(xyRequests()).trial.number;
+    study.report(worse, 1, std::vector<double>{3.5, 6.5});
+    QVERIFY(study.shouldPrune(worse));
+    // (2.5, 8.5): dominated by (1, 10) and (2, 9) only: 2 of 5: goes on.
+    const int fair = study.ask(xyRequests()).trial.number;
+    study.report(fair, 1, std::vector<double>{2.5, 8.5});
+    QVERIFY(!study.shouldPrune(fair));
+    // (0.5, 11): dominates them all: goes on. At a step no completed trial reported, nothing to compare with.
+    const int good = study.ask(xyRequests()).trial.number;
+    study.report(good, 1, std::vector<double>{0.5, 11.0});
+    QVERIFY(!study.shouldPrune(good));
+    study.report(good, 7, std::vector<double>{9.0, 0.0});
+    QVERIFY(!study.shouldPrune(good));
+    // A NaN in the vector is pruned (as a NaN value is by the median pruner); a wrong count is refused.
+    const int broken = study.ask(xyRequests()).trial.number;
+    study.report(broken, 1, std::vector<double>{NAN, 9.0});
+    QVERIFY(study.shouldPrune(broken));
+    QVERIFY_THROWS_EXCEPTION(InputError, study.report(broken, 2, std::vector<double>{1.0}));
+    QVERIFY_THROWS_EXCEPTION(InputError, study.report(broken, 2, 1.0));
+
+    // Successive halving judges one objective: refused for this study.
+    StudyOptions sha = options;
+    sha.pruner = PrunerSettings::defaults(PrunerKind::SuccessiveHalving);
+    Study halving = Study::create(*store, "halving", sha);
+    const int h = halving.ask(xyRequests()).trial.number;
+    halving.report(h, 0, std::vector<double>{1.0, 2.0});
+    try {
+        halving.shouldPrune(h);
+        QFAIL("sha judged two objectives");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("pruner sha judges one objective") != std::string::npos, e.what());
+    }
+}
+
+void TestMultiObjective::cliReportsVectorsAndAsksThePruner()
+{
+    const QString dbPath = m_dir.filePath("cliprune.db");
+    const QString space = m_dir.filePath("space.yaml");
+    QVERIFY(writeTestFile(space, "x: {type: uniform, min: 0, max: 1}\n"));
+    QCOMPARE(runCli({"study", "create", "--db", dbPath, "--study", "p", "--direction", "minimize", "--direction",
+                     "minimize", "--sampler", "random", "--pruner-startup-trials", "2"})
+                 .exitCode,
+             0);
+    const auto askTell = [&](const QString& intermediate, const QStringList& finish) {
+        const CliResult ask = runCli({"study", "ask", "--db", dbPath, "--study", "p", "--space", space});
+        const int n = Json::parse(ask.out.toStdString())["number"].get<int>();
+        const CliResult tell = runCli(QStringList{"study", "tell", "--db", dbPath, "--study", "p", "--trial",
+                                                  QString::number(n), "--intermediate", intermediate} +
+                                      finish);
+        if (tell.exitCode != 0)
+            qFatal("tell failed: %s", qPrintable(tell.err));
+        return n;
+    };
+    askTell("0=1,1", {"--value", "1", "--value", "1"});
+    askTell("0=2,0.5", {"--value", "2", "--value", "0.5"});
+    const int judged = askTell("0=3,3", {});
+    const CliResult verdict =
+        runCli({"study", "should-prune", "--db", dbPath, "--study", "p", "--trial", QString::number(judged)});
+    QCOMPARE(verdict.exitCode, 0);
+    QCOMPARE(verdict.out.trimmed(), QString("true")); // (3, 3) is dominated by both completed trials
+    const int kept = askTell("0=0.5,3", {});
+    QCOMPARE(runCli({"study", "should-prune", "--db", dbPath, "--study", "p", "--trial", QString::number(kept)})
+                 .out.trimmed(),
+             QString("false")); // dominated by neither
 }
 
 void TestMultiObjective::tpeLearnsTheParetoSetOfSeveralObjectives()
@@ -552,8 +643,13 @@ void TestMultiObjective::cliRefusesBadValues()
     const CliResult steps =
         runCli({"study", "tell", "--db", dbPath, "--study", "two", "--trial", "0", "--intermediate", "0=1"});
     QCOMPARE(steps.exitCode, 2);
-    QVERIFY2(steps.err.contains("intermediate values of a study with several objectives are not supported yet"),
+    QVERIFY2(steps.err.contains("study 'two' has 2 objectives (MINIMIZE, MAXIMIZE): report 2 intermediate values per "
+                                "step, not 1"),
              qPrintable(steps.err));
+    const CliResult badStep =
+        runCli({"study", "tell", "--db", dbPath, "--study", "two", "--trial", "0", "--intermediate", "0=1,x"});
+    QCOMPARE(badStep.exitCode, 2);
+    QVERIFY2(badStep.err.contains("--intermediate value 'x' is not a number"), qPrintable(badStep.err));
     const CliResult badConstraint = runCli({"study", "tell", "--db", dbPath, "--study", "two", "--trial", "0",
                                             "--value", "1", "--value", "2", "--constraint", "x"});
     QCOMPARE(badConstraint.exitCode, 2);

@@ -42,7 +42,7 @@ void TestHpoStudyReport::tellRequestsThatFollowTheRules()
     QVERIFY(!steps.state);
     QCOMPARE(steps.intermediate.size(), std::size_t(2));
     QCOMPARE(steps.intermediate[1].first, std::int64_t(3));
-    QCOMPARE(steps.intermediate[1].second, 0.5);
+    QCOMPARE(steps.intermediate[1].second, std::vector<double>{0.5});
 
     const TellRequest pruned = parseTellRequest({"2=0.1"}, std::nullopt, text("PRUNED"), {});
     QCOMPARE(pruned.state, std::optional<TrialState>(TrialState::Pruned));

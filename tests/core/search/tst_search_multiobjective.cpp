@@ -30,6 +30,10 @@ double f2(double x)
 {
     return (x - 0.7) * (x - 0.7);
 }
+double g2(double x) // mode mocurve's second objective
+{
+    return (x - 0.4) * (x - 0.4);
+}
 
 } // namespace
 
@@ -40,6 +44,7 @@ private Q_SLOTS:
     void commandObjectivesInOrder();
     void namedObjectivesAndConstraints();
     void trialsFailWithTheReason();
+    void vectorsArePruned();
     void badPairsAndConstraintsAreRefused_data();
     void badPairsAndConstraintsAreRefused();
 
@@ -138,6 +143,39 @@ void TestSearchMultiObjective::trialsFailWithTheReason()
     QCOMPARE(failed.size(), std::size_t(1));
     QCOMPARE(failed[0].state, TrialState::Fail);
     QCOMPARE(failReason(failed[0]), std::string("the trial recorded no 'nope' (it recorded: f1, f2, fps)"));
+}
+
+void TestSearchMultiObjective::vectorsArePruned()
+{
+    // Intermediate vectors each step; the median pruner read for vectors stops trials dominated at their step by more
+    // than half of the completed ones.
+    const QString db = m_dir.filePath("prune.db");
+    const QString space = writeFile(m_dir, "curve.yaml", "mode: mocurve\nx: {type: uniform, min: 0.0, max: 1.0}\n");
+    const CliResult r = runCli({"hpo", "--db", db, "--command", trialCommand(), "--space", space, "--seed", "5",
+                                "--sampler", "random", "--pruner", "median", "--pruner-startup-trials", "2",
+                                "--heartbeat-interval", "0.2", "--study", "curves", "--trials", "12", "--direction",
+                                "minimize", "--direction", "minimize"},
+                               m_dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    int pruned = 0, complete = 0;
+    for (const TrialRecord& t : trials(db, "curves")) {
+        const double x = param(t, "x").get<double>();
+        QVERIFY(!t.intermediateVectors.empty());
+        const auto& [step, vector] = *t.intermediateVectors.begin();
+        QCOMPARE(step, std::int64_t(0));
+        QCOMPARE(vector, (std::vector<double>{f1(x) + 1.0, g2(x) + 1.0}));
+        if (t.state == TrialState::Pruned) {
+            ++pruned;
+            QVERIFY(t.intermediateVectors.size() < 4); // stopped before its last step
+        } else {
+            QCOMPARE(t.state, TrialState::Complete);
+            ++complete;
+            QCOMPARE(t.intermediateVectors.size(), std::size_t(4));
+            QCOMPARE(t.values, (std::vector<double>{f1(x), g2(x)}));
+        }
+    }
+    QCOMPARE(pruned + complete, 12);
+    QVERIFY2(pruned > 0 && complete >= 2, qPrintable(QString("%1 pruned, %2 complete").arg(pruned).arg(complete)));
 }
 
 void TestSearchMultiObjective::badPairsAndConstraintsAreRefused_data()

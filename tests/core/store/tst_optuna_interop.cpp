@@ -171,7 +171,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
                                spec.state == TrialState::Complete ? std::vector{spec.value} : std::vector<double>{});
         }
         const auto info = store->info();
-        QCOMPARE(info.pitwallSchemaVersion, 4);
+        QCOMPARE(info.pitwallSchemaVersion, 5);
     }
 
     const Json result = runInteropScript({"extend", QString::fromStdString(path), "pitwall-made"}, m_dir.path());
@@ -225,7 +225,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     const auto info = store->info();
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     QCOMPARE(info.alembicVersion, result["files"]["head"].get<std::string>());
-    QCOMPARE(info.pitwallSchemaVersion, 4);
+    QCOMPARE(info.pitwallSchemaVersion, 5);
 }
 
 // The README's promise for Optuna 3.2 and later, run as a user runs it on whatever Optuna is installed: `optuna
@@ -303,7 +303,7 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
     }
     {
         auto migrated = openStore(path);
-        QCOMPARE(migrated->info().pitwallSchemaVersion, 4);
+        QCOMPARE(migrated->info().pitwallSchemaVersion, 5);
         compareStudy(*migrated, "optuna-made", study);
     }
     // Optuna still opens the file after Pitwall added its tables (and switched it to WAL).

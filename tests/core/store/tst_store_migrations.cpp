@@ -51,6 +51,7 @@ private Q_SLOTS:
     void version1FileComesUpToDate();
     void migrateIsIdempotent();
     void optunaOnlyFileGainsPitwallTables();
+    void version4FileReadsWithoutVectorTable();
 
 private:
     QTemporaryDir m_dir;
@@ -115,15 +116,16 @@ void TestStoreMigrations::version1FileComesUpToDate()
 
     auto store = openStore(path); // ReadWrite applies the pending migration
     const auto info = store->info();
-    QCOMPARE(info.pitwallSchemaVersion, 4);
-    QCOMPARE(info.latestPitwallSchemaVersion, 4);
+    QCOMPARE(info.pitwallSchemaVersion, 5);
+    QCOMPARE(info.latestPitwallSchemaVersion, 5);
     QVERIFY(hasIndex(path, "ix_pitwall_metrics_run_id"));
     QVERIFY(hasIndex(path, "ix_pitwall_events_run_id"));
     QCOMPARE(query(path, "SELECT version, description FROM pitwall_schema_version ORDER BY version"),
              (std::vector<storetest::Row>{{"1", pitwallMigrations()[0].description},
                                           {"2", pitwallMigrations()[1].description},
                                           {"3", pitwallMigrations()[2].description},
-                                          {"4", pitwallMigrations()[3].description}}));
+                                          {"4", pitwallMigrations()[3].description},
+                                          {"5", pitwallMigrations()[4].description}}));
     // The live-view query uses the new index.
     const auto plan = query(path, "EXPLAIN QUERY PLAN SELECT metric_id FROM pitwall_metrics "
                                   "WHERE run_id = 1 AND metric_id > 5 ORDER BY metric_id");
@@ -153,14 +155,14 @@ void TestStoreMigrations::migrateIsIdempotent()
     const auto path = m_dir.filePath("idempotent.db").toStdString();
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
-        QCOMPARE(store.migrate(), 4);
+        QCOMPARE(store.migrate(), 5);
         QCOMPARE(store.migrate(), 0);
         QCOMPARE(store.migrateTo(1), 0);
-        QCOMPARE(store.info().pitwallSchemaVersion, 4);
+        QCOMPARE(store.info().pitwallSchemaVersion, 5);
     }
     auto again = openStore(path);
     QCOMPARE(again->migrate(), 0);
-    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("4"));
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("5"));
 }
 
 void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
@@ -188,8 +190,8 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
         QCOMPARE(store.info().pitwallSchemaVersion, 0);
-        QCOMPARE(store.migrate(), 4);
-        QCOMPARE(store.info().pitwallSchemaVersion, 4);
+        QCOMPARE(store.migrate(), 5);
+        QCOMPARE(store.info().pitwallSchemaVersion, 5);
         RunRecord run;
         run.trialId = store.trial(store.requireStudy("reference").id, 0)->id;
         run.kind = "eval";
@@ -204,6 +206,35 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v3.0.0.d"));
     QCOMPARE(store->runs().size(), std::size_t(1));
     QCOMPARE(store->metricsSince(0, 0).size(), std::size_t(1));
+}
+
+void TestStoreMigrations::version4FileReadsWithoutVectorTable()
+{
+    // A file an older Pitwall wrote (schema 4, no pitwall_intermediate_values) is read as it is when opened read-only,
+    // and gains the table, with the vectors it then stores, when opened to write.
+    const auto path = m_dir.filePath("v4.db").toStdString();
+    std::int64_t trialId = 0, studyId = 0;
+    {
+        SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
+        QCOMPARE(store.migrateTo(4), 4);
+        studyId = store.createStudy("two", {StudyDirection::Minimize, StudyDirection::Maximize});
+        trialId = store.createTrial(studyId).id;
+        store.reportIntermediate(trialId, 0, 1.5);
+    }
+    {
+        const auto readOnly = openStore(path, OpenMode::ReadOnly);
+        const auto trial = readOnly->trial(studyId, 0);
+        QCOMPARE(trial->intermediateValues.at(0), 1.5);
+        QVERIFY(trial->intermediateVectors.empty());
+    }
+    const auto store = openStore(path);
+    QCOMPARE(store->info().pitwallSchemaVersion, 5);
+    store->reportIntermediates(trialId, 1, {2.5, 7.0});
+    const auto trial = store->trial(studyId, 0);
+    QCOMPARE(trial->intermediateValues.at(1), 2.5);
+    QCOMPARE(trial->intermediateVectors.at(1), (std::vector<double>{2.5, 7.0}));
+    QCOMPARE(scalar(path, "SELECT value FROM pitwall_intermediate_values WHERE step = 1 AND objective = 1"),
+             std::string("7.0"));
 }
 
 QTEST_GUILESS_MAIN(TestStoreMigrations)

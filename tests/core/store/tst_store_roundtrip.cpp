@@ -404,7 +404,7 @@ void TestStoreRoundtrip::badInputs()
     openStore(newer).reset();
     query(newer, "INSERT INTO pitwall_schema_version VALUES (99, 'from the future', 0)");
     expectInputError([&] { openStore(newer); },
-                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 4)"});
+                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 5)"});
     expectInputError([&] { openStore(newer, OpenMode::ReadOnly); }, {"newer Pitwall"});
 
     expectInputError([&] { openStore("postgresql://db.example/pitwall"); }, {"'postgresql' backend is not built"});
@@ -446,8 +446,8 @@ void TestStoreRoundtrip::reopeningKeepsData()
     auto store = openStore(m_path);
     const auto info = store->info();
     QCOMPARE(info.backend, std::string("sqlite"));
-    QCOMPARE(info.pitwallSchemaVersion, 4);
-    QCOMPARE(info.latestPitwallSchemaVersion, 4);
+    QCOMPARE(info.pitwallSchemaVersion, 5);
+    QCOMPARE(info.latestPitwallSchemaVersion, 5);
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     QCOMPARE(info.optunaLibraryVersion, std::string("3.1.0"));
     QCOMPARE(info.alembicVersion, std::string("v3.0.0.d"));

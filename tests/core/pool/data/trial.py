@@ -16,6 +16,8 @@ stopworker one intermediate value, its pid in GATE.pid.<trial>, then SIGSTOP to 
 orphan    starts `sleep 1000` in a new session (it leaves the command's process group), its pid in
           GATE.orphan.<trial>, then the objective: the sleep is left behind
 mo        two objectives: {"objectives": [(x - 0.3)^2, (x - 0.7)^2]} with the same as "f1" and "f2" and "fps" = 100 x
+mocurve   objectives f1 = (x - 0.3)^2 and g2 = (x - 0.4)^2 (a narrow front: most trials are dominated), after an
+          intermediate vector per step 0..3: {"step": s, "values": [f1 + 1/(s+1), g2 + 1/(s+1)]}
 flood     40 MiB on stderr, a 40 MiB stdout line, then the objective with the growth of its worker's peak memory
           (VmHWM of the parent process) over the flood, in kB, as "hwm_growth_kb"
 """
@@ -115,6 +117,11 @@ if args.mode == "ok":
 elif args.mode == "mo":
     f1, f2 = (args.x - 0.3) ** 2, (args.x - 0.7) ** 2
     say({"objectives": [f1, f2], "f1": f1, "f2": f2, "fps": 100 * args.x})
+elif args.mode == "mocurve":
+    f1, f2 = (args.x - 0.3) ** 2, (args.x - 0.4) ** 2
+    for s in range(4):
+        say({"step": s, "values": [f1 + 1 / (s + 1), f2 + 1 / (s + 1)]})
+    say({"objectives": [f1, f2]})
 elif args.mode == "exit137":
     print("simulated out of memory: cannot allocate 4 GiB", file=sys.stderr, flush=True)
     sys.exit(137)
