@@ -113,6 +113,7 @@ def multi(args):
         "directions": [d.name for d in study.directions],
         "trials": [{"number": t.number, "state": t.state.name, "params": t.params, "values": t.values,
                     "constraints": t.system_attrs.get("constraints"),
+                    "intermediate_values": {str(k): v for k, v in t.intermediate_values.items()},
                     "generation": t.system_attrs.get("nsga2:generation")} for t in trials],
         "best_trials": [t.number for t in study.best_trials],
         "feasible_best_trials": [t.number for t in _get_pareto_front_trials_by_trials(feasible, study.directions)],

@@ -325,14 +325,18 @@ void TestHpoOptunaInterop::multiObjectivePitwallStudyContinuedByOptuna()
         QCOMPARE(ask.exitCode, 0);
         asked.push_back(Json::parse(ask.out.trimmed().toStdString()));
         const auto [f1, f2] = objectiveValues(asked.back()["params"]);
-        QCOMPARE(runCli({"study", "tell", "--db", db, "--study", "mo", "--trial", QString::number(i), "--value",
-                         QString::number(f1, 'g', 17), "--value", QString::number(f2, 'g', 17)})
+        const QStringList step = i == 0 ? QStringList{"--intermediate", "0=0.25,7.5"} : QStringList{};
+        QCOMPARE(runCli(QStringList{"study", "tell", "--db", db, "--study", "mo", "--trial", QString::number(i),
+                                    "--value", QString::number(f1, 'g', 17), "--value", QString::number(f2, 'g', 17)} +
+                        step)
                      .exitCode,
                  0);
     }
     const std::vector<int> pitwallFront = frontNumbers(runCli({"study", "best", "--db", db, "--study", "mo", "--json"}));
     const Json after = python({"multi", db, "mo", "4", kMultiSpace, "--population", "6"});
     QCOMPARE(after["directions"], Json::array({"MINIMIZE", "MINIMIZE"}));
+    // Optuna reads a vector's first value as the trial's intermediate value (the others are Pitwall's own table).
+    QCOMPARE(after["trials"][0]["intermediate_values"], Json({{"0", 0.25}}));
     QCOMPARE(after["trials"].size(), std::size_t(18));
     for (int i = 0; i < 14; ++i) {
         QCOMPARE(after["trials"][i]["params"], asked[i]["params"]);
