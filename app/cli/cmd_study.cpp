@@ -111,10 +111,13 @@ int bestTrial(const Args& args)
     Study study = openStudy(*store, args);
     if (study.objectiveCount() > 1) {
         const std::vector<TrialRecord> front = study.bestTrials();
+        std::optional<HypervolumeReport> volume;
+        if (const auto reference = args.value("reference"))
+            volume = hypervolumeReport(*store, study.record(), *reference);
         if (args.flag("json"))
-            std::cout << bestTrialsJson(front).dump() << "\n";
+            std::cout << bestTrialsJson(front, volume).dump() << "\n";
         else
-            std::cout << bestTrialsText(study.record(), front);
+            std::cout << bestTrialsText(study.record(), front, volume);
         if (front.empty())
             std::cerr << "study '" << printable(study.record().name) << "' has no complete feasible trial yet\n";
         return front.empty() ? kExitFailure : kExitOk;
@@ -187,7 +190,14 @@ void addStudyCommands(Cli& cli)
     cli.add({.path = "study should-prune",
              .options = {dbOption(), studyOption(), trialOption(), {"step", "S", "judge at this reported step"}},
              .run = shouldPrune});
-    cli.add({.path = "study best", .options = {dbOption(), studyOption(), jsonOption()}, .run = bestTrial});
+    cli.add({.path = "study best",
+             .options = {dbOption(),
+                         studyOption(),
+                         jsonOption(),
+                         {"reference", "R1,R2,...",
+                          "several objectives: also the front's hypervolume and its history over trials, measured "
+                          "from this point (one value per objective, in its units)"}},
+             .run = bestTrial});
     cli.add({.path = "study list", .options = {dbOption(), jsonOption()}, .run = listStudies});
 }
 

@@ -1,5 +1,7 @@
 #include "core/hpo/hypervolume.h"
 
+#include "core/store/pareto.h"
+
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -264,6 +266,42 @@ std::vector<double> hypervolumeContributions(std::span<const std::vector<double>
         contributions[input.source[a]] = std::max(0.0, exclusive); // never negative but for rounding
     }
     return contributions;
+}
+
+std::vector<std::pair<int, double>> hypervolumeHistory(std::span<const TrialRecord> trials,
+                                                       std::span<const StudyDirection> directions,
+                                                       std::span<const double> reference)
+{
+    if (reference.size() != directions.size())
+        throw InputError("the hypervolume reference has " + std::to_string(reference.size()) +
+                         " value(s); the study has " + std::to_string(directions.size()) + " objective(s)");
+    for (double r : reference)
+        if (!std::isfinite(r))
+            throw InputError("the hypervolume reference must be finite numbers");
+    const std::vector<double> minimisedReference = minimisedValues(reference, directions);
+    std::vector<const TrialRecord*> counted;
+    for (const TrialRecord& t : trials)
+        if (countsForFront(t, directions.size()) && isFeasible(t))
+            counted.push_back(&t);
+    std::sort(counted.begin(), counted.end(),
+              [](const TrialRecord* a, const TrialRecord* b) { return a->number < b->number; });
+    const std::vector<StudyDirection> minimise(directions.size(), StudyDirection::Minimize);
+    std::vector<std::vector<double>> front;
+    std::vector<std::pair<int, double>> history;
+    double current = 0.0;
+    for (const TrialRecord* t : counted) {
+        std::vector<double> point = minimisedValues(t->values, directions);
+        const bool dominated = std::any_of(front.begin(), front.end(), [&](const std::vector<double>& f) {
+            return f == point || dominates(f, point, minimise);
+        });
+        if (!dominated) {
+            std::erase_if(front, [&](const std::vector<double>& f) { return dominates(point, f, minimise); });
+            front.push_back(std::move(point));
+            current = hypervolume(front, minimisedReference);
+        }
+        history.emplace_back(t->number, current);
+    }
+    return history;
 }
 
 } // namespace pitwall

@@ -22,7 +22,10 @@
 //
 // Pure functions with no state: safe to call from any thread.
 
+#include "core/store/records.h"
+
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace pitwall {
@@ -36,5 +39,13 @@ double hypervolume(std::span<const std::vector<double>> points, std::span<const 
 // of the hypervolume algorithm above, one per non-dominated point. Used by multi-objective TPE to weight trials.
 std::vector<double> hypervolumeContributions(std::span<const std::vector<double>> points,
                                              std::span<const double> reference);
+
+// A study's hypervolume after each trial that can be on its front (core/store/pareto.h: COMPLETE, feasible, one value
+// per objective), in trial number order: (trial number, hypervolume of the front so far). The reference is in the
+// objectives' own units (for a maximised objective, the value every counted point must exceed). InputError for a
+// reference of another length than the directions, or a non-finite one.
+std::vector<std::pair<int, double>> hypervolumeHistory(std::span<const TrialRecord> trials,
+                                                       std::span<const StudyDirection> directions,
+                                                       std::span<const double> reference);
 
 } // namespace pitwall

@@ -1,12 +1,15 @@
 #include "core/hpo/studyreport.h"
 
+#include "core/hpo/hypervolume.h"
 #include "core/hpo/searchspace.h"
 #include "core/hpo/study.h"
 #include "core/util/printable.h"
 #include "core/util/printf.h"
+#include "core/util/error.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pitwall {
 
@@ -83,7 +86,27 @@ std::string bestTrialText(const std::string& studyName, const TrialRecord& best)
     return text;
 }
 
-nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front)
+HypervolumeReport hypervolumeReport(Store& store, const StudyRecord& study, const std::string& referenceText)
+{
+    HypervolumeReport report;
+    for (const std::string& item : split(referenceText, ',')) {
+        const auto value = parseDouble(trim(item));
+        if (!value || !std::isfinite(*value))
+            throw InputError::forOption("reference", "--reference '" + referenceText +
+                                                         "' is not a list of numbers R1,R2,... (one per objective)");
+        report.reference.push_back(*value);
+    }
+    if (report.reference.size() != study.directions.size())
+        throw InputError::forOption("reference", "--reference '" + referenceText + "' has " +
+                                                     std::to_string(report.reference.size()) + " value(s); study '" +
+                                                     study.name + "' has " + std::to_string(study.directions.size()) +
+                                                     " objectives");
+    report.history = hypervolumeHistory(store.trials(study.id), study.directions, report.reference);
+    report.hypervolume = report.history.empty() ? 0.0 : report.history.back().second;
+    return report;
+}
+
+nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front, const std::optional<HypervolumeReport>& volume)
 {
     nlohmann::json trials = nlohmann::json::array();
     for (const TrialRecord& t : front) {
@@ -95,10 +118,19 @@ nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front)
             values.push_back(jsonNumber(v));
         trials.push_back({{"number", t.number}, {"values", values}, {"params", params}});
     }
-    return {{"best_trials", trials}};
+    nlohmann::json out{{"best_trials", trials}};
+    if (volume) {
+        out["reference"] = volume->reference;
+        out["hypervolume"] = jsonNumber(volume->hypervolume);
+        out["hypervolume_history"] = nlohmann::json::array();
+        for (const auto& [number, value] : volume->history)
+            out["hypervolume_history"].push_back({number, jsonNumber(value)});
+    }
+    return out;
 }
 
-std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front)
+std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front,
+                           const std::optional<HypervolumeReport>& volume)
 {
     std::vector<std::string> directions;
     for (StudyDirection d : study.directions)
@@ -113,6 +145,14 @@ std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialReco
             params.push_back(printable(p.name) + "=" + printable(overrideText(p.value())));
         text += "  trial " + std::to_string(t.number) + ": values " + join(values, ", ") +
                 (params.empty() ? "" : "  (" + join(params, " ") + ")") + "\n";
+    }
+    if (volume) {
+        std::vector<std::string> reference;
+        for (double r : volume->reference)
+            reference.push_back(formatDouble(r));
+        text += "hypervolume " + formatDouble(volume->hypervolume) + " from reference (" + join(reference, ", ") +
+                ") over " + std::to_string(volume->history.size()) + " counted trial" +
+                (volume->history.size() == 1 ? "" : "s") + " (--json: its history)\n";
     }
     return text;
 }

@@ -4,10 +4,13 @@
 
 #include "core/hpo/study.h"
 #include "core/store/records.h"
+#include "core/store/store.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pitwall {
@@ -24,11 +27,24 @@ nlohmann::json bestTrialJson(const TrialRecord& best);
 // "best trial N of 'STUDY': value V" and one "  name: value" line per parameter.
 std::string bestTrialText(const std::string& studyName, const TrialRecord& best);
 
+// The hypervolume of a multi-objective study's front from a reference point, and its history over the trials.
+struct HypervolumeReport {
+    std::vector<double> reference;
+    double hypervolume = 0.0;
+    std::vector<std::pair<int, double>> history; // (trial number, hypervolume after it), core/hpo/hypervolume.h
+};
+// `referenceText` is "R1,R2,..." (one number per objective); InputError naming --reference otherwise.
+HypervolumeReport hypervolumeReport(Store& store, const StudyRecord& study, const std::string& referenceText);
+
 // {"best_trials": [{"number": N, "values": [...], "params": {...}}, ...]}: a multi-objective study's Pareto front, as
-// Optuna's Study.best_trials.
-nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front);
-// "Pareto front of 'STUDY' (minimize, maximize): N trials" and a line per trial: its values and parameters.
-std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front);
+// Optuna's Study.best_trials; with a hypervolume report also "reference", "hypervolume" and "hypervolume_history"
+// ([[trial number, hypervolume], ...]).
+nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front,
+                              const std::optional<HypervolumeReport>& volume = std::nullopt);
+// "Pareto front of 'STUDY' (minimize, maximize): N trials" and a line per trial: its values and parameters; then the
+// hypervolume line when there is a report.
+std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front,
+                           const std::optional<HypervolumeReport>& volume = std::nullopt);
 
 // "created study 'NAME' (minimize|maximize[, ...], sampler {...}, pruner {...}) in LOCATION" (the settings' JSON).
 std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location);

@@ -590,6 +590,21 @@ void TestMultiObjective::cliCreateTellBestList()
     QCOMPARE(front[0]["values"], Json::array({10.0, 5.0}));
     QCOMPARE(front[1]["number"].get<int>(), 1);
     QVERIFY(front[1]["params"].contains("autospeed.box"));
+    // The hypervolume from the reference (0, 10) (the first objective is maximised: points must exceed 0), after
+    // each feasible complete trial: 0 alone 10 x 5 = 50; with 1: 50 + 12 x 4 - 10 x 4 = 58; 3 and 4 are dominated.
+    const CliResult volume =
+        runCli({"study", "best", "--db", dbPath, "--study", "speed", "--json", "--reference", "0,10"});
+    QCOMPARE(volume.exitCode, 0);
+    const Json measured = Json::parse(volume.out.toStdString());
+    QCOMPARE(measured["hypervolume"].get<double>(), 58.0);
+    QCOMPARE(measured["hypervolume_history"], Json::parse("[[0, 50.0], [1, 58.0], [3, 58.0], [4, 58.0]]"));
+    const CliResult badReference =
+        runCli({"study", "best", "--db", dbPath, "--study", "speed", "--reference", "0"});
+    QCOMPARE(badReference.exitCode, 2);
+    QVERIFY2(badReference.err.contains("--reference '0' has 1 value(s); study 'speed' has 2 objectives"),
+             qPrintable(badReference.err));
+    QVERIFY(runCli({"study", "best", "--db", dbPath, "--study", "speed", "--reference", "0,10"})
+                .out.contains("hypervolume 58 from reference (0, 10) over 4 counted trials"));
     const CliResult text = runCli({"study", "best", "--db", dbPath, "--study", "speed"});
     QVERIFY2(text.out.startsWith("Pareto front of 'speed' (maximize, minimize): 2 trials\n  trial 0: values 10, 5  ("),
              qPrintable(text.out));
