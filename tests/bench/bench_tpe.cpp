@@ -8,6 +8,7 @@
 // The 50-trial figures are the first 50 trials of the 100-trial runs (TPE does not look at the budget).
 // Both tools keep their study files in the same folder (default: the temp folder; e.g. /dev/shm to leave
 // out the disk's sync cost, which dominates Optuna's time per trial on a disk).
+#include "bench_common.h"
 #include "tpe_functions.h"
 
 #include "core/hpo/study.h"
@@ -27,6 +28,9 @@
 #include <map>
 
 using namespace pitwall;
+using benchcommon::fixed;
+using benchcommon::summarize;
+using benchcommon::Summary;
 
 namespace {
 
@@ -66,47 +70,18 @@ Runs runPitwall(const tpebench::TestFunction& function, int seeds, int trials, c
 std::map<std::string, Runs> runOptuna(const std::string& functions, int seeds, int trials, const std::string& folder,
                                       std::string& problem)
 {
-    // The build copies the script beside this executable (tests/bench/CMakeLists.txt): no source path compiled in.
-    const std::string script =
-        (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "bench_tpe_optuna.py").string();
-    const std::string command = "/usr/bin/python3 '" + script + "' --seeds " + std::to_string(seeds) + " --trials " +
-                                std::to_string(trials) + " --functions " + functions + " --folder '" + folder + "'";
+    const std::string command = "/usr/bin/python3 '" + benchcommon::besideExecutable("bench_tpe_optuna.py").string() +
+                                "' --seeds " + std::to_string(seeds) + " --trials " + std::to_string(trials) +
+                                " --functions " + functions + " --folder '" + folder + "'";
     std::map<std::string, Runs> out;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-        problem = "cannot start " + command;
-        return out;
-    }
     std::string text;
-    char buffer[65536];
-    std::size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        text.append(buffer, n);
-    const int status = pclose(pipe);
-    if (status != 0) {
-        problem = "`" + command + "` failed (status " + std::to_string(status) + ")";
+    if (!benchcommon::commandOutput(command, text, problem))
         return out;
-    }
     const auto json = nlohmann::json::parse(text);
     for (auto it = json.begin(); it != json.end(); ++it)
         out[it.key()] = {it.value()["best"].get<std::vector<std::vector<double>>>(),
                          it.value()["seconds"].get<std::vector<double>>()};
     return out;
-}
-
-struct Summary {
-    double mean = 0.0, sd = 0.0;
-};
-
-Summary summarize(const std::vector<double>& values)
-{
-    Summary s;
-    for (double v : values)
-        s.mean += v / static_cast<double>(values.size());
-    for (double v : values)
-        s.sd += (v - s.mean) * (v - s.mean) / std::max<double>(1.0, static_cast<double>(values.size()) - 1);
-    s.sd = std::sqrt(s.sd);
-    return s;
 }
 
 std::vector<double> bestAt(const Runs& runs, int trials)
@@ -115,13 +90,6 @@ std::vector<double> bestAt(const Runs& runs, int trials)
     for (const auto& curve : runs.best)
         out.push_back(curve.at(static_cast<std::size_t>(trials - 1)));
     return out;
-}
-
-std::string fixed(double value, int digits)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
 }
 
 } // namespace
