@@ -182,6 +182,11 @@ endfunction()
 function(pitwall_add_test name)
   cmake_parse_arguments(ARG "MAY_SKIP" "TIMEOUT" "SOURCES;LINK;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  # Under AddressSanitizer: wait for Qt Test's watchdog thread to end before the leak check at exit
+  # (tests/support/sanitizer_exit.cpp says why).
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+    target_sources(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/sanitizer_exit.cpp)
+  endif()
   target_compile_options(${name} PRIVATE ${PITWALL_WARNINGS})
   target_link_libraries(${name} PRIVATE Qt6::Test ${ARG_LINK})
   # No path is compiled in (a clone in another folder must compile the same objects and hit ccache): the test reads
