@@ -24,6 +24,19 @@ std::string_view samplerKindName(SamplerKind kind)
     return "?";
 }
 
+std::string_view tpeVersionName(TpeVersion version)
+{
+    return version == TpeVersion::Optuna31 ? "3.1" : "5";
+}
+
+std::optional<TpeVersion> parseTpeVersion(std::string_view name)
+{
+    for (TpeVersion version : {TpeVersion::Optuna5, TpeVersion::Optuna31})
+        if (name == tpeVersionName(version))
+            return version;
+    return std::nullopt;
+}
+
 std::optional<SamplerKind> parseSamplerKind(std::string_view name)
 {
     for (SamplerKind kind : {SamplerKind::Random, SamplerKind::Grid, SamplerKind::Tpe, SamplerKind::Nsga2})
@@ -42,8 +55,9 @@ Json SamplerSettings::toJson() const
         json["consider_prior"] = tpe.considerPrior;
         json["consider_magic_clip"] = tpe.considerMagicClip;
         json["consider_endpoints"] = tpe.considerEndpoints;
-        json["multivariate"] = tpe.multivariate;
-        json["constant_liar"] = tpe.constantLiar;
+        json["tpe_version"] = tpeVersionName(tpe.version);
+        json["multivariate"] = tpe.multivariate ? Json(*tpe.multivariate) : Json(nullptr);
+        json["constant_liar"] = tpe.constantLiar ? Json(*tpe.constantLiar) : Json(nullptr);
     }
     if (kind == SamplerKind::Nsga2) {
         json["population_size"] = nsga2.populationSize;
@@ -74,8 +88,15 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         tpe.considerPrior = json.value("consider_prior", tpe.considerPrior);
         tpe.considerMagicClip = json.value("consider_magic_clip", tpe.considerMagicClip);
         tpe.considerEndpoints = json.value("consider_endpoints", tpe.considerEndpoints);
-        tpe.multivariate = json.value("multivariate", tpe.multivariate);
-        tpe.constantLiar = json.value("constant_liar", tpe.constantLiar);
+        // Settings stored before tpe_version existed are Optuna 3.1's TPE, with both switches spelled out.
+        const std::string version = json.value("tpe_version", std::string(tpeVersionName(TpeVersion::Optuna31)));
+        const auto parsed = parseTpeVersion(version);
+        if (!parsed)
+            throw InputError("unknown tpe_version '" + version + "' (known: 5, 3.1)");
+        tpe.version = *parsed;
+        for (auto [key, field] : {std::pair{"multivariate", &tpe.multivariate}, {"constant_liar", &tpe.constantLiar}})
+            if (json.contains(key) && !json[key].is_null())
+                *field = json[key].get<bool>();
         Nsga2Options& nsga2 = settings.nsga2;
         nsga2.populationSize = json.value("population_size", nsga2.populationSize);
         if (json.contains("mutation_prob") && !json["mutation_prob"].is_null())

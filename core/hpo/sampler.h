@@ -1,7 +1,7 @@
 #pragma once
 // Samplers choose the parameter values of a new trial from the trials a study already has: random, grid
-// (the Cartesian product, each point once), TPE (Optuna 3.1's Tree-structured Parzen Estimator; for several objectives
-// the newest Optuna's MOTPE split) and NSGA-II (Optuna's NSGAIISampler, any number of objectives; the default for
+// (the Cartesian product, each point once), TPE (the newest Optuna's Tree-structured Parzen Estimator, or Optuna
+// 3.1's by a setting; for several objectives the newest Optuna's MOTPE split) and NSGA-II (Optuna's NSGAIISampler, any number of objectives; the default for
 // several).
 //
 // Samplers keep no state between calls: everything they learn comes from the trials passed in, as with
@@ -23,18 +23,34 @@ enum class SamplerKind { Random, Grid, Tpe, Nsga2 };
 std::string_view samplerKindName(SamplerKind kind); // "random", "grid", "tpe", "nsga2"
 std::optional<SamplerKind> parseSamplerKind(std::string_view name);
 
-// TPE's settings, with Optuna 3.1's defaults. With several objectives the same settings apply; l(x) is then formed
-// by non-domination rank and hypervolume subset selection from ceil(0.1 n) trials, each weighing 1, infeasible
-// trials last (Optuna 5.0's TPESampler; core/hpo/internal/motpe.h).
+// Which Optuna's TPE Pitwall's follows. Optuna5 (the default for new studies): the newest Optuna's TPESampler
+// (5.x): multivariate on one objective and independent on several unless told, the constant liar on unless told,
+// neighbour-gap bandwidths for joint parameters, exact densities, log integers modelled as steps. Optuna31: Optuna
+// 3.1's (independent and no liar unless told; Scott's-rule bandwidths when multivariate), as studies made before
+// this setting existed keep.
+enum class TpeVersion { Optuna5, Optuna31 };
+std::string_view tpeVersionName(TpeVersion version); // "5", "3.1"
+std::optional<TpeVersion> parseTpeVersion(std::string_view name);
+
+// TPE's settings. With several objectives l(x) is formed by non-domination rank and hypervolume subset selection
+// from ceil(0.1 n) trials, each weighing 1, infeasible trials last (Optuna 5's TPESampler; core/hpo/internal/motpe.h).
 struct TpeOptions {
+    TpeVersion version = TpeVersion::Optuna5;
     int startupTrials = 10; // random sampling until this many trials are complete or pruned
     int eiCandidates = 24;  // candidates drawn from l(x); the one maximising l(x)/g(x) wins
     double priorWeight = 1.0;
     bool considerPrior = true;
     bool considerMagicClip = true;
     bool considerEndpoints = false;
-    bool multivariate = false; // model the parameters every finished trial shares jointly
-    bool constantLiar = false; // running trials count as the worst observations (parallel workers)
+    std::optional<bool> multivariate; // model the parameters every finished trial shares jointly; none: the version's
+    std::optional<bool> constantLiar; // running trials count as the worst observations; none: the version's default
+
+    // What applies: multivariate for a study with `objectives` objectives, the constant liar.
+    bool multivariateFor(std::size_t objectives) const
+    {
+        return multivariate.value_or(version == TpeVersion::Optuna5 && objectives <= 1);
+    }
+    bool constantLiarOn() const { return constantLiar.value_or(version == TpeVersion::Optuna5); }
 };
 
 // NSGA-II's settings, with Optuna's NSGAIISampler defaults.

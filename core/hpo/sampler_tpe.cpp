@@ -1,7 +1,8 @@
-// TPE after Optuna 3.1 (optuna/samplers/_tpe/sampler.py): finished trials are ranked (complete ones by
-// value, pruned ones by how far they got and then their last intermediate value), the best gamma(n) form
-// l(x) and the rest g(x); of n_ei_candidates drawn from l(x), the one with the largest l(x)/g(x) wins.
-// With several objectives the split and l(x)'s weights follow the newest Optuna (internal/motpe.h).
+// TPE after Optuna's (optuna/samplers/_tpe/sampler.py): finished trials are ranked (complete ones by value, pruned
+// ones by how far they got and then their last intermediate value), the best gamma(n) form l(x) and the rest g(x);
+// of n_ei_candidates drawn from l(x), the one with the largest l(x)/g(x) wins. TpeOptions::version picks the newest
+// Optuna's defaults and estimator (5.x) or 3.1's. With several objectives the split and l(x)'s weights follow the
+// newest Optuna (internal/motpe.h).
 #include "core/hpo/internal/motpe.h"
 #include "core/hpo/internal/parzen.h"
 #include "core/hpo/internal/samplers.h"
@@ -87,11 +88,12 @@ public:
         SampleResult result;
         result.internalValues.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());
 
-        const std::vector<Observation> all = observations(context, m_options.constantLiar);
+        const std::vector<Observation> all = observations(context, m_options.constantLiarOn());
         const std::size_t finished = static_cast<std::size_t>(
             std::count_if(all.begin(), all.end(), [](const Observation& o) { return o.stepKey < kInf; }));
         const bool learning = finished >= static_cast<std::size_t>(std::max(m_options.startupTrials, 0));
 
+        const std::size_t objectives = std::max<std::size_t>(context.directions.size(), 1);
         // Split into below (the best gamma(n)) and above, each in trial order.
         Split split;
         split.isBelow.assign(all.size(), 0);
@@ -112,7 +114,7 @@ public:
 
         // Multivariate: the parameters every finished trial has, with the same distribution, jointly.
         std::vector<std::size_t> joint;
-        if (learning && m_options.multivariate && finished > 0) {
+        if (learning && m_options.multivariateFor(objectives) && finished > 0) {
             for (std::size_t r = 0; r < requests.size(); ++r) {
                 if (isSingleValued(requests[r].distribution))
                     continue;
@@ -124,7 +126,7 @@ public:
                     joint.push_back(r);
             }
             if (!joint.empty())
-                sampleJoint(all, split, requests, joint, rng, result.internalValues);
+                sampleJoint(all, split, requests, joint, true, rng, result.internalValues);
         }
 
         for (std::size_t r = 0; r < requests.size(); ++r) {
@@ -136,7 +138,8 @@ public:
             else if (!learning)
                 result.internalValues[r] = sampleUniformly(d, rng);
             else
-                sampleJoint(all, split, requests, {r}, rng, result.internalValues);
+                sampleJoint(all, split, requests, {r}, m_options.multivariateFor(objectives), rng,
+                            result.internalValues);
         }
         return result;
     }
@@ -169,7 +172,8 @@ private:
 
     // Fits l(x) and g(x) over the parameters `which` and writes the winning candidate into `out`.
     void sampleJoint(const std::vector<Observation>& all, const Split& split, const std::vector<ParamRequest>& requests,
-                     const std::vector<std::size_t>& which, Rng& rng, std::vector<double>& out) const
+                     const std::vector<std::size_t>& which, bool multivariate, Rng& rng,
+                     std::vector<double>& out) const
     {
         std::vector<Distribution> space;
         for (std::size_t r : which)
@@ -191,12 +195,13 @@ private:
             if (split.isBelow[i] && split.weights)
                 belowWeights.push_back((*split.weights)[i]);
         }
-        ParzenOptions options;
+        const bool optuna31 = m_options.version == TpeVersion::Optuna31;
+        ParzenOptions options = optuna31 ? ParzenOptions() : optuna5ParzenOptions();
         options.considerPrior = m_options.considerPrior;
         options.priorWeight = m_options.priorWeight;
         options.considerMagicClip = m_options.considerMagicClip;
         options.considerEndpoints = m_options.considerEndpoints;
-        options.multivariate = m_options.multivariate;
+        options.scottBandwidths = optuna31 && multivariate; // 3.1: also for parameters sampled on their own
         const ParzenEstimator upper(above, space, options);
         if (split.weights)
             options.observationWeights = std::move(belowWeights);

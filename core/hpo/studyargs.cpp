@@ -17,8 +17,26 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args, std::size_t objecti
         options.sampler.seed = static_cast<std::uint64_t>(*seed);
     options.sampler.tpe.startupTrials =
         static_cast<int>(args.integer("startup-trials", options.sampler.tpe.startupTrials, 0));
-    options.sampler.tpe.multivariate = args.flag("multivariate");
-    options.sampler.tpe.constantLiar = args.flag("constant-liar");
+    TpeOptions& tpe = options.sampler.tpe;
+    if (const auto version = args.value("tpe-version")) {
+        const auto parsed = parseTpeVersion(*version);
+        if (!parsed)
+            throw InputError::forOption("tpe-version", "--tpe-version '" + *version +
+                                                           "' is not 5 (the newest Optuna's TPE) or 3.1 (Optuna 3.1's)");
+        tpe.version = *parsed;
+    }
+    // A switch and its opposite: on, off, or the TPE version's default.
+    const auto onOff = [&](const std::string& on, const std::string& off) -> std::optional<bool> {
+        if (args.flag(on) && args.flag(off))
+            throw InputError::forOption(off, "--" + on + " and --" + off + " contradict each other: give one");
+        if (args.flag(on))
+            return true;
+        if (args.flag(off))
+            return false;
+        return std::nullopt;
+    };
+    tpe.multivariate = onOff("multivariate", "independent");
+    tpe.constantLiar = onOff("constant-liar", "no-constant-liar");
     Nsga2Options& nsga2 = options.sampler.nsga2;
     nsga2.populationSize = static_cast<int>(args.integer("population-size", nsga2.populationSize, 2));
     if (args.value("mutation-prob"))
@@ -73,8 +91,11 @@ std::vector<cmdline::OptionSpec> studyOptionSpecs()
     return {{"sampler", "NAME", "random, grid, tpe (default for one objective) or nsga2 (default for several)"},
             {"seed", "S", "sampler seed: the same seed and history give the same parameters"},
             {"startup-trials", "N", "TPE: random trials before TPE takes over (default 10)"},
-            {"multivariate", "", "TPE: model the parameters jointly"},
-            {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out"},
+            {"tpe-version", "V", "TPE as the newest Optuna's (5, the default) or Optuna 3.1's (3.1) does it"},
+            {"multivariate", "", "TPE: model the parameters jointly (default with --tpe-version 5 and one objective)"},
+            {"independent", "", "TPE: model each parameter on its own (default for several objectives, and in 3.1)"},
+            {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out (default in 5)"},
+            {"no-constant-liar", "", "TPE: ignore running trials (default in 3.1)"},
             {"population-size", "N", "NSGA-II: trials per generation (default 50)"},
             {"mutation-prob", "P", "NSGA-II: chance to resample an inherited parameter (default 1/parameters)"},
             {"crossover-prob", "P", "NSGA-II: chance a child mixes two parents, else copies one (default 0.9)"},

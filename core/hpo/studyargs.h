@@ -6,7 +6,8 @@
 
 namespace pitwall {
 
-// --sampler, --seed, --startup-trials, --multivariate, --constant-liar, --pruner, --warmup-steps,
+// --sampler, --seed, --startup-trials, --tpe-version, --multivariate/--independent, --constant-liar/--no-constant-liar,
+// --pruner, --warmup-steps,
 // --pruner-startup-trials, --min-resource, --max-resource, --reduction-factor; absent ones keep their defaults
 // (TPE, median; NSGA-II when `objectives` > 1), and NSGA-II's --population-size, --mutation-prob, --crossover-prob,
 // --swapping-prob. The directions are left to the command. InputError naming the option for a bad value.

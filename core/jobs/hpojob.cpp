@@ -43,8 +43,12 @@ void addStudyOptions(std::vector<std::string>& words, const StudyOptions& option
         addOption(words, "seed", std::to_string(*sampler.seed));
     if (sampler.tpe.startupTrials != tpe.startupTrials)
         addOption(words, "startup-trials", std::to_string(sampler.tpe.startupTrials));
-    addFlag(words, "multivariate", sampler.tpe.multivariate);
-    addFlag(words, "constant-liar", sampler.tpe.constantLiar);
+    if (sampler.tpe.version != tpe.version)
+        addOption(words, "tpe-version", std::string(tpeVersionName(sampler.tpe.version)));
+    if (sampler.tpe.multivariate)
+        addFlag(words, *sampler.tpe.multivariate ? "multivariate" : "independent", true);
+    if (sampler.tpe.constantLiar)
+        addFlag(words, *sampler.tpe.constantLiar ? "constant-liar" : "no-constant-liar", true);
     const Nsga2Options nsga2;
     if (sampler.nsga2.populationSize != nsga2.populationSize)
         addOption(words, "population-size", std::to_string(sampler.nsga2.populationSize));

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,28 @@ inline bool commandOutput(const std::string& command, std::string& text, std::st
         return false;
     }
     return true;
+}
+
+// The newest Optuna's interpreter: `given` when not empty, else the checkout's .venv-optuna, installed by
+// packaging/install-optuna.sh if missing. The build writes the checkout's path beside the benchmarks
+// (checkout.source), so none is compiled in. Empty with `problem` set when there is none.
+inline std::string newestOptunaPython(const std::string& given, std::string& problem)
+{
+    if (!given.empty())
+        return given;
+    std::ifstream sourceFile(besideExecutable("checkout.source"));
+    std::string checkout;
+    std::getline(sourceFile, checkout);
+    const std::string python = checkout + "/.venv-optuna/bin/python";
+    if (!std::filesystem::exists(python)) {
+        const std::string install = "bash '" + checkout + "/packaging/install-optuna.sh' >&2";
+        std::fprintf(stderr, "%s is missing; running %s\n", python.c_str(), install.c_str());
+        if (std::system(install.c_str()) != 0 || !std::filesystem::exists(python)) {
+            problem = "no newest Optuna: `" + install + "` failed";
+            return {};
+        }
+    }
+    return python;
 }
 
 } // namespace benchcommon

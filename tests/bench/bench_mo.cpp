@@ -110,27 +110,6 @@ nlohmann::json runOptuna(const std::string& python, int seeds, const Settings& s
     return nlohmann::json::parse(text);
 }
 
-// The newest Optuna's interpreter: --optuna-python, else the checkout's .venv-optuna, installed if missing. The
-// build writes the checkout's path beside this executable (bench_mo.source), so none is compiled in.
-std::string newestOptunaPython(const Settings& settings, std::string& problem)
-{
-    if (!settings.optunaPython.empty())
-        return settings.optunaPython;
-    std::ifstream sourceFile(benchcommon::besideExecutable("bench_mo.source"));
-    std::string checkout;
-    std::getline(sourceFile, checkout);
-    const std::string python = checkout + "/.venv-optuna/bin/python";
-    if (!std::filesystem::exists(python)) {
-        const std::string install = "bash '" + checkout + "/packaging/install-optuna.sh' >&2";
-        std::fprintf(stderr, "bench_mo: %s is missing; running %s\n", python.c_str(), install.c_str());
-        if (std::system(install.c_str()) != 0 || !std::filesystem::exists(python)) {
-            problem = "no newest Optuna: `" + install + "` failed";
-            return {};
-        }
-    }
-    return python;
-}
-
 // The hypervolume of the first `trials` trials of each seed's run.
 std::vector<double> hypervolumes(const std::vector<Points>& runs, int trials, const std::vector<double>& reference)
 {
@@ -310,7 +289,7 @@ int main(int argc, char** argv)
 
     // Optuna: the newest first, then Debian's 3.1; each prints one JSON document.
     std::string problem;
-    const std::string newestPython = newestOptunaPython(settings, problem);
+    const std::string newestPython = benchcommon::newestOptunaPython(settings.optunaPython, problem);
     std::vector<std::pair<std::string, std::string>> pythons; // (what, interpreter)
     if (!newestPython.empty())
         pythons.emplace_back("newest", newestPython);

@@ -1,13 +1,17 @@
-// TPE against Optuna 3.1's TPE (Debian's python3-optuna), side by side in one run: the mean best value per
-// test function after 50 and 100 trials over several seeds, and the time per trial with the study stored
-// in SQLite (Pitwall through its store, ask/tell; Optuna with sqlite:/// storage, study.optimize).
+// Single-objective TPE against the newest Optuna's (5.x, .venv-optuna from packaging/install-optuna.sh) and Optuna
+// 3.1's (Debian's python3-optuna), side by side in one run, each with the defaults its user gets: the mean best
+// value per test function after 50 and 100 trials over several seeds, and how much of Optuna's gain over random
+// search Pitwall keeps. Pitwall runs in process through Study (the sampler `pitwall hpo` and `study ask` use):
+// its TPE with new studies' defaults (--tpe-version 5), its TPE as Optuna 3.1 (--tpe-version 3.1), and its random
+// search, the baseline of the gains. Optuna runs through bench_tpe_optuna.py (study.optimize, sqlite:/// storage).
 //
 //   bench_tpe [--seeds 10] [--trials 100] [--optuna-seeds N] [--functions branin,mixed] [--no-optuna]
-//             [--folder DIR]
+//             [--folder DIR] [--optuna-python PATH]
 //
-// The 50-trial figures are the first 50 trials of the 100-trial runs (TPE does not look at the budget).
-// Both tools keep their study files in the same folder (default: the temp folder; e.g. /dev/shm to leave
-// out the disk's sync cost, which dominates Optuna's time per trial on a disk).
+// kept share = (random's mean best - Pitwall's) / (random's mean best - Optuna's): 1.0 keeps all of Optuna's gain,
+// more is better than Optuna. The 50-trial figures are the first 50 trials of the 100-trial runs (TPE does not look
+// at the budget). Every tool keeps its study files in the same folder (default: the temp folder; e.g. /dev/shm to
+// leave out the disk's sync cost, which dominates Optuna's time per trial on a disk).
 #include "bench_common.h"
 #include "tpe_functions.h"
 
@@ -39,13 +43,16 @@ struct Runs {
     std::vector<double> seconds;           // per seed: the whole loop
 };
 
-Runs runPitwall(const tpebench::TestFunction& function, int seeds, int trials, const std::filesystem::path& folder)
+Runs runPitwall(const tpebench::TestFunction& function, const SamplerSettings& sampler, int seeds, int trials,
+              const std::filesystem::path& folder)
 {
     Runs runs;
     for (int seed = 0; seed < seeds; ++seed) {
         const auto file = folder / (function.name + "-" + std::to_string(seed) + ".db");
+        std::filesystem::remove(file);
         const auto store = openStore(file.string());
         StudyOptions options;
+        options.sampler = sampler;
         options.sampler.seed = static_cast<std::uint64_t>(seed);
         Study study = Study::create(*store, function.name, options);
         std::vector<double> curve;
@@ -67,10 +74,10 @@ Runs runPitwall(const tpebench::TestFunction& function, int seeds, int trials, c
     return runs;
 }
 
-std::map<std::string, Runs> runOptuna(const std::string& functions, int seeds, int trials, const std::string& folder,
-                                      std::string& problem)
+std::map<std::string, Runs> runOptuna(const std::string& python, const std::string& functions, int seeds, int trials,
+                                      const std::string& folder, std::string& problem)
 {
-    const std::string command = "/usr/bin/python3 '" + benchcommon::besideExecutable("bench_tpe_optuna.py").string() +
+    const std::string command = "'" + python + "' '" + benchcommon::besideExecutable("bench_tpe_optuna.py").string() +
                                 "' --seeds " + std::to_string(seeds) + " --trials " + std::to_string(trials) +
                                 " --functions " + functions + " --folder '" + folder + "'";
     std::map<std::string, Runs> out;
@@ -98,7 +105,7 @@ int main(int argc, char** argv)
 {
     int seeds = 10, trials = 100, optunaSeeds = -1;
     bool optuna = true;
-    std::string functionList;
+    std::string functionList, optunaPython;
     std::filesystem::path base = std::filesystem::temp_directory_path();
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -115,9 +122,11 @@ int main(int argc, char** argv)
             optuna = false;
         else if (arg == "--folder")
             base = next();
+        else if (arg == "--optuna-python")
+            optunaPython = next();
         else {
             std::cerr << "usage: bench_tpe [--seeds N] [--trials N] [--optuna-seeds N] [--functions a,b] [--no-optuna] "
-                         "[--folder DIR]\n";
+                         "[--folder DIR] [--optuna-python PATH]\n";
             return 2;
         }
     }
@@ -133,48 +142,64 @@ int main(int argc, char** argv)
     const auto folder = base / ("pitwall-bench-tpe-" + std::to_string(getpid()));
     std::filesystem::create_directories(folder);
 
-    std::map<std::string, Runs> mine;
+    // Pitwall's three: new studies' TPE, TPE as Optuna 3.1, random.
+    SamplerSettings newest, old, random;
+    old.tpe.version = TpeVersion::Optuna31;
+    random.kind = SamplerKind::Random;
+    std::map<std::string, Runs> mine, mine31, randoms;
     for (const auto& f : functions) {
         std::fprintf(stderr, "pitwall: %s ...\n", f.name.c_str());
-        mine[f.name] = runPitwall(f, seeds, trials, folder);
+        mine[f.name] = runPitwall(f, newest, seeds, trials, folder);
+        mine31[f.name] = runPitwall(f, old, seeds, trials, folder);
+        randoms[f.name] = runPitwall(f, random, seeds, trials, folder);
     }
     std::filesystem::remove_all(folder);
+
     std::string problem;
-    std::map<std::string, Runs> theirs;
+    std::map<std::string, Runs> theirs, theirs31;
     if (optuna) {
-        std::fprintf(stderr, "optuna: %s ...\n", join(names, ",").c_str());
-        theirs = runOptuna(join(names, ","), optunaSeeds, trials, base.string(), problem);
+        const std::string python = benchcommon::newestOptunaPython(optunaPython, problem);
+        if (!python.empty()) {
+            std::fprintf(stderr, "optuna (newest, %s): %s ...\n", python.c_str(), join(names, ",").c_str());
+            theirs = runOptuna(python, join(names, ","), optunaSeeds, trials, base.string(), problem);
+        }
+        std::fprintf(stderr, "optuna (3.1, /usr/bin/python3): %s ...\n", join(names, ",").c_str());
+        theirs31 = runOptuna("/usr/bin/python3", join(names, ","), optunaSeeds, trials, base.string(), problem);
         if (!problem.empty())
-            std::fprintf(stderr, "optuna side skipped: %s\n", problem.c_str());
+            std::fprintf(stderr, "an Optuna side was skipped: %s\n", problem.c_str());
     }
 
-    std::printf("TPE, %d seeds (Optuna: %d), best value after N trials (mean ± sd); regret = best - known minimum;\n"
+    std::printf("Single-objective TPE, each tool's defaults, %d seeds (Optuna: %d): mean best value after N trials;\n"
+                "kept = (random - X) / (random - Optuna) of the mean bests, Optuna newest (5) and 3.1;\n"
                 "time per trial = ask + evaluate + tell with the study in SQLite in %s, over the %d-trial runs\n\n",
                 seeds, optunaSeeds, base.string().c_str(), trials);
-    std::printf("%-12s %6s  %-22s %-22s %12s  %14s %14s %9s\n", "function", "trials", "pitwall best", "optuna best",
-                "regret ratio", "pitwall ms/tr", "optuna ms/tr", "speed-up");
+    std::printf("%-12s %4s %11s %11s %11s %11s %11s  %8s %8s %8s  %7s %7s %7s\n", "function", "N", "random", "pitwall",
+                "pitwall3.1", "optuna5", "optuna3.1", "kept/5", "kept/3.1", "3.1on5", "ms/tr", "opt5 ms", "opt3 ms");
+    const auto meanAt = [](std::map<std::string, Runs>& runs, const std::string& name, int n) {
+        return runs.count(name) ? summarize(bestAt(runs[name], n)).mean : std::nan("");
+    };
+    const auto kept = [](double randomBest, double x, double reference) {
+        const double gain = randomBest - reference;
+        return std::isnan(x) || std::isnan(reference) || gain <= 0 ? std::string("-") : fixed((randomBest - x) / gain, 2);
+    };
+    const auto msPerTrial = [&](std::map<std::string, Runs>& runs, const std::string& name) {
+        return runs.count(name) ? fixed(summarize(runs[name].seconds).mean * 1000.0 / trials, 2) : std::string("-");
+    };
+    const auto text = [](double v) { return std::isnan(v) ? std::string("-") : fixed(v, 4); };
     for (const auto& f : functions) {
-        const Runs& p = mine[f.name];
-        const bool haveOptuna = theirs.count(f.name) != 0;
-        const double pitwallMs = summarize(p.seconds).mean * 1000.0 / trials;
-        const double optunaMs = haveOptuna ? summarize(theirs[f.name].seconds).mean * 1000.0 / trials : 0.0;
         for (int n : {std::min(50, trials), trials}) {
-            const Summary a = summarize(bestAt(p, n));
-            std::string b = "-", ratio = "-", speed = "-", optunaTime = "-";
-            if (haveOptuna) {
-                const Summary o = summarize(bestAt(theirs[f.name], n));
-                b = fixed(o.mean, 4) + " ± " + fixed(o.sd, 4);
-                const double regretOptuna = o.mean - f.minimum;
-                ratio = regretOptuna > 0 ? fixed((a.mean - f.minimum) / regretOptuna, 2) : "-";
-                optunaTime = fixed(optunaMs, 2);
-                speed = fixed(optunaMs / pitwallMs, 1) + "x";
-            }
-            std::printf("%-12s %6d  %-22s %-22s %12s  %14s %14s %9s\n", f.name.c_str(), n,
-                        (fixed(a.mean, 4) + " ± " + fixed(a.sd, 4)).c_str(), b.c_str(), ratio.c_str(),
-                        fixed(pitwallMs, 2).c_str(), optunaTime.c_str(), speed.c_str());
+            if (n == std::min(50, trials) && n == trials && trials != 50)
+                continue; // one row when the run is shorter than 50 trials
+            const double r = meanAt(randoms, f.name, n), p = meanAt(mine, f.name, n), p31 = meanAt(mine31, f.name, n),
+                         o5 = meanAt(theirs, f.name, n), o31 = meanAt(theirs31, f.name, n);
+            std::printf("%-12s %4d %11s %11s %11s %11s %11s  %8s %8s %8s  %7s %7s %7s\n", f.name.c_str(), n,
+                        text(r).c_str(), text(p).c_str(), text(p31).c_str(), text(o5).c_str(), text(o31).c_str(),
+                        kept(r, p, o5).c_str(), kept(r, p, o31).c_str(), kept(r, p31, o5).c_str(),
+                        msPerTrial(mine, f.name).c_str(), msPerTrial(theirs, f.name).c_str(),
+                        msPerTrial(theirs31, f.name).c_str());
         }
     }
-    std::printf("\nregret ratio < 1: Pitwall's mean best is closer to the minimum than Optuna's; speed-up = Optuna's "
-                "time per trial / Pitwall's\n");
+    std::printf("\nkept/5: Pitwall's default TPE against the newest Optuna's; kept/3.1: against Optuna 3.1's; 3.1on5: "
+                "Pitwall's TPE as Optuna 3.1 (--tpe-version 3.1) against the newest Optuna's\n");
     return problem.empty() ? 0 : 1;
 }

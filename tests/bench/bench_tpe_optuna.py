@@ -1,5 +1,6 @@
-"""Optuna 3.1's side of bench_tpe: TPE (default settings, seeded) on the same test functions, each study
-stored in SQLite (sqlite:/// in a temporary folder). Run with Debian's /usr/bin/python3.
+"""Optuna's side of bench_tpe: TPE (the installed Optuna's default settings, seeded) on the same test functions,
+each study stored in SQLite (sqlite:/// in a temporary folder). bench_tpe runs it with Debian's /usr/bin/python3
+(Optuna 3.1) and with the newest Optuna's interpreter (.venv-optuna, packaging/install-optuna.sh).
 
     bench_tpe_optuna.py --seeds 10 --trials 100 [--functions branin,...] [--folder DIR]
 
@@ -51,7 +52,22 @@ def mixed(t):
     return (x - 1.5) ** 2 + 0.5 * abs(n - 7) + {"a": 2.0, "b": 0.0, "c": 1.0, "d": 3.0}[c]
 
 
-FUNCTIONS = {"branin": branin, "hartmann3": hartmann3, "rosenbrock2": rosenbrock2, "ackley2": ackley2, "mixed": mixed}
+def hartmann6(t):
+    v = [t.suggest_float("x%d" % i, 0, 1) for i in range(6)]
+    alpha = [1.0, 1.2, 3.0, 3.2]
+    a = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+    p = [[0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886], [0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991],
+         [0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650], [0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381]]
+    return -sum(alpha[i] * math.exp(-sum(a[i][j] * (v[j] - p[i][j]) ** 2 for j in range(6))) for i in range(4))
+
+
+def styblinski4(t):
+    v = [t.suggest_float("x%d" % i, -5, 5) for i in range(4)]
+    return sum(0.5 * (x ** 4 - 16 * x * x + 5 * x) for x in v)
+
+
+FUNCTIONS = {"branin": branin, "hartmann3": hartmann3, "rosenbrock2": rosenbrock2, "ackley2": ackley2, "mixed": mixed,
+             "hartmann6": hartmann6, "styblinski4": styblinski4}
 
 
 def main():

@@ -85,6 +85,42 @@ inline std::vector<TestFunction> testFunctions()
                        return (v[0] - 1.5) * (v[0] - 1.5) + 0.5 * std::abs(v[1] - 7) + penalty[static_cast<int>(v[2])];
                    },
                    0.0});
+    // Two higher-dimensional ones, where modelling the parameters jointly can matter.
+    std::vector<pitwall::ParamRequest> six;
+    for (int i = 0; i < 6; ++i)
+        six.push_back({"x" + std::to_string(i), floatRange(0, 1)});
+    out.push_back({"hartmann6", six,
+                   [](const std::vector<double>& v) {
+                       static const double alpha[4] = {1.0, 1.2, 3.0, 3.2};
+                       static const double a[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
+                                                      {0.05, 10, 17, 0.1, 8, 14},
+                                                      {3, 3.5, 1.7, 10, 17, 8},
+                                                      {17, 8, 0.05, 10, 0.1, 14}};
+                       static const double p[4][6] = {{0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886},
+                                                      {0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991},
+                                                      {0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650},
+                                                      {0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381}};
+                       double sum = 0.0;
+                       for (int i = 0; i < 4; ++i) {
+                           double inner = 0.0;
+                           for (int j = 0; j < 6; ++j)
+                               inner += a[i][j] * (v[j] - p[i][j]) * (v[j] - p[i][j]);
+                           sum -= alpha[i] * std::exp(-inner);
+                       }
+                       return sum;
+                   },
+                   -3.32236801141551});
+    std::vector<pitwall::ParamRequest> four;
+    for (int i = 0; i < 4; ++i)
+        four.push_back({"x" + std::to_string(i), floatRange(-5, 5)});
+    out.push_back({"styblinski4", four,
+                   [](const std::vector<double>& v) {
+                       double sum = 0.0;
+                       for (double x : v)
+                           sum += 0.5 * (x * x * x * x - 16 * x * x + 5 * x);
+                       return sum;
+                   },
+                   -39.16616570377142 * 4});
     return out;
 }
 

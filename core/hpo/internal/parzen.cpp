@@ -17,6 +17,15 @@ constexpr double kSigma0Magnitude = 0.2;
 
 } // namespace
 
+ParzenOptions optuna5ParzenOptions()
+{
+    ParzenOptions options;
+    options.optuna31Density = false;
+    options.logIntsAsSteps = true;
+    options.priorInGaps = false;
+    return options;
+}
+
 std::vector<double> defaultWeights(std::size_t count)
 {
     if (count < 25)
@@ -69,7 +78,7 @@ struct ModelBounds {
     double low = 0.0, high = 0.0, step = 0.0;
 };
 
-ModelBounds modelBounds(const Distribution& dist)
+ModelBounds modelBounds(const Distribution& dist, bool logIntsAsSteps)
 {
     if (dist.kind == Distribution::Kind::Float) {
         if (dist.log)
@@ -78,9 +87,9 @@ ModelBounds modelBounds(const Distribution& dist)
             return {dist.low - 0.5 * *dist.step, dist.high + 0.5 * *dist.step, *dist.step};
         return {dist.low, dist.high, 0.0};
     }
-    if (dist.log)
-        return {std::log(dist.low - 0.5), std::log(dist.high + 0.5), 0.0};
     const double step = dist.step.value_or(1.0);
+    if (dist.log)
+        return {std::log(dist.low - 0.5 * step), std::log(dist.high + 0.5 * step), logIntsAsSteps ? step : 0.0};
     return {dist.low - 0.5 * step, dist.high + 0.5 * step, step};
 }
 
@@ -138,7 +147,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
             continue;
         }
         d.log = dist.log;
-        const ModelBounds bounds = modelBounds(dist);
+        const ModelBounds bounds = modelBounds(dist, options.logIntsAsSteps);
         d.low = bounds.low;
         d.high = bounds.high;
         d.step = bounds.step;
@@ -148,10 +157,15 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
             d.mus[i] = toModel(d, observations[p][i]);
         if (prior)
             d.mus[n] = 0.5 * (d.low + d.high);
-        if (options.multivariate)
+        if (options.scottBandwidths)
             d.sigmas.assign(kernels, sigma0 * (d.high - d.low));
-        else
+        else if (options.priorInGaps || !prior)
             d.sigmas = neighbourGapSigmas(d.mus, d.low, d.high, options.considerEndpoints);
+        else {
+            d.sigmas = neighbourGapSigmas(std::vector<double>(d.mus.begin(), d.mus.begin() + static_cast<long>(n)),
+                                          d.low, d.high, options.considerEndpoints);
+            d.sigmas.push_back(d.high - d.low); // the prior's, set below
+        }
         const double maxSigma = d.high - d.low;
         const double minSigma =
             options.considerMagicClip ? (d.high - d.low) / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
@@ -228,8 +242,11 @@ std::vector<double> ParzenEstimator::logPdf(const std::vector<std::vector<double
                 const double mu = d.mus[i], sigma = d.sigmas[i];
                 double value;
                 if (d.step > 0.0) {
-                    const double upper = std::min(x + 0.5 * d.step, d.high);
-                    const double lower = std::max(x - 0.5 * d.step, d.low);
+                    // A step's mass: [v - step/2, v + step/2] in the modelled space (for log integers the log of
+                    // those bounds; the bounds' own margins make the clip a no-op there).
+                    const double v = samples[p][k];
+                    const double upper = d.log ? std::log(v + 0.5 * d.step) : std::min(x + 0.5 * d.step, d.high);
+                    const double lower = d.log ? std::log(v - 0.5 * d.step) : std::max(x - 0.5 * d.step, d.low);
                     value = logGaussMass((lower - mu) / sigma, (upper - mu) / sigma) - logAccept[i];
                 } else {
                     const double z = (x - mu) / sigma;

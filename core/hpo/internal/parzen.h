@@ -1,6 +1,7 @@
 #pragma once
 // TPE's Parzen estimator: a mixture with one truncated-normal (numbers) or smoothed one-hot (categorical)
-// kernel per observation plus a prior kernel, after optuna/samplers/_tpe/parzen_estimator.py (3.1).
+// kernel per observation plus a prior kernel, after optuna/samplers/_tpe/parzen_estimator.py. The options'
+// defaults are Optuna 3.1's; ParzenOptions::optuna5() gives the newest Optuna's (5.x) estimator.
 // Numbers are modelled in log space for log distributions and with half-step margins for discrete ones.
 // Internal to core/hpo.
 
@@ -18,14 +19,25 @@ struct ParzenOptions {
     double priorWeight = 1.0;
     bool considerMagicClip = true;
     bool considerEndpoints = false;
-    bool multivariate = false; // Scott's-rule bandwidths shared by all kernels, instead of neighbour gaps
+    // Optuna 3.1's multivariate estimator: Scott's-rule bandwidths shared by all kernels, instead of neighbour gaps
+    // (Optuna 4 and later use neighbour gaps for both).
+    bool scottBandwidths = false;
     // Optuna 3.1's truncated-normal log density leaves out the -log(sigma) of the change of variables
-    // (_truncnorm.logpdf); true reproduces that, false uses the exact density.
+    // (_truncnorm.logpdf); true reproduces that, false uses the exact density (Optuna 4 and later).
     bool optuna31Density = true;
+    // A log-scaled integer: Optuna 3.1 models it as a continuous density in log space; Optuna 4 and later as a
+    // discrete one (the mass between log(v - step/2) and log(v + step/2)).
+    bool logIntsAsSteps = false;
+    // Optuna 3.1 sorts the prior kernel's centre in with the observations when it measures neighbour gaps; Optuna 4
+    // and later measure the observations' gaps alone.
+    bool priorInGaps = true;
     // One weight per observation instead of defaultWeights() (multi-objective TPE's l(x)); the prior's weight is
     // added and all are normalised to sum 1.
     std::optional<std::vector<double>> observationWeights;
 };
+
+// The newest Optuna's estimator (5.x): neighbour-gap bandwidths, exact densities, log integers as steps.
+ParzenOptions optuna5ParzenOptions();
 
 // Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n up to 1 before them.
 std::vector<double> defaultWeights(std::size_t count);

@@ -69,6 +69,8 @@ private Q_SLOTS:
     void tpeRanksPrunedTrialsLikeOptuna();
     void argsortOrdersTiesLikeNumpy();
     void parzenMatchesOptunaWithTiedObservations();
+    void parzenMatchesOptuna5();
+    void tpeVersionDefaults();
     void constantLiarSpreadsParallelTrials();
     void settingsRoundTrip();
 };
@@ -309,6 +311,84 @@ void TestSamplers::parzenMatchesOptunaWithTiedObservations()
                      .c_str());
 }
 
+void TestSamplers::parzenMatchesOptuna5()
+{
+    // The newest Optuna's estimator (5.1.0's _ParzenEstimator with its default parameters; the values below are
+    // what it printed): 28 distinct integers of IntDistribution(0, 30) (so the ramp weights apply; distinct, as
+    // numpy 2's argsort orders ties its own way), and a joint float and log-scaled integer, where 5.x models the
+    // integer as steps in log space and uses exact densities. 5.x also leaves the prior out of the neighbour gaps.
+    std::vector<double> distinct;
+    for (int i = 0; i < 28; ++i)
+        distinct.push_back(static_cast<double>((i * 7) % 29));
+    const hpo_internal::ParzenEstimator one({distinct}, {intRange(0, 30)}, hpo_internal::optuna5ParzenOptions());
+    std::vector<double> points;
+    for (int n = 0; n <= 30; n += 3)
+        points.push_back(n);
+    const std::vector<double> optunaOne = {-4.275706410947694,  -3.28576791105674,  -3.403804690881979,
+                                            -3.3147458445919575, -3.2832241157898854, -3.2806816675981967,
+                                            -3.220357384403022,  -3.7115534738036144, -3.3584080897355078,
+                                            -3.3264017528282346, -5.5774535329779305};
+
+    const std::vector<double> x = {0.754, 1.541, -0.545, 0.554, 2.465, 2.481, -1.372, -0.964, -1.743, 0.204, -1.851,
+                                   0.284};
+    const std::vector<double> k = {27, 82, 91, 23, 67, 3, 64, 61, 2, 52, 91, 70};
+    Distribution logInt = intRange(1, 100);
+    logInt.log = true;
+    const hpo_internal::ParzenEstimator joint({x, k}, {floatRange(-2, 3), logInt},
+                                              hpo_internal::optuna5ParzenOptions());
+    const std::vector<double> px = {-2.0, -0.5, 0.0, 1.25, 2.9, 3.0}, pk = {1, 3, 10, 42, 77, 100};
+    const std::vector<double> optunaJoint = {-3.7560585437032863, -6.745674130018087, -6.46717773216835,
+                                             -6.618009325125812,  -6.986560843395587, -7.70546192314791};
+
+    for (const auto& [got, want] : {std::pair{one.logPdf({points}), optunaOne},
+                                    std::pair{joint.logPdf({px, pk}), optunaJoint}})
+        for (std::size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(std::abs(got[i] - want[i]) < 1e-9,
+                     (std::to_string(i) + ": " + std::to_string(got[i]) + " vs Optuna 5.1's " + std::to_string(want[i]))
+                         .c_str());
+}
+
+void TestSamplers::tpeVersionDefaults()
+{
+    // Optuna 5's TPESampler: multivariate on one objective, independent on several, the constant liar on; 3.1's:
+    // both off. Explicit switches win over either version's defaults.
+    TpeOptions five;
+    QVERIFY(five.multivariateFor(1));
+    QVERIFY(!five.multivariateFor(2));
+    QVERIFY(five.constantLiarOn());
+    TpeOptions old;
+    old.version = TpeVersion::Optuna31;
+    QVERIFY(!old.multivariateFor(1));
+    QVERIFY(!old.constantLiarOn());
+    old.multivariate = true;
+    five.constantLiar = false;
+    QVERIFY(old.multivariateFor(2));
+    QVERIFY(!five.constantLiarOn());
+
+    // On a separable function with a narrow joint optimum, the defaults differ from 3.1's in what they sample:
+    // the same seed and history give other parameters.
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < 20; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = TrialState::Complete;
+        const double a = (i * 7 % 20) / 19.0, b = (i * 13 % 20) / 19.0;
+        t.params.push_back({"a", a, floatRange(0, 1)});
+        t.params.push_back({"b", b, floatRange(0, 1)});
+        t.values = {std::abs(a - 0.3) + std::abs(b - 0.7)};
+        trials.push_back(t);
+    }
+    SampleContext context;
+    context.trials = trials;
+    context.trialNumber = 20;
+    context.seed = 5;
+    SamplerSettings newest = settingsOf(SamplerKind::Tpe), older = newest;
+    older.tpe.version = TpeVersion::Optuna31;
+    const std::vector<ParamRequest> requests = {{"a", floatRange(0, 1)}, {"b", floatRange(0, 1)}};
+    QVERIFY(makeSampler(newest)->sample(context, requests).internalValues !=
+            makeSampler(older)->sample(context, requests).internalValues);
+}
+
 void TestSamplers::constantLiarSpreadsParallelTrials()
 {
     // 20 complete trials, the best near x = 0.2; 6 workers are already running trials at x = 0.2. With the
@@ -352,6 +432,23 @@ void TestSamplers::settingsRoundTrip()
     const SamplerSettings back = SamplerSettings::fromJson(s.toJson());
     QCOMPARE(back.toJson(), s.toJson());
     QCOMPARE(SamplerSettings::fromJson(Json::object()).kind, SamplerKind::Tpe);
+    // The version and unset switches survive the round trip; unset switches are stored as null.
+    SamplerSettings unset;
+    unset.tpe.version = TpeVersion::Optuna31;
+    unset.tpe.constantLiar = false;
+    const SamplerSettings unsetBack = SamplerSettings::fromJson(unset.toJson());
+    QCOMPARE(unsetBack.tpe.version, TpeVersion::Optuna31);
+    QVERIFY(!unsetBack.tpe.multivariate.has_value());
+    QCOMPARE(unsetBack.tpe.constantLiar, std::optional<bool>(false));
+    QVERIFY(unset.toJson()["multivariate"].is_null());
+    QCOMPARE(SamplerSettings().toJson()["tpe_version"].get<std::string>(), std::string("5"));
+    // Settings a study stored before tpe_version existed stay Optuna 3.1's TPE, with their switches.
+    const SamplerSettings legacy = SamplerSettings::fromJson(
+        Json{{"name", "tpe"}, {"multivariate", false}, {"constant_liar", false}, {"n_startup_trials", 10}});
+    QCOMPARE(legacy.tpe.version, TpeVersion::Optuna31);
+    QVERIFY(!legacy.tpe.multivariateFor(1));
+    QVERIFY(!legacy.tpe.constantLiarOn());
+    QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "4"}}));
     QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "cmaes"}}));
 }
 

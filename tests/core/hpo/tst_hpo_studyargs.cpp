@@ -15,6 +15,7 @@ private Q_SLOTS:
     void optionsReachTheSettings();
     void badValuesNameTheOption_data();
     void badValuesNameTheOption();
+    void contradictingSwitchesAreRefused();
 };
 
 void TestHpoStudyArgs::defaultsAreOptunas()
@@ -24,6 +25,11 @@ void TestHpoStudyArgs::defaultsAreOptunas()
     QVERIFY(!options.sampler.seed);
     QCOMPARE(options.sampler.tpe.startupTrials, 10);
     QVERIFY(!options.sampler.tpe.multivariate);
+    // Optuna 5's TPESampler defaults: multivariate on one objective, independent on several, the constant liar on.
+    QVERIFY(options.sampler.tpe.version == TpeVersion::Optuna5);
+    QVERIFY(options.sampler.tpe.multivariateFor(1));
+    QVERIFY(!options.sampler.tpe.multivariateFor(2));
+    QVERIFY(options.sampler.tpe.constantLiarOn());
     QVERIFY(options.pruner.kind == PrunerKind::Median);
     QCOMPARE(options.pruner.startupTrials, 5);
     QCOMPARE(options.pruner.warmupSteps, std::int64_t(0));
@@ -39,11 +45,17 @@ void TestHpoStudyArgs::optionsReachTheSettings()
     QVERIFY(options.sampler.kind == SamplerKind::Random);
     QCOMPARE(options.sampler.seed.value_or(0), std::uint64_t(42));
     QCOMPARE(options.sampler.tpe.startupTrials, 4);
-    QVERIFY(options.sampler.tpe.multivariate);
-    QVERIFY(options.sampler.tpe.constantLiar);
+    QCOMPARE(options.sampler.tpe.multivariate, std::optional<bool>(true));
+    QCOMPARE(options.sampler.tpe.constantLiar, std::optional<bool>(true));
     QVERIFY(options.pruner.kind == PrunerKind::SuccessiveHalving);
     QCOMPARE(options.pruner.minResource.value_or(0), std::int64_t(3));
     QCOMPARE(options.pruner.reductionFactor, 2);
+    cmdline::Args old;
+    old.options = {{"tpe-version", {"3.1"}}, {"independent", {""}}, {"no-constant-liar", {""}}};
+    const StudyOptions oldOptions = studyOptionsFromArgs(old);
+    QVERIFY(oldOptions.sampler.tpe.version == TpeVersion::Optuna31);
+    QCOMPARE(oldOptions.sampler.tpe.multivariate, std::optional<bool>(false));
+    QCOMPARE(oldOptions.sampler.tpe.constantLiar, std::optional<bool>(false));
     cmdline::Args hyperband;
     hyperband.options = {{"pruner", {"hyperband"}}};
     QCOMPARE(studyOptionsFromArgs(hyperband).pruner.reductionFactor, 3); // Optuna's hyperband default
@@ -59,6 +71,8 @@ void TestHpoStudyArgs::badValuesNameTheOption_data()
     QTest::newRow("negative seed") << "seed" << "-1" << "--seed '-1' is not an integer >= 0";
     QTest::newRow("reduction factor") << "reduction-factor" << "1" << "--reduction-factor '1' is not an integer >= 2";
     QTest::newRow("min resource") << "min-resource" << "0" << "--min-resource '0' is not an integer >= 1";
+    QTest::newRow("tpe version") << "tpe-version" << "4"
+                                 << "--tpe-version '4' is not 5 (the newest Optuna's TPE) or 3.1 (Optuna 3.1's)";
 }
 
 void TestHpoStudyArgs::badValuesNameTheOption()
@@ -73,6 +87,20 @@ void TestHpoStudyArgs::badValuesNameTheOption()
         QFAIL("a bad value was accepted");
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.what()), message);
+    }
+}
+
+void TestHpoStudyArgs::contradictingSwitchesAreRefused()
+{
+    for (const auto& [on, off] : {std::pair{"multivariate", "independent"}, {"constant-liar", "no-constant-liar"}}) {
+        cmdline::Args args;
+        args.options = {{on, {""}}, {off, {""}}};
+        try {
+            studyOptionsFromArgs(args);
+            QFAIL("contradicting switches were accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.what()), QString("--%1 and --%2 contradict each other: give one").arg(on, off));
+        }
     }
 }
 

@@ -139,7 +139,9 @@ void TestJobsSpecs::roundTrips_data()
                                                    "s.yaml",  "--trials",
                                                    "3",       "--command",
                                                    "run {x}", "--sampler",
-                                                   "grid",    "--pruner",
+                                                   "grid",    "--tpe-version",
+                                                   "3.1",     "--independent",
+                                                   "--no-constant-liar", "--pruner",
                                                    "median",  "--warmup-steps",
                                                    "2",       "--pruner-startup-trials",
                                                    "1"};
