@@ -10,6 +10,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <vector>
 
 namespace pitwall::engine {
 
@@ -49,8 +51,13 @@ public:
             if (!p.epochDone || stop.requested())
                 return;
             // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
-            const auto it = p.validation.find(m_metric);
-            if (it != p.validation.end() && context.report(epoch, it->second)) {
+            if (m_setup.settings.objectives.empty()) {
+                const auto it = p.validation.find(m_metric);
+                if (it != p.validation.end() && context.report(epoch, it->second)) {
+                    pruned = true;
+                    stop.request();
+                }
+            } else if (const auto values = epochObjectives(p); values && context.reportValues(epoch, *values)) {
                 pruned = true;
                 stop.request();
             }
@@ -108,6 +115,28 @@ public:
     }
 
 private:
+    // Several objectives: the epoch's vector, one value per objective in the study's order, when the epoch has every
+    // one of them: a validation metric (val/KEY) from the epoch's validation, compute_fps from the epoch's training
+    // steps. Objectives known only once a stage or the trial ends (full_fps, stage_seconds/..., user attributes) make
+    // every epoch lack a value, so nothing is reported and the pruner never stops such a trial.
+    std::optional<std::vector<double>> epochObjectives(const TrainProgress& p) const
+    {
+        std::vector<double> values;
+        for (const std::string& objective : m_setup.settings.objectives) {
+            if (objective == "compute_fps" && p.computeFps > 0.0) {
+                values.push_back(p.computeFps);
+                continue;
+            }
+            if (!startsWith(objective, "val/"))
+                return std::nullopt;
+            const auto it = p.validation.find(objectiveMetric(objective));
+            if (it == p.validation.end())
+                return std::nullopt;
+            values.push_back(it->second);
+        }
+        return values;
+    }
+
     const SearchSetup& m_setup;
     std::string m_storeLocation;
     LogicalDevice m_device;

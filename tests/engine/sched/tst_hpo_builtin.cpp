@@ -26,6 +26,7 @@ class TestHpoBuiltin : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void searchesTransfuser();
+    void twoObjectivesReportVectors();
     void autospeedProtocol();
     void unknownObjectiveRefusedBeforeTraining();
 };
@@ -91,6 +92,72 @@ void TestHpoBuiltin::searchesTransfuser()
         QVERIFY(t.userAttrs.contains("full_fps/pretrain") && t.userAttrs.contains("stage_seconds/posttrain"));
     }
     QVERIFY(complete >= 1);
+}
+
+// Two objectives with the built-in trainer: every epoch that has both reports a vector (val/waypoint_l1 from the
+// epoch's validation, compute_fps from its training steps), so the median pruner reads vectors; the trial's values
+// are the final metrics in the study's order. If this fails, a multi-objective search with the trainer cannot prune.
+void TestHpoBuiltin::twoObjectivesReportVectors()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("two.db");
+    const CliResult r = runCli({"hpo",
+                                sourcePath("/configs/transfuser/smoke.yaml"),
+                                "data.synthetic.frames=100",
+                                "--space",
+                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
+                                "--trials",
+                                "2",
+                                "--epochs",
+                                "1",
+                                "--partition",
+                                "SPX",
+                                "--sampler",
+                                "random",
+                                "--seed",
+                                "5",
+                                "--pruner",
+                                "median",
+                                "--pruner-startup-trials",
+                                "1",
+                                "--objective",
+                                "val/waypoint_l1",
+                                "--direction",
+                                "minimize",
+                                "--objective",
+                                "compute_fps",
+                                "--direction",
+                                "maximize",
+                                "--study",
+                                "two",
+                                "--db",
+                                db},
+                               dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
+    const StudyRecord study = store->requireStudy("two");
+    QCOMPARE(study.directions.size(), std::size_t(2));
+    const auto trials = store->trials(study.id);
+    QCOMPARE(trials.size(), std::size_t(2));
+    for (const TrialRecord& t : trials) {
+        QVERIFY2(t.state == TrialState::Complete || t.state == TrialState::Pruned,
+                 t.systemAttrs.value(kFailReasonAttr, Json("")).dump().c_str());
+        // waypoint_l1 exists in post-train only: one vector, at step 1 (the second epoch overall).
+        QCOMPARE(t.intermediateVectors.size(), std::size_t(1));
+        QCOMPARE(t.intermediateVectors.begin()->first, std::int64_t(1));
+        const std::vector<double>& vector = t.intermediateVectors.begin()->second;
+        QCOMPARE(vector.size(), std::size_t(2));
+        QVERIFY2(vector[1] > 0.0, std::to_string(vector[1]).c_str()); // samples per second
+        // Optuna's table keeps the first objective's value.
+        QCOMPARE(t.intermediateValues.at(1), vector[0]);
+        if (t.state != TrialState::Complete)
+            continue;
+        QCOMPARE(t.values.size(), std::size_t(2));
+        // The last epoch's validation is the final one: the vector's first value is the trial's first objective.
+        QCOMPARE(t.values[0], t.userAttrs["metrics"]["val/waypoint_l1"].get<double>());
+        QCOMPARE(vector[0], t.values[0]);
+        QVERIFY(t.values[1] > 0.0);
+    }
 }
 
 // AutoSpeed's protocol end to end: the objective and direction come from the config (val/map50_95, maximize),
