@@ -22,6 +22,35 @@ using pitwall::test::sourcePath;
 
 using namespace pitwall;
 
+namespace {
+
+// `pitwall hpo` on TransFuser-lite's smoke config (100 frames) over the TransFuser speed space: `trials` random
+// trials of one epoch per stage, the median pruner from the first complete trial on.
+QStringList transfuserSearch(int trials, const QString& partition, const QString& seed)
+{
+    return {"hpo",
+            sourcePath("/configs/transfuser/smoke.yaml"),
+            "data.synthetic.frames=100",
+            "--space",
+            sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
+            "--trials",
+            QString::number(trials),
+            "--epochs",
+            "1",
+            "--partition",
+            partition,
+            "--sampler",
+            "random",
+            "--seed",
+            seed,
+            "--pruner",
+            "median",
+            "--pruner-startup-trials",
+            "1"};
+}
+
+} // namespace
+
 class TestHpoBuiltin : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -36,30 +65,8 @@ void TestHpoBuiltin::searchesTransfuser()
     QTemporaryDir dir;
     const QString db = dir.filePath("t.db");
     const QString partition = processCores().size() >= 2 ? "DPX" : "SPX";
-    const CliResult r = runCli({"hpo",
-                                sourcePath("/configs/transfuser/smoke.yaml"),
-                                "data.synthetic.frames=100",
-                                "--space",
-                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
-                                "--trials",
-                                "3",
-                                "--epochs",
-                                "1",
-                                "--partition",
-                                partition,
-                                "--sampler",
-                                "random",
-                                "--seed",
-                                "3",
-                                "--pruner",
-                                "median",
-                                "--pruner-startup-trials",
-                                "1",
-                                "--objective",
-                                "val/waypoint_l1",
-                                "--db",
-                                db,
-                                "--json"},
+    const CliResult r = runCli(transfuserSearch(3, partition, "3") +
+                                   QStringList{"--objective", "val/waypoint_l1", "--db", db, "--json"},
                                dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonDocument json = QJsonDocument::fromJson(r.out.toUtf8());
@@ -101,38 +108,11 @@ void TestHpoBuiltin::twoObjectivesReportVectors()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath("two.db");
-    const CliResult r = runCli({"hpo",
-                                sourcePath("/configs/transfuser/smoke.yaml"),
-                                "data.synthetic.frames=100",
-                                "--space",
-                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"),
-                                "--trials",
-                                "2",
-                                "--epochs",
-                                "1",
-                                "--partition",
-                                "SPX",
-                                "--sampler",
-                                "random",
-                                "--seed",
-                                "5",
-                                "--pruner",
-                                "median",
-                                "--pruner-startup-trials",
-                                "1",
-                                "--objective",
-                                "val/waypoint_l1",
-                                "--direction",
-                                "minimize",
-                                "--objective",
-                                "compute_fps",
-                                "--direction",
-                                "maximize",
-                                "--study",
-                                "two",
-                                "--db",
-                                db},
-                               dir.path());
+    const CliResult r =
+        runCli(transfuserSearch(2, "SPX", "5") + QStringList{"--objective", "val/waypoint_l1", "--direction",
+                                                             "minimize", "--objective", "compute_fps", "--direction",
+                                                             "maximize", "--study", "two", "--db", db},
+               dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     auto store = openStore(db.toStdString(), OpenMode::ReadOnly);
     const StudyRecord study = store->requireStudy("two");
