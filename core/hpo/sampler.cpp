@@ -1,5 +1,6 @@
 #include "core/hpo/sampler.h"
 
+#include "core/hpo/internal/motpe.h"
 #include "core/hpo/internal/samplers.h"
 #include "core/util/error.h"
 
@@ -58,6 +59,7 @@ Json SamplerSettings::toJson() const
         json["tpe_version"] = tpeVersionName(tpe.version);
         json["multivariate"] = tpe.multivariate ? Json(*tpe.multivariate) : Json(nullptr);
         json["constant_liar"] = tpe.constantLiar ? Json(*tpe.constantLiar) : Json(nullptr);
+        json["hypervolume_weights"] = tpe.hypervolumeWeights;
     }
     if (kind == SamplerKind::Nsga2) {
         json["population_size"] = nsga2.populationSize;
@@ -94,6 +96,7 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         if (!parsed)
             throw InputError("unknown tpe_version '" + version + "' (known: 5, 3.1)");
         tpe.version = *parsed;
+        tpe.hypervolumeWeights = json.value("hypervolume_weights", tpe.hypervolumeWeights);
         for (auto [key, field] : {std::pair{"multivariate", &tpe.multivariate}, {"constant_liar", &tpe.constantLiar}})
             if (json.contains(key) && !json[key].is_null())
                 *field = json[key].get<bool>();
@@ -125,7 +128,9 @@ std::unique_ptr<Sampler> makeSampler(const SamplerSettings& settings)
     case SamplerKind::Grid:
         return hpo_internal::makeGridSampler();
     case SamplerKind::Tpe:
-        return hpo_internal::makeTpeSampler(settings.tpe);
+        return hpo_internal::makeTpeSampler(settings.tpe, settings.tpe.hypervolumeWeights
+                                                              ? hpo_internal::MotpeBelowWeights::HypervolumeContribution
+                                                              : hpo_internal::MotpeBelowWeights::Uniform);
     case SamplerKind::Nsga2:
         return hpo_internal::makeNsga2Sampler(settings.nsga2);
     }

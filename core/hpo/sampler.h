@@ -44,6 +44,9 @@ struct TpeOptions {
     bool considerEndpoints = false;
     std::optional<bool> multivariate; // model the parameters every finished trial shares jointly; none: the version's
     std::optional<bool> constantLiar; // running trials count as the worst observations; none: the version's default
+    // Several objectives: weigh l(x)'s trials by their hypervolume contribution (Optuna 4.0-4.9) instead of 1 each
+    // (Optuna 5).
+    bool hypervolumeWeights = false;
 
     // What applies: multivariate for a study with `objectives` objectives, the constant liar.
     bool multivariateFor(std::size_t objectives) const

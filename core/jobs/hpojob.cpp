@@ -49,6 +49,7 @@ void addStudyOptions(std::vector<std::string>& words, const StudyOptions& option
         addFlag(words, *sampler.tpe.multivariate ? "multivariate" : "independent", true);
     if (sampler.tpe.constantLiar)
         addFlag(words, *sampler.tpe.constantLiar ? "constant-liar" : "no-constant-liar", true);
+    addFlag(words, "hypervolume-weights", sampler.tpe.hypervolumeWeights);
     const Nsga2Options nsga2;
     if (sampler.nsga2.populationSize != nsga2.populationSize)
         addOption(words, "population-size", std::to_string(sampler.nsga2.populationSize));

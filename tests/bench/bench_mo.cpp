@@ -4,7 +4,7 @@
 // bench_mo_optuna.py, every study stored in SQLite in the same folder.
 //
 //   bench_mo [--seeds 10] [--old-seeds N] [--trials 300] [--overhead-trials 1000] [--functions zdt1,zdt2,dtlz2]
-//            [--folder DIR] [--optuna-python PATH] [--quick]
+//            [--folder DIR] [--optuna-python PATH] [--no-optuna] [--quick]
 //
 // It prints the hypervolume (mean ± sd over the seeds) after trials/3 and all trials, per function and sampler,
 // computed here with core/hpo/hypervolume.h for both tools from the objective values each returned (the same
@@ -56,24 +56,37 @@ struct Settings {
     std::string functions;
     std::filesystem::path base = std::filesystem::temp_directory_path();
     std::string optunaPython; // the newest Optuna's interpreter; empty: <checkout>/.venv-optuna/bin/python
+    bool optuna = true;       // --no-optuna: Pitwall's samplers alone
 };
 
 // Results by function, then by sampler label ("pitwall nsga2", "optuna 5.1.0 tpe").
 using Quality = std::map<std::string, std::map<std::string, std::vector<Points>>>;
 using Overhead = std::map<std::string, std::map<std::string, std::vector<double>>>;
 
-const std::vector<std::pair<std::string, SamplerKind>> kPitwallSamplers = {
-    {"nsga2", SamplerKind::Nsga2}, {"tpe", SamplerKind::Tpe}, {"random", SamplerKind::Random}};
+// Pitwall's samplers by label: NSGA-II, TPE (Optuna 5's uniform weights for l(x)), TPE with --hypervolume-weights
+// (Optuna 4's), random.
+SamplerSettings samplerOf(SamplerKind kind, bool hypervolumeWeights = false)
+{
+    SamplerSettings settings;
+    settings.kind = kind;
+    settings.tpe.hypervolumeWeights = hypervolumeWeights;
+    return settings;
+}
+const std::vector<std::pair<std::string, SamplerSettings>> kPitwallSamplers = {
+    {"nsga2", samplerOf(SamplerKind::Nsga2)},
+    {"tpe", samplerOf(SamplerKind::Tpe)},
+    {"tpe-hv", samplerOf(SamplerKind::Tpe, true)},
+    {"random", samplerOf(SamplerKind::Random)}};
 const std::vector<std::string> kOptunaSamplers = {"tpe", "nsga2"};
 const std::string kOverheadFunction = "zdt1";
 
-Run runPitwall(const mobench::TestFunction& function, SamplerKind kind, std::uint64_t seed, int trials,
+Run runPitwall(const mobench::TestFunction& function, const SamplerSettings& sampler, std::uint64_t seed, int trials,
                const std::filesystem::path& file)
 {
     const auto store = openStore(file.string());
     StudyOptions options;
     options.directions.assign(function.reference.size(), StudyDirection::Minimize);
-    options.sampler.kind = kind;
+    options.sampler = sampler;
     options.sampler.seed = seed;
     Study study = Study::create(*store, function.name, options); // InputError: the sampler refuses the objectives
     const std::vector<ParamRequest> space = mobench::space(function);
@@ -138,6 +151,8 @@ bool parseArguments(int argc, char** argv, Settings& settings)
             settings.base = next();
         else if (arg == "--optuna-python")
             settings.optunaPython = next();
+        else if (arg == "--no-optuna")
+            settings.optuna = false;
         else if (arg == "--quick") {
             settings.seeds = 2;
             settings.trials = 30;
@@ -145,7 +160,7 @@ bool parseArguments(int argc, char** argv, Settings& settings)
         } else {
             std::cerr << "usage: bench_mo [--seeds N] [--old-seeds N] [--trials N] [--overhead-trials N] [--functions "
                          "zdt1,zdt2,dtlz2] "
-                         "[--folder DIR] [--optuna-python PATH] [--quick]\n";
+                         "[--folder DIR] [--optuna-python PATH] [--no-optuna] [--quick]\n";
             return false;
         }
     }
@@ -267,17 +282,17 @@ int main(int argc, char** argv)
     // Pitwall, in process: every function and sampler, then the time per trial on a long study.
     for (const auto& f : functions) {
         quality[f.name]; // a function keeps its place in the table even with every sampler refused
-        for (const auto& [sampler, kind] : kPitwallSamplers) {
+        for (const auto& [sampler, samplerSettings] : kPitwallSamplers) {
             std::fprintf(stderr, "pitwall %s %s ...\n", f.name.c_str(), sampler.c_str());
             try {
                 for (int seed = 0; seed < settings.seeds; ++seed) {
                     const auto file = folder / (f.name + "-" + sampler + "-" + std::to_string(seed) + ".db");
                     quality[f.name]["pitwall " + sampler].push_back(
-                        runPitwall(f, kind, static_cast<std::uint64_t>(seed), settings.trials, file).values);
+                        runPitwall(f, samplerSettings, static_cast<std::uint64_t>(seed), settings.trials, file).values);
                 }
                 if (f.name == kOverheadFunction && settings.overheadTrials > 0)
                     overhead[f.name]["pitwall " + sampler] =
-                        runPitwall(f, kind, 0, settings.overheadTrials, folder / (f.name + "-" + sampler + "-long.db"))
+                        runPitwall(f, samplerSettings, 0, settings.overheadTrials, folder / (f.name + "-" + sampler + "-long.db"))
                             .seconds;
             } catch (const InputError& e) {
                 quality[f.name].erase("pitwall " + sampler);
@@ -289,13 +304,16 @@ int main(int argc, char** argv)
 
     // Optuna: the newest first, then Debian's 3.1; each prints one JSON document.
     std::string problem;
-    const std::string newestPython = benchcommon::newestOptunaPython(settings.optunaPython, problem);
     std::vector<std::pair<std::string, std::string>> pythons; // (what, interpreter)
-    if (!newestPython.empty())
-        pythons.emplace_back("newest", newestPython);
-    else
-        notes.push_back(problem);
-    pythons.emplace_back("debian", "/usr/bin/python3");
+    if (settings.optuna) {
+        const std::string newestPython = benchcommon::newestOptunaPython(settings.optunaPython, problem);
+        if (!newestPython.empty())
+            pythons.emplace_back("newest", newestPython);
+        else
+            notes.push_back(problem);
+        if (settings.oldSeeds > 0)
+            pythons.emplace_back("debian", "/usr/bin/python3");
+    }
     std::vector<std::string> versions;
     std::string newest;
     for (const auto& [what, python] : pythons) {

@@ -324,13 +324,13 @@ void TestSamplers::parzenMatchesOptuna5()
     std::vector<double> points;
     for (int n = 0; n <= 30; n += 3)
         points.push_back(n);
-    const std::vector<double> optunaOne = {-4.275706410947694,  -3.28576791105674,  -3.403804690881979,
-                                            -3.3147458445919575, -3.2832241157898854, -3.2806816675981967,
-                                            -3.220357384403022,  -3.7115534738036144, -3.3584080897355078,
-                                            -3.3264017528282346, -5.5774535329779305};
+    const std::vector<double> optunaOne = {-4.275706410947694,  -3.28576791105674,   -3.403804690881979,
+                                           -3.3147458445919575, -3.2832241157898854, -3.2806816675981967,
+                                           -3.220357384403022,  -3.7115534738036144, -3.3584080897355078,
+                                           -3.3264017528282346, -5.5774535329779305};
 
-    const std::vector<double> x = {0.754, 1.541, -0.545, 0.554, 2.465, 2.481, -1.372, -0.964, -1.743, 0.204, -1.851,
-                                   0.284};
+    const std::vector<double> x = {0.754,  1.541,  -0.545, 0.554, 2.465,  2.481,
+                                   -1.372, -0.964, -1.743, 0.204, -1.851, 0.284};
     const std::vector<double> k = {27, 82, 91, 23, 67, 3, 64, 61, 2, 52, 91, 70};
     Distribution logInt = intRange(1, 100);
     logInt.log = true;
@@ -340,8 +340,8 @@ void TestSamplers::parzenMatchesOptuna5()
     const std::vector<double> optunaJoint = {-3.7560585437032863, -6.745674130018087, -6.46717773216835,
                                              -6.618009325125812,  -6.986560843395587, -7.70546192314791};
 
-    for (const auto& [got, want] : {std::pair{one.logPdf({points}), optunaOne},
-                                    std::pair{joint.logPdf({px, pk}), optunaJoint}})
+    for (const auto& [got, want] :
+         {std::pair{one.logPdf({points}), optunaOne}, std::pair{joint.logPdf({px, pk}), optunaJoint}})
         for (std::size_t i = 0; i < want.size(); ++i)
             QVERIFY2(std::abs(got[i] - want[i]) < 1e-9,
                      (std::to_string(i) + ": " + std::to_string(got[i]) + " vs Optuna 5.1's " + std::to_string(want[i]))
@@ -429,8 +429,10 @@ void TestSamplers::settingsRoundTrip()
     s.tpe.multivariate = true;
     s.tpe.constantLiar = true;
     s.tpe.startupTrials = 3;
+    s.tpe.hypervolumeWeights = true;
     const SamplerSettings back = SamplerSettings::fromJson(s.toJson());
     QCOMPARE(back.toJson(), s.toJson());
+    QVERIFY(back.tpe.hypervolumeWeights);
     QCOMPARE(SamplerSettings::fromJson(Json::object()).kind, SamplerKind::Tpe);
     // The version and unset switches survive the round trip; unset switches are stored as null.
     SamplerSettings unset;

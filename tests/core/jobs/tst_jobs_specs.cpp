@@ -141,7 +141,8 @@ void TestJobsSpecs::roundTrips_data()
                                                    "run {x}", "--sampler",
                                                    "grid",    "--tpe-version",
                                                    "3.1",     "--independent",
-                                                   "--no-constant-liar", "--pruner",
+                                                   "--no-constant-liar", "--hypervolume-weights",
+                                                   "--pruner",
                                                    "median",  "--warmup-steps",
                                                    "2",       "--pruner-startup-trials",
                                                    "1"};
