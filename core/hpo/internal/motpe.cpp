@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 namespace pitwall::hpo_internal {
@@ -187,6 +188,53 @@ std::vector<std::size_t> greedyHypervolumeSubset(std::span<const std::vector<dou
     return chosen;
 }
 
+namespace {
+
+// How the feasible pruned trials of a study with several objectives are ordered for l(x): the furthest step first;
+// at the same step, by the non-domination rank of their vectors there (a trial without a whole finite vector at its
+// last step ranks after those with one), then by the first objective's value. (Optuna's TPE orders pruned trials by
+// study.direction, which a study with several objectives does not have.)
+auto prunedOrder(std::span<const TrialRecord* const> trials, const std::vector<std::size_t>& pruned,
+                 std::span<const StudyDirection> directions)
+{
+    const StudyDirection first = directions.empty() ? StudyDirection::Minimize : directions.front();
+    std::map<std::size_t, TpeRankKey> keys;
+    std::map<double, std::vector<std::size_t>> byStep; // stepKey -> trials with a whole vector at that step
+    for (std::size_t i : pruned) {
+        const TrialRecord& t = *trials[i];
+        keys[i] = tpeRankKey(t, first);
+        if (t.intermediateValues.empty())
+            continue;
+        const auto vector = t.intermediateVectors.find(t.intermediateValues.rbegin()->first);
+        if (vector != t.intermediateVectors.end() && vector->second.size() == directions.size() &&
+            std::all_of(vector->second.begin(), vector->second.end(), [](double v) { return std::isfinite(v); }))
+            byStep[keys[i].stepKey].push_back(i);
+    }
+    std::map<std::size_t, int> rank;
+    for (const auto& [step, group] : byStep) {
+        std::vector<std::vector<double>> points;
+        for (std::size_t i : group) {
+            const TrialRecord& t = *trials[i];
+            points.push_back(minimisedValues(t.intermediateVectors.at(t.intermediateValues.rbegin()->first), directions));
+        }
+        const std::vector<int> ranks = nonDominationRanks(points, points.size());
+        for (std::size_t k = 0; k < group.size(); ++k)
+            rank[group[k]] = ranks[k];
+    }
+    return [keys = std::move(keys), rank = std::move(rank)](std::size_t a, std::size_t b) {
+        const TpeRankKey& x = keys.at(a);
+        const TpeRankKey& y = keys.at(b);
+        if (x.stepKey != y.stepKey)
+            return x.stepKey < y.stepKey;
+        const auto ra = rank.find(a), rb = rank.find(b);
+        const int na = ra == rank.end() ? std::numeric_limits<int>::max() : ra->second;
+        const int nb = rb == rank.end() ? std::numeric_limits<int>::max() : rb->second;
+        return na != nb ? na < nb : x.score < y.score;
+    };
+}
+
+} // namespace
+
 std::vector<char> splitMultiObjective(std::span<const TrialRecord* const> trials,
                                       std::span<const StudyDirection> directions, std::size_t belowCount)
 {
@@ -218,11 +266,7 @@ std::vector<char> splitMultiObjective(std::span<const TrialRecord* const> trials
         for (std::size_t k = 0; k < group.size() && belowCount > 0; ++k, --belowCount)
             below[group[k]] = 1;
     };
-    const StudyDirection first = directions.empty() ? StudyDirection::Minimize : directions.front();
-    fill(pruned, [&](std::size_t a, std::size_t b) {
-        const TpeRankKey x = tpeRankKey(*trials[a], first), y = tpeRankKey(*trials[b], first);
-        return x.stepKey != y.stepKey ? x.stepKey < y.stepKey : x.score < y.score;
-    });
+    fill(pruned, prunedOrder(trials, pruned, directions));
     fill(infeasible, [&](std::size_t a, std::size_t b) { return violation(*trials[a]) < violation(*trials[b]); });
     return below;
 }

@@ -8,8 +8,9 @@
 //   a third group whatever its state;
 // - of the feasible COMPLETE trials, whole non-domination ranks go below while they fit in belowCount; the first
 //   rank that does not fit is cut by greedy hypervolume subset selection (HSSP) against referencePoint() of that
-//   rank's values; then the feasible PRUNED trials (furthest step first, then last intermediate value of the first
-//   objective), then the infeasible ones (smallest total violation first) fill what is left of belowCount.
+//   rank's values; then the feasible PRUNED trials (furthest step first, then the non-domination rank of their
+//   intermediate vectors at that step, then the first objective's value there), then the infeasible ones (smallest
+//   total violation first) fill what is left of belowCount.
 // - belowCount is multiObjectiveGamma(n) of the n complete and pruned trials: ceil(0.1 n) with no cap (Optuna 5.0
 //   lifted the cap of 25 that single-objective TPE keeps).
 // Internal to core/hpo. Pure functions: any thread.

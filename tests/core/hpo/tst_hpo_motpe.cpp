@@ -129,6 +129,7 @@ private Q_SLOTS:
     void splitTakesWholeRanksThenCutsByHypervolume_data();
     void splitTakesWholeRanksThenCutsByHypervolume();
     void splitFollowsDirections();
+    void prunedTrialsRankByTheirVectors();
     void hypervolumeSubsetSelectionIsGreedy();
     void contributionWeightsAreNormalisedContributions();
     void isReproducibleForASeed();
@@ -184,6 +185,34 @@ void TestMotpe::splitFollowsDirections()
     const std::vector<StudyDirection> directions = {kMin, kMax};
     QCOMPARE(belowNumbers(trials, splitMultiObjective(pointers(trials), directions, 5)),
              (std::vector<int>{0, 1, 2, 4, 5}));
+}
+
+void TestMotpe::prunedTrialsRankByTheirVectors()
+{
+    // One complete trial, then pruned ones: 1 and 2 stopped at step 3, 3 and 4 at step 5 (further: ahead of 1 and 2
+    // whatever their values). At step 5, 4's vector (2, 1) is on the front and 3's (2, 2) is dominated by it, though
+    // 3's first objective is as good: 4 goes first. At step 3, 2 (1, 9) and 1 (4, 1) are both on the front: the
+    // first objective decides (2). A pruned trial whose last vector is incomplete (5, at step 5) ranks after those with
+    // one at its step. With four places below: 0, then 4, 3, 5.
+    std::vector<TrialRecord> trials = {trialOf(0, TrialState::Complete, {1, 1})};
+    const auto pruned = [&](int number, std::int64_t step, std::vector<double> vector) {
+        TrialRecord t = trialOf(number, TrialState::Pruned);
+        t.intermediateValues[step] = vector.front();
+        if (vector.size() == 2)
+            t.intermediateVectors[step] = vector;
+        trials.push_back(t);
+    };
+    pruned(1, 3, {4, 1});
+    pruned(2, 3, {1, 9});
+    pruned(3, 5, {2, 2});
+    pruned(4, 5, {2, 1});
+    pruned(5, 5, {0.5});
+    const std::vector<StudyDirection> directions = {kMin, kMin};
+    QCOMPARE(belowNumbers(trials, splitMultiObjective(pointers(trials), directions, 4)), (std::vector<int>{0, 3, 4, 5}));
+    QCOMPARE(belowNumbers(trials, splitMultiObjective(pointers(trials), directions, 3)), (std::vector<int>{0, 3, 4}));
+    QCOMPARE(belowNumbers(trials, splitMultiObjective(pointers(trials), directions, 2)), (std::vector<int>{0, 4}));
+    QCOMPARE(belowNumbers(trials, splitMultiObjective(pointers(trials), directions, 5)),
+             (std::vector<int>{0, 2, 3, 4, 5}));
 }
 
 void TestMotpe::hypervolumeSubsetSelectionIsGreedy()
