@@ -10,8 +10,8 @@
 // Constraints (the trial attribute "constraints", feasible when all <= 0) switch ranking to constrained
 // domination: feasible before infeasible, infeasible ones by their total violation.
 //
-// Stateless like the other samplers: the population is recomputed from the trials on every ask (Optuna caches it in
-// the study; the result is the same for the same trials).
+// Stateless like the other samplers: the population follows from the trials on every ask (Optuna caches it in the
+// study; the result is the same for the same trials); each generation's elite is remembered in the process.
 #include "core/hpo/internal/samplers.h"
 #include "core/store/pareto.h"
 #include "core/util/error.h"
@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 
 namespace pitwall::hpo_internal {
 
@@ -157,6 +158,56 @@ Population selectElite(const Population& population, const std::vector<StudyDire
     return elite;
 }
 
+// selectElite, remembered: a generation's elite depends only on its members in order (their ids, values and
+// constraints, which a finished trial keeps), so every ask after the first reuses it instead of sorting every
+// generation again (Optuna keeps it in the study's system attributes for the same reason). Process-wide, bounded,
+// any thread.
+Population cachedElite(const Population& population, const std::vector<StudyDirection>& directions,
+                       std::size_t size, bool constrained)
+{
+    std::vector<double> key = {static_cast<double>(size), constrained ? 1.0 : 0.0};
+    for (StudyDirection d : directions)
+        key.push_back(d == StudyDirection::Minimize ? 0.0 : 1.0);
+    for (const TrialRecord* t : population) {
+        key.push_back(static_cast<double>(t->id));
+        key.insert(key.end(), t->values.begin(), t->values.end());
+        if (const auto c = trialConstraints(*t))
+            key.insert(key.end(), c->begin(), c->end());
+        key.push_back(kInf); // separates the members
+    }
+    if (std::any_of(key.begin(), key.end(), [](double v) { return std::isnan(v); }))
+        return selectElite(population, directions, size, constrained); // NaN has no order: no key
+    static std::mutex mutex;
+    static std::map<std::vector<double>, std::vector<std::size_t>> elites; // key -> positions in the population
+    static std::vector<const std::vector<double>*> inserted;               // oldest first, for the bound
+    constexpr std::size_t kBound = 4096;
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = elites.find(key); it != elites.end()) {
+            Population elite;
+            for (std::size_t position : it->second)
+                elite.push_back(population[position]);
+            return elite;
+        }
+    }
+    Population elite = selectElite(population, directions, size, constrained);
+    std::map<const TrialRecord*, std::size_t> positionOf;
+    for (std::size_t i = 0; i < population.size(); ++i)
+        positionOf.emplace(population[i], i);
+    std::vector<std::size_t> positions;
+    for (const TrialRecord* t : elite)
+        positions.push_back(positionOf.at(t));
+    const std::lock_guard lock(mutex);
+    if (elites.size() >= kBound) {
+        elites.erase(*inserted.front());
+        inserted.erase(inserted.begin());
+    }
+    const auto [it, added] = elites.emplace(std::move(key), std::move(positions));
+    if (added)
+        inserted.push_back(&it->first);
+    return elite;
+}
+
 std::optional<int> generationOf(const TrialRecord& trial)
 {
     const auto it = trial.systemAttrs.find(kGenerationAttr);
@@ -202,7 +253,7 @@ public:
             if (population.size() < size)
                 break;
             population.insert(population.end(), parents.begin(), parents.end());
-            parents = selectElite(population, directions, size, constrained);
+            parents = cachedElite(population, directions, size, constrained);
             ++parentGeneration;
         }
 

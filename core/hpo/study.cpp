@@ -122,27 +122,43 @@ AskedTrial Study::ask(const std::vector<ParamRequest>& requests)
     return *askRequests(requests, nullptr);
 }
 
+const std::vector<TrialRecord>& Study::currentTrials()
+{
+    std::vector<TrialRecord> fresh = m_store->trialsFrom(m_record.id, static_cast<int>(m_finishedPrefix));
+    m_trials.resize(m_finishedPrefix); // what was read from there last time may have changed since
+    for (TrialRecord& t : fresh)
+        m_trials.push_back(std::move(t));
+    const auto finished = [](TrialState state) {
+        return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
+    };
+    while (m_finishedPrefix < m_trials.size() && finished(m_trials[m_finishedPrefix].state) &&
+           m_trials[m_finishedPrefix].number == static_cast<int>(m_finishedPrefix))
+        ++m_finishedPrefix;
+    return m_trials;
+}
+
 std::optional<AskedTrial> Study::askRequests(const std::vector<ParamRequest>& requests, const AdmitTrials& admit)
 {
     // Sample for the number the next trial will get, then create the trial with its parameters in one
     // transaction; when another process took that number meanwhile, nothing was written: sample again.
     constexpr int kAttempts = 100;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
-        std::vector<TrialRecord> trials = m_store->trials(m_record.id);
-        const int number = static_cast<int>(trials.size()); // Optuna's numbering: trials created before
-        if (admit && !admit(trials))
+        const std::vector<TrialRecord>& all = currentTrials();
+        std::span<const TrialRecord> trials = all;
+        const int number = static_cast<int>(all.size()); // Optuna's numbering: trials created before
+        if (admit && !admit(all))
             return std::nullopt;
+        std::vector<TrialRecord> sameBracket;
         if (m_options.pruner.kind == PrunerKind::Hyperband) {
             // TPE learns from the new trial's bracket only (Optuna's _BracketStudy); the bracket layout may
             // have been fixed by another process since this study was opened.
             if (auto fresh = m_store->findStudy(m_record.name))
                 m_record = *fresh;
             if (const auto bracket = hyperbandBracket(m_options.pruner, m_record, number)) {
-                std::vector<TrialRecord> same;
-                for (TrialRecord& t : trials)
+                for (const TrialRecord& t : all)
                     if (hyperbandBracket(m_options.pruner, m_record, t.number) == bracket)
-                        same.push_back(std::move(t));
-                trials = std::move(same);
+                        sameBracket.push_back(t);
+                trials = sameBracket;
             }
         }
         SampleContext context;

@@ -105,9 +105,15 @@ private:
     StudyDirection direction() const { return m_options.direction; }
     std::string directionsText() const; // "minimize, maximize"
 
+    // The study's trials for a sampler, read incrementally: the leading trials that are finished never change (as
+    // Optuna's cached storage assumes), so each call reads only from the first one that was not finished last time.
+    const std::vector<TrialRecord>& currentTrials();
+
     Store* m_store;
     StudyRecord m_record;
     StudyOptions m_options;
+    std::vector<TrialRecord> m_trials; // currentTrials(): trials 0..m_finishedPrefix-1 are finished
+    std::size_t m_finishedPrefix = 0;
 };
 
 // The options stored with a study (defaults for what is missing: TPE without seed, median pruner).

@@ -170,6 +170,43 @@ void stopLeftovers(const WorkerLoopOptions& options, const TrialContext& context
     }
 }
 
+// Runs one asked trial to its end: its worker record and heartbeat, its folder and log, the runner, whatever it left
+// running, its attributes and the tell. Returns the state it ended in and the runner's outcome.
+std::pair<TrialState, TrialOutcome> runAskedTrial(const WorkerLoopOptions& options, TrialRunner& runner, Study& study,
+                                                  Store& store, const AskedTrial& asked, HeartbeatThread& heartbeat)
+{
+    const TrialRecord& trial = asked.trial;
+    recordWorker(store, trial, options);
+    heartbeat.beat(trial.id);
+    std::optional<TrialContext> made;
+    try {
+        made.emplace(makeTrialContext(options, asked, study, store));
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A full disk or a read-only --log-dir: the reason goes to the results database (this worker's own log
+        // may be on that disk, 0 bytes), the trial fails with it, and the worker stops (exit 1).
+        failTrial(store, trial,
+                  "cannot create the trial's folder " + e.path1().string() + ": " + e.code().message(),
+                  FailKind::TrialFault);
+        throw;
+    }
+    TrialContext& context = *made;
+    say(options, "trial " + std::to_string(trial.number) + ": " + asked.params.dump());
+
+    TrialOutcome outcome;
+    try {
+        outcome = runTrial(runner, context);
+    } catch (...) {
+        stopLeftovers(options, context, trial.number); // the worker stops: nothing of the trial stays
+        throw;
+    }
+    stopLeftovers(options, context, trial.number);
+    for (auto it = outcome.userAttrs.begin(); it != outcome.userAttrs.end(); ++it)
+        store.setTrialUserAttr(trial.id, it.key(), it.value());
+    const TrialState ended = tellOutcome(study, store, trial, outcome, options);
+    heartbeat.stop();
+    return {ended, std::move(outcome)};
+}
+
 } // namespace
 
 WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& runner)
@@ -212,36 +249,8 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
             result.stopReason = "the study has its " + std::to_string(target) + " trials";
             break;
         }
-        const AskedTrial& asked = *maybeAsked;
-        const TrialRecord& trial = asked.trial;
-        recordWorker(*store, trial, options);
-        heartbeat.beat(trial.id);
-        std::optional<TrialContext> made;
-        try {
-            made.emplace(makeTrialContext(options, asked, study, *store));
-        } catch (const std::filesystem::filesystem_error& e) {
-            // A full disk or a read-only --log-dir: the reason goes to the results database (this worker's own log
-            // may be on that disk, 0 bytes), the trial fails with it, and the worker stops (exit 1).
-            failTrial(*store, trial,
-                      "cannot create the trial's folder " + e.path1().string() + ": " + e.code().message(),
-                      FailKind::TrialFault);
-            throw;
-        }
-        TrialContext& context = *made;
-        say(options, "trial " + std::to_string(trial.number) + ": " + asked.params.dump());
-
-        TrialOutcome outcome;
-        try {
-            outcome = runTrial(runner, context);
-        } catch (...) {
-            stopLeftovers(options, context, trial.number); // the worker stops: nothing of the trial stays
-            throw;
-        }
-        stopLeftovers(options, context, trial.number);
-        for (auto it = outcome.userAttrs.begin(); it != outcome.userAttrs.end(); ++it)
-            store->setTrialUserAttr(trial.id, it.key(), it.value());
-        const TrialState ended = tellOutcome(study, *store, trial, outcome, options);
-        heartbeat.stop();
+        const TrialRecord& trial = maybeAsked->trial;
+        const auto [ended, outcome] = runAskedTrial(options, runner, study, *store, *maybeAsked, heartbeat);
         ++result.trialsRun;
         result.complete += ended == TrialState::Complete;
         result.pruned += ended == TrialState::Pruned;

@@ -59,6 +59,7 @@ public:
     void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
     void heartbeat(std::int64_t trialId) override;
     std::vector<TrialRecord> trials(std::int64_t studyId) override;
+    std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) override;
     std::optional<TrialRecord> trial(std::int64_t studyId, int number) override;
 
     std::int64_t createRun(const RunRecord& run) override;
@@ -101,7 +102,9 @@ private:
                           const Distribution& distribution);
     void upsertAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
                     const Json& value);
-    std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number);
+    // One trial (`number`), or every trial numbered `firstNumber` and up (both empty: all).
+    std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number,
+                                        std::optional<int> firstNumber = std::nullopt);
     std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
     const std::string& nameOf(std::int64_t nameId);
 

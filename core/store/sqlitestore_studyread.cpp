@@ -54,6 +54,63 @@ void readAttrs(store_internal::Connection& db, const std::string& sql, std::int6
         into[statement.text(0)] = decodeJson(statement.text(1));
 }
 
+// Which trials loadTrials reads: ?1 the study; ?2 one number, or NULL for all; ?3 numbers from it, or NULL.
+struct TrialFilter {
+    std::int64_t studyId;
+    std::optional<int> number, firstNumber;
+    static constexpr const char* kWhere =
+        " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2) AND (?3 IS NULL OR t.number >= ?3)";
+
+    void bind(Statement& statement) const
+    {
+        statement.bind(1, studyId);
+        number ? statement.bind(2, *number) : statement.bindNull(2);
+        firstNumber ? statement.bind(3, *firstNumber) : statement.bindNull(3);
+    }
+};
+
+// The filtered trials' own rows, by number, without their parameters, values and attributes.
+std::vector<TrialRecord> readTrialRows(store_internal::Connection& db, const TrialFilter& filter)
+{
+    auto statement = db.cached(std::string("SELECT t.trial_id, t.number, t.state, t.datetime_start, "
+                                           "t.datetime_complete FROM trials t") +
+                               TrialFilter::kWhere + " ORDER BY t.number, t.trial_id");
+    filter.bind(statement);
+    std::vector<TrialRecord> records;
+    while (statement.step()) {
+        TrialRecord record;
+        record.id = statement.int64(0);
+        record.number = static_cast<int>(statement.optionalInt64(1).value_or(-1));
+        record.studyId = filter.studyId;
+        record.state = parseTrialState(statement.text(2)).value_or(TrialState::Fail);
+        record.startTime = optionalTime(statement, 3);
+        record.completeTime = optionalTime(statement, 4);
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
+// Pitwall's intermediate vectors (objectives 1.. of each step; objective 0 is Optuna's intermediate value).
+template <class ForEachRow>
+void readIntermediateVectors(ForEachRow&& forEachRow, std::vector<TrialRecord>& records)
+{
+    forEachRow("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values v "
+               "JOIN trials t ON t.trial_id = v.trial_id",
+               [&](const Statement& row, TrialRecord& record) {
+                   const std::int64_t step = row.int64(1);
+                   const auto objective = static_cast<std::size_t>(row.int64(2));
+                   std::vector<double>& vector = record.intermediateVectors[step];
+                   if (vector.size() <= objective)
+                       vector.resize(objective + 1, std::nan(""));
+                   vector[objective] = decodeValue(row, 3, 4);
+               },
+               " ORDER BY v.step, v.objective");
+    for (TrialRecord& record : records)
+        for (auto& [step, vector] : record.intermediateVectors)
+            if (const auto first = record.intermediateValues.find(step); first != record.intermediateValues.end())
+                vector[0] = first->second;
+}
+
 } // namespace
 
 std::optional<StudyRecord> SqliteStore::findStudy(const std::string& name)
@@ -194,6 +251,11 @@ std::vector<TrialRecord> SqliteStore::trials(std::int64_t studyId)
     return loadTrials(studyId, std::nullopt);
 }
 
+std::vector<TrialRecord> SqliteStore::trialsFrom(std::int64_t studyId, int firstNumber)
+{
+    return loadTrials(studyId, std::nullopt, firstNumber);
+}
+
 std::optional<TrialRecord> SqliteStore::trial(std::int64_t studyId, int number)
 {
     auto found = loadTrials(studyId, number);
@@ -202,43 +264,26 @@ std::optional<TrialRecord> SqliteStore::trial(std::int64_t studyId, int number)
     return std::move(found.front());
 }
 
-std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number)
+std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number,
+                                                std::optional<int> firstNumber)
 {
-    // ?2 IS NULL selects every trial of the study; otherwise the one with that number.
-    const std::string filter = " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2)";
+    const TrialFilter filter{studyId, number, firstNumber};
     return m_db->read([&] {
-        std::vector<TrialRecord> records;
+        std::vector<TrialRecord> records = readTrialRows(*m_db, filter);
+        if (records.empty())
+            return records;
         std::unordered_map<std::int64_t, std::size_t> indexOf;
+        for (std::size_t i = 0; i < records.size(); ++i)
+            indexOf[records[i].id] = i;
         auto forEachRow = [&](const std::string& sql, auto&& onRow, const std::string& orderBy = {}) {
-            auto statement = m_db->cached(sql + filter + orderBy);
-            statement.bind(1, studyId);
-            number ? statement.bind(2, *number) : statement.bindNull(2);
+            auto statement = m_db->cached(sql + TrialFilter::kWhere + orderBy);
+            filter.bind(statement);
             while (statement.step()) {
                 const auto it = indexOf.find(statement.int64(0));
                 if (it != indexOf.end())
                     onRow(statement, records[it->second]);
             }
         };
-        {
-            auto statement = m_db->cached("SELECT t.trial_id, t.number, t.state, t.datetime_start, "
-                                          "t.datetime_complete FROM trials t" +
-                                          filter + " ORDER BY t.number, t.trial_id");
-            statement.bind(1, studyId);
-            number ? statement.bind(2, *number) : statement.bindNull(2);
-            while (statement.step()) {
-                TrialRecord record;
-                record.id = statement.int64(0);
-                record.number = static_cast<int>(statement.optionalInt64(1).value_or(-1));
-                record.studyId = studyId;
-                record.state = parseTrialState(statement.text(2)).value_or(TrialState::Fail);
-                record.startTime = optionalTime(statement, 3);
-                record.completeTime = optionalTime(statement, 4);
-                indexOf[record.id] = records.size();
-                records.push_back(std::move(record));
-            }
-        }
-        if (records.empty())
-            return records;
 
         std::unordered_map<std::string, Distribution> distributions; // parsed once per distinct JSON text
         forEachRow(
@@ -265,23 +310,8 @@ std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::opti
                    [&](const Statement& row, TrialRecord& record) {
                        record.intermediateValues[row.int64(1)] = decodeValue(row, 2, 3);
                    });
-        if (hasPitwallTables() && m_pitwallVersion >= 5) {
-            forEachRow("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values v "
-                       "JOIN trials t ON t.trial_id = v.trial_id",
-                       [&](const Statement& row, TrialRecord& record) {
-                           const std::int64_t step = row.int64(1);
-                           const auto objective = static_cast<std::size_t>(row.int64(2));
-                           std::vector<double>& vector = record.intermediateVectors[step];
-                           if (vector.size() <= objective)
-                               vector.resize(objective + 1, std::nan(""));
-                           vector[objective] = decodeValue(row, 3, 4);
-                       },
-                       " ORDER BY v.step, v.objective");
-            for (TrialRecord& record : records)
-                for (auto& [step, vector] : record.intermediateVectors)
-                    if (const auto first = record.intermediateValues.find(step); first != record.intermediateValues.end())
-                        vector[0] = first->second;
-        }
+        if (hasPitwallTables() && m_pitwallVersion >= 5)
+            readIntermediateVectors(forEachRow, records);
         forEachRow("SELECT a.trial_id, a.\"key\", a.value_json FROM trial_user_attributes a "
                    "JOIN trials t ON t.trial_id = a.trial_id",
                    [&](const Statement& row, TrialRecord& record) {

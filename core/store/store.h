@@ -79,6 +79,8 @@ public:
     virtual void heartbeat(std::int64_t trialId) = 0;
     // All trials of a study, by number, with params, values, intermediate values and attributes.
     virtual std::vector<TrialRecord> trials(std::int64_t studyId) = 0;
+    // The same for the trials numbered `firstNumber` and up (a reader that keeps the finished ones before it).
+    virtual std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) = 0;
     virtual std::optional<TrialRecord> trial(std::int64_t studyId, int number) = 0;
 
     // --- runs ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// Multi-objective search against Optuna, side by side in one run: Pitwall's samplers (NSGA-II, TPE when it takes
-// several objectives, random) in process through Study, the newest Optuna's TPESampler and NSGAIISampler
+// Multi-objective search against Optuna, side by side in one run: Pitwall's samplers (NSGA-II, TPE with Optuna 5's
+// uniform weights and with --hypervolume-weights, random) in process through Study, the newest Optuna's TPESampler and NSGAIISampler
 // (.venv-optuna, packaging/install-optuna.sh) and Debian's Optuna 3.1 (/usr/bin/python3) through
 // bench_mo_optuna.py, every study stored in SQLite in the same folder.
 //

@@ -63,8 +63,15 @@ public:
             }
             context.epochsDone(++epoch);
         };
-        const TrainResult result = train(request);
+        const TrainResult result = train(request); // before reading `pruned`, which its progress sets
+        return outcomeOf(result, request.checkpointDir, pruned);
+    }
 
+private:
+    // What a finished training run makes of the trial: its attributes, the metrics --objective and --constraint
+    // can name, and its state (pruned, cancelled, complete with the objective's value, or failed with why).
+    TrialOutcome outcomeOf(const TrainResult& result, const std::string& checkpointDir, bool pruned) const
+    {
         TrialOutcome outcome;
         Json metrics = Json::object();
         for (const auto& [key, value] : result.finalMetrics)
@@ -90,7 +97,7 @@ public:
             outcome.metrics["compute_fps"] = result.stages.back().computeFps;
         }
         outcome.userAttrs["run_id"] = result.runId;
-        outcome.userAttrs["checkpoint_dir"] = absolutePath(request.checkpointDir);
+        outcome.userAttrs["checkpoint_dir"] = absolutePath(checkpointDir);
         if (pruned) {
             outcome.state = TrialState::Pruned;
         } else if (result.cancelled) {
@@ -114,7 +121,6 @@ public:
         return outcome;
     }
 
-private:
     // Several objectives: the epoch's vector, one value per objective in the study's order, when the epoch has every
     // one of them: a validation metric (val/KEY) from the epoch's validation, compute_fps from the epoch's training
     // steps. Objectives known only once a stage or the trial ends (full_fps, stage_seconds/..., user attributes) make

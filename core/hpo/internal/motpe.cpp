@@ -123,6 +123,67 @@ std::vector<double> referencePoint(std::span<const std::vector<double>> points)
     return reference;
 }
 
+namespace {
+
+// Whether the distinct 2-objective points (in lexicographic order) are mutually non-dominated: x strictly rising
+// and y strictly falling, as within one non-domination rank.
+bool staircase(std::span<const std::vector<double>> points, const std::vector<std::size_t>& distinct)
+{
+    for (std::size_t k = 1; k < distinct.size(); ++k) {
+        const std::vector<double>& a = points[distinct[k - 1]];
+        const std::vector<double>& b = points[distinct[k]];
+        if (!(a[0] < b[0] && a[1] > b[1]))
+            return false;
+    }
+    return true;
+}
+
+// The greedy step both selections take: the candidate not used yet with the largest gain, the first one on ties.
+template <class Gain>
+std::size_t largestGain(const std::vector<char>& used, Gain&& gain)
+{
+    std::size_t best = used.size();
+    double bestGain = -kInf;
+    for (std::size_t c = 0; c < used.size(); ++c) {
+        if (used[c])
+            continue;
+        const double g = gain(c);
+        if (best == used.size() || g > bestGain) {
+            best = c;
+            bestGain = g;
+        }
+    }
+    return best;
+}
+
+// Greedy subset selection on a 2-objective staircase, the same choices as the general loop below in far less time:
+// a candidate's box minus the chosen points clipped to it is the rectangle between it and its chosen neighbours,
+// (x of the next chosen point to its right, or the reference) - x times (y of the next chosen point to its left,
+// or the reference) - y. Ties go to the first candidate in lexicographic order, as there.
+std::vector<std::size_t> greedyStaircaseSubset(std::span<const std::vector<double>> points,
+                                               const std::vector<std::size_t>& distinct, std::size_t count,
+                                               std::span<const double> reference)
+{
+    std::map<double, double> chosenXY; // x -> y of the chosen points
+    std::vector<char> used(distinct.size(), 0);
+    std::vector<std::size_t> chosen;
+    while (chosen.size() < count) {
+        const std::size_t best = largestGain(used, [&](std::size_t c) {
+            const std::vector<double>& p = points[distinct[c]];
+            const auto right = chosenXY.upper_bound(p[0]);
+            const double xRight = right == chosenXY.end() ? reference[0] : right->first;
+            const double yLeft = right == chosenXY.begin() ? reference[1] : std::prev(right)->second;
+            return std::max(xRight - p[0], 0.0) * std::max(yLeft - p[1], 0.0);
+        });
+        used[best] = 1;
+        chosenXY.emplace(points[distinct[best]][0], points[distinct[best]][1]);
+        chosen.push_back(distinct[best]);
+    }
+    return chosen;
+}
+
+} // namespace
+
 std::vector<std::size_t> greedyHypervolumeSubset(std::span<const std::vector<double>> points, std::size_t count,
                                                  std::span<const double> reference)
 {
@@ -157,15 +218,14 @@ std::vector<std::size_t> greedyHypervolumeSubset(std::span<const std::vector<dou
     if (!std::all_of(reference.begin(), reference.end(), [](double r) { return std::isfinite(r); }))
         return {distinct.begin(), distinct.begin() + static_cast<std::ptrdiff_t>(count)};
 
+    if (points[distinct.front()].size() == 2 && staircase(points, distinct))
+        return greedyStaircaseSubset(points, distinct, count, reference);
+
     // Each step: the candidate whose box, minus the chosen points clipped to it, is largest.
     std::vector<std::vector<double>> selected;
     std::vector<char> used(distinct.size(), 0);
     while (chosen.size() < count) {
-        std::size_t best = distinct.size();
-        double bestGain = -kInf;
-        for (std::size_t c = 0; c < distinct.size(); ++c) {
-            if (used[c])
-                continue;
+        const std::size_t best = largestGain(used, [&](std::size_t c) {
             const std::vector<double>& p = points[distinct[c]];
             double box = 1.0;
             for (std::size_t k = 0; k < p.size(); ++k)
@@ -175,12 +235,8 @@ std::vector<std::size_t> greedyHypervolumeSubset(std::span<const std::vector<dou
                 for (std::size_t k = 0; k < s.size(); ++k)
                     s[k] = std::max(s[k], p[k]);
             const double covered = clipped.empty() ? 0.0 : hypervolume(clipped, reference);
-            const double gain = std::isinf(box) ? kInf : box - covered;
-            if (best == distinct.size() || gain > bestGain) {
-                best = c;
-                bestGain = gain;
-            }
-        }
+            return std::isinf(box) ? kInf : box - covered;
+        });
         used[best] = 1;
         selected.push_back(points[distinct[best]]);
         chosen.push_back(distinct[best]);

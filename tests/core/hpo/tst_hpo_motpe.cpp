@@ -12,9 +12,12 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
+#include <random>
 
 using namespace pitwall;
 using namespace pitwall::hpo_internal;
@@ -131,6 +134,7 @@ private Q_SLOTS:
     void splitFollowsDirections();
     void prunedTrialsRankByTheirVectors();
     void hypervolumeSubsetSelectionIsGreedy();
+    void staircaseSubsetEqualsTheGreedyDefinition();
     void contributionWeightsAreNormalisedContributions();
     void isReproducibleForASeed();
     void startupTrialsAreRandom();
@@ -231,6 +235,58 @@ void TestMotpe::hypervolumeSubsetSelectionIsGreedy()
     // Without a finite reference: the lexicographically first distinct points.
     const double inf = std::numeric_limits<double>::infinity();
     QCOMPARE(greedyHypervolumeSubset(points, 2, std::vector<double>{inf, 7}), (std::vector<std::size_t>{0, 1}));
+}
+
+void TestMotpe::staircaseSubsetEqualsTheGreedyDefinition()
+{
+    // Two objectives, one non-domination rank (a staircase, as MOTPE's cut rank is): greedyHypervolumeSubset takes
+    // a fast path there. It must choose what the definition does, step by step the point with the largest
+    // hypervolume gain (the whole set's hypervolume recomputed here), ties to the lexicographically first.
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    for (int round = 0; round < 20; ++round) {
+        const std::size_t n = 20 + static_cast<std::size_t>(round) * 7;
+        std::vector<double> xs(n);
+        for (double& x : xs)
+            x = uniform(rng);
+        std::sort(xs.begin(), xs.end());
+        std::vector<std::vector<double>> points;
+        for (double x : xs)
+            points.push_back({x, 1.0 - std::sqrt(x) + 0.05 * uniform(rng) * (1.0 - x)});
+        // Keep it a staircase: y strictly falling.
+        for (std::size_t i = 1; i < points.size(); ++i)
+            points[i][1] = std::min(points[i][1], points[i - 1][1] - 1e-6);
+        std::shuffle(points.begin(), points.end(), rng);
+        const std::vector<double> reference = referencePoint(points);
+        const std::size_t count = n / 3;
+
+        std::vector<std::size_t> expected;
+        std::vector<std::vector<double>> chosen;
+        std::vector<char> used(n, 0);
+        std::vector<std::size_t> order(n);
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return points[a] < points[b]; });
+        while (expected.size() < count) {
+            const double before = chosen.empty() ? 0.0 : hypervolume(chosen, reference);
+            std::size_t best = n;
+            double bestGain = -1.0;
+            for (std::size_t i : order) {
+                if (used[i])
+                    continue;
+                std::vector<std::vector<double>> with = chosen;
+                with.push_back(points[i]);
+                const double gain = hypervolume(with, reference) - before;
+                if (best == n || gain > bestGain + 1e-12) {
+                    best = i;
+                    bestGain = gain;
+                }
+            }
+            used[best] = 1;
+            chosen.push_back(points[best]);
+            expected.push_back(best);
+        }
+        QCOMPARE(greedyHypervolumeSubset(points, count, reference), expected);
+    }
 }
 
 void TestMotpe::contributionWeightsAreNormalisedContributions()

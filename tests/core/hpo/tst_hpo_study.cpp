@@ -37,6 +37,18 @@ QJsonObject parseLine(const QString& out)
     return QJsonDocument::fromJson(lines.front().toUtf8()).object();
 }
 
+// One study as two processes see it: each Study on its own store connection to `file`; the first creates it.
+struct TwoProcesses {
+    std::unique_ptr<Store> storeA, storeB;
+    Study a, b;
+
+    TwoProcesses(const std::string& file, const std::string& name)
+        : storeA(openStore(file)), storeB(openStore(file)), a(Study::create(*storeA, name, StudyOptions{})),
+          b(Study::load(*storeB, name))
+    {
+    }
+};
+
 bool writeFile(const QString& path, const QByteArray& text)
 {
     QFile file(path);
@@ -57,6 +69,7 @@ private Q_SLOTS:
     void exhaustedGridLeavesNoTrial();
     void failedAskLeavesNoTrial();
     void askIfLooksAgainWhenAnotherProcessStartedATrial();
+    void askSeesWhatAnotherProcessFinished();
     void cliAskTellBest();
     void cliAskFreeParameters();
     void cliRejectsBadInput();
@@ -230,10 +243,9 @@ void TestStudy::failedAskLeavesNoTrial()
 void TestStudy::askIfLooksAgainWhenAnotherProcessStartedATrial()
 {
     const std::string file = db("race.db");
-    const auto storeA = openStore(file);
-    const auto storeB = openStore(file);
-    Study a = Study::create(*storeA, "race", StudyOptions{});
-    Study b = Study::load(*storeB, "race");
+    TwoProcesses processes(file, "race");
+    Study& a = processes.a;
+    Study& b = processes.b;
     const Schema schema = schemaWithAutoSpeed();
     const SearchSpace space = SearchSpace::load(kSpace.toStdString(), schema, {"autospeed"});
     QCOMPARE(a.ask(space).trial.number, 0);
@@ -254,6 +266,50 @@ void TestStudy::askIfLooksAgainWhenAnotherProcessStartedATrial()
     QVERIFY(third.has_value());
     QCOMPARE(third->trial.number, 2);
     QCOMPARE(third->fixed["batch_size"].get<int>(), 32); // askIf fills in the space's fixed values as ask does
+}
+
+// A study reads its trials incrementally (the finished ones at the front are kept); a trial another process finishes
+// after this one read it as RUNNING is read again: the sampler and the admit callback see it finished, with its value.
+void TestStudy::askSeesWhatAnotherProcessFinished()
+{
+    TwoProcesses processes(db("shared.db"), "shared");
+    Study& a = processes.a;
+    Study& b = processes.b;
+    const Schema schema = schemaWithAutoSpeed();
+    const SearchSpace space = SearchSpace::load(kSpace.toStdString(), schema, {"autospeed"});
+    QCOMPARE(a.ask(space).trial.number, 0);
+    QCOMPARE(a.ask(space).trial.number, 1); // a's look before numbering it read trial 0 as RUNNING
+    QCOMPARE(b.tell(0, TrialState::Complete, 0.25), TrialState::Complete);
+    QCOMPARE(b.tell(1, TrialState::Fail), TrialState::Fail);
+    QCOMPARE(b.ask(space).trial.number, 2);
+    std::vector<std::pair<TrialState, std::vector<double>>> seen;
+    const auto look = [&](const std::vector<TrialRecord>& trials) {
+        seen.clear();
+        for (const TrialRecord& t : trials)
+            seen.emplace_back(t.state, t.values);
+        return true;
+    };
+    const std::optional<AskedTrial> fourth = a.askIf(space, look);
+    QVERIFY(fourth.has_value());
+    QCOMPARE(fourth->trial.number, 3);
+    QCOMPARE(seen.size(), std::size_t(3));
+    QCOMPARE(seen[0].first, TrialState::Complete);
+    QCOMPARE(seen[0].second, std::vector<double>{0.25});
+    QCOMPARE(seen[1].first, TrialState::Fail);
+    QCOMPARE(seen[2].first, TrialState::Running);
+    QCOMPARE(b.tell(2, TrialState::Pruned), TrialState::Pruned);
+    QCOMPARE(b.tell(3, TrialState::Complete, 0.5), TrialState::Complete);
+    const std::optional<AskedTrial> fifth = a.askIf(space, look);
+    QVERIFY(fifth.has_value());
+    QCOMPARE(fifth->trial.number, 4);
+    QCOMPARE(seen.size(), std::size_t(4));
+    QCOMPARE(seen[2].first, TrialState::Pruned);
+    QCOMPARE(seen[3].first, TrialState::Complete);
+    QCOMPARE(seen[3].second, std::vector<double>{0.5});
+    // What a read finished before stays as it was read: trial 0 with its value, trial 1 failed.
+    QCOMPARE(seen[0].first, TrialState::Complete);
+    QCOMPARE(seen[0].second, std::vector<double>{0.25});
+    QCOMPARE(seen[1].first, TrialState::Fail);
 }
 
 void TestStudy::cliAskTellBest()

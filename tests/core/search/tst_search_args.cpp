@@ -236,8 +236,12 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "sampler",
                              "seed",
                              "startup-trials",
+                             "tpe-version",
                              "multivariate",
+                             "independent",
                              "constant-liar",
+                             "no-constant-liar",
+                             "hypervolume-weights",
                              "population-size",
                              "mutation-prob",
                              "crossover-prob",
@@ -264,7 +268,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "trial-timeout",
                              "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(36));
+    QCOMPARE(search.size(), std::size_t(40));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
