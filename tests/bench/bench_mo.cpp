@@ -166,7 +166,12 @@ bool parseArguments(int argc, char** argv, Settings& settings)
     }
     if (settings.oldSeeds < 0)
         settings.oldSeeds = settings.seeds;
-    return settings.seeds > 0 && settings.oldSeeds > 0 && settings.trials > 0;
+    if (settings.seeds <= 0 || settings.trials <= 0 || settings.overheadTrials < 0) {
+        std::cerr << "bench_mo: --seeds and --trials take a positive number, --overhead-trials 0 or more (--old-seeds "
+                     "0 leaves Optuna 3.1 out)\n";
+        return false;
+    }
+    return true;
 }
 
 void printQuality(const std::vector<mobench::TestFunction>& functions, const Quality& quality,
