@@ -1,5 +1,5 @@
 // NSGA-II after Optuna's NSGAIISampler (optuna/samplers/nsgaii/): trials are grouped into generations (the trial
-// system attribute "nsga2:generation"); once a generation has population_size complete trials, it and the previous
+// system attribute "nsga2:generation", Optuna 3.1's, or "NSGAIISampler:generation", the newest Optuna's); once a generation has population_size complete trials, it and the previous
 // parent population are ranked by non-dominated sorting, the last rank that fits cut by crowding distance, and the
 // elite become the parents of the next generation. A child takes each parameter from one of two parents chosen by
 // binary tournament (uniform crossover, swapping probability 0.5) with probability crossover_prob, else copies a
@@ -27,6 +27,9 @@ namespace pitwall::hpo_internal {
 namespace {
 
 constexpr const char* kGenerationAttr = "nsga2:generation";
+// The newest Optuna's NSGAIISampler (4.x, 5.x; its GA base class names the key after the sampler class) reads and
+// writes the generation under this key: Pitwall reads either and writes both, so either Optuna continues its trials.
+constexpr const char* kNewestGenerationAttr = "NSGAIISampler:generation";
 constexpr const char* kParentsAttr = "nsga2:parents";
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -210,10 +213,12 @@ Population cachedElite(const Population& population, const std::vector<StudyDire
 
 std::optional<int> generationOf(const TrialRecord& trial)
 {
-    const auto it = trial.systemAttrs.find(kGenerationAttr);
-    if (it == trial.systemAttrs.end() || !it->is_number_integer())
-        return std::nullopt;
-    return it->get<int>();
+    for (const char* key : {kGenerationAttr, kNewestGenerationAttr}) {
+        const auto it = trial.systemAttrs.find(key);
+        if (it != trial.systemAttrs.end() && it->is_number_integer())
+            return it->get<int>();
+    }
+    return std::nullopt;
 }
 
 const TrialParam* findParam(const TrialRecord& trial, const std::string& name)
@@ -259,6 +264,7 @@ public:
 
         SampleResult result;
         result.trialSystemAttrs[kGenerationAttr] = parentGeneration + 1;
+        result.trialSystemAttrs[kNewestGenerationAttr] = parentGeneration + 1;
         std::vector<std::optional<double>> inherited(requests.size());
         if (parentGeneration >= 0)
             inherit(requests, parents, directions, constrained, rng, inherited, result);

@@ -46,13 +46,17 @@ StudyOptions studyOptions(const StudyRecord& study)
     if (study.directions.size() > 1) {
         options.directions = study.directions;
         options.sampler.kind = SamplerKind::Nsga2; // Optuna's default for several objectives
-        // Optuna's NSGAIISampler keeps each generation's elite in a study attribute "nsga2:population:<hash>" =
-        // [generation, [trial numbers]]; the elite is exactly population_size trials, so a study Optuna ran keeps
-        // its population size when Pitwall continues it (Optuna does not store its sampler's settings).
-        for (auto it = study.systemAttrs.begin(); it != study.systemAttrs.end(); ++it)
+        // Optuna's NSGAIISampler keeps each generation's elite in a study attribute: Optuna 3.1 as
+        // "nsga2:population:<hash>" = [generation, [trial numbers]], the newest Optuna as "NSGAIISampler:parent:<g>" =
+        // [trial ids]. The elite is exactly population_size trials, so a study Optuna ran keeps its population size
+        // when Pitwall continues it (Optuna does not store its sampler's settings).
+        for (auto it = study.systemAttrs.begin(); it != study.systemAttrs.end(); ++it) {
             if (it.key().starts_with("nsga2:population:") && it->is_array() && it->size() == 2 &&
                 (*it)[1].is_array() && (*it)[1].size() >= 2)
                 options.sampler.nsga2.populationSize = static_cast<int>((*it)[1].size());
+            if (it.key().starts_with("NSGAIISampler:parent:") && it->is_array() && it->size() >= 2)
+                options.sampler.nsga2.populationSize = static_cast<int>(it->size());
+        }
     }
     if (study.systemAttrs.contains(kSamplerAttr))
         options.sampler = SamplerSettings::fromJson(study.systemAttrs[kSamplerAttr]);

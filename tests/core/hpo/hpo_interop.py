@@ -8,7 +8,8 @@ Each mode prints one JSON document on its last line of stdout:
   multi DB STUDY N SPACE_JSON [--create] [--directions D1,D2] [--population P] [--constrained]
         the same with two objectives (objective_values) and Optuna's NSGAIISampler (seed 7); --constrained adds the
         constraint box - 7 <= 0; prints the trials with their values and constraints, best_trials (Optuna 3.1's:
-        constraints ignored) and feasible_best_trials (the front of the feasible trials, the newest Optuna's meaning).
+        constraints ignored; the newest Optuna's: feasible trials only), feasible_best_trials (the front of the
+        feasible trials, the newest Optuna's meaning) and front_ignoring_constraints (the front of all of them).
   prune SCENARIOS_JSON replays pruning scenarios with Optuna's pruners and prints their decisions.
 """
 import json
@@ -114,9 +115,12 @@ def multi(args):
         "trials": [{"number": t.number, "state": t.state.name, "params": t.params, "values": t.values,
                     "constraints": t.system_attrs.get("constraints"),
                     "intermediate_values": {str(k): v for k, v in t.intermediate_values.items()},
-                    "generation": t.system_attrs.get("nsga2:generation")} for t in trials],
+                    "generation": t.system_attrs.get("nsga2:generation",  # Optuna 3.1's key, the newest's
+                                                      t.system_attrs.get("NSGAIISampler:generation"))}
+                   for t in trials],
         "best_trials": [t.number for t in study.best_trials],
         "feasible_best_trials": [t.number for t in _get_pareto_front_trials_by_trials(feasible, study.directions)],
+        "front_ignoring_constraints": [t.number for t in _get_pareto_front_trials_by_trials(trials, study.directions)],
     }))
 
 

@@ -65,6 +65,19 @@ std::vector<std::size_t> bruteForceFront(const std::vector<TrialRecord>& trials,
 }
 
 // A trial of NSGA-II's generation `g` with parameters x, y (floats in [0, 10]) and its values.
+// NSGA-II whose children copy one parent (no crossover, no mutation), for tests that check who the parents are.
+Nsga2Options copyOnly(int populationSize)
+{
+    Nsga2Options options;
+    options.populationSize = populationSize;
+    options.crossoverProb = 0.0;
+    options.mutationProb = 0.0;
+    return options;
+}
+
+// Five trials on one front; with a population of 4, crowding distance drops (1, 3).
+const std::vector<std::vector<double>> kOneFront{{0, 4}, {1, 3}, {1.1, 2.9}, {3, 1}, {4, 0}};
+
 TrialRecord generationTrial(int number, int g, double x, double y, std::vector<double> values)
 {
     TrialRecord t = completeTrial(number, std::move(values));
@@ -113,6 +126,7 @@ private Q_SLOTS:
     void tpeLearnsTheParetoSetOfSeveralObjectives();
     void nsga2FirstGenerationIsRandom();
     void nsga2BreedsFromTheElite();
+    void nsga2ReadsTheNewestOptunasKeys();
     void nsga2CrossoverTakesEachParameterFromAParent();
     void nsga2MutatesOneParameterInNOnAverage();
     void nsga2PrefersFeasibleParents();
@@ -423,14 +437,10 @@ void TestMultiObjective::nsga2BreedsFromTheElite()
     // Generation 0: five trials on one front (population 4): crowding distance drops (1, 3), whose distance 0.55 is
     // the smallest ((1.1, 2.9): 1.0, (3, 1): 1.45, the two ends: infinite). Copy-only children (no crossover, no
     // mutation) must copy one of the other four, each of them at some seed.
-    Nsga2Options options;
-    options.populationSize = 4;
-    options.crossoverProb = 0.0;
-    options.mutationProb = 0.0;
-    const std::vector<std::vector<double>> values{{0, 4}, {1, 3}, {1.1, 2.9}, {3, 1}, {4, 0}};
+    const Nsga2Options options = copyOnly(4);
     std::vector<TrialRecord> trials;
     for (int n = 0; n < 5; ++n)
-        trials.push_back(generationTrial(n, 0, n, 10 - n, values[n]));
+        trials.push_back(generationTrial(n, 0, n, 10 - n, kOneFront[n]));
     std::set<double> copied;
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
         const SampleResult r = sampleNsga2(options, trials, {kMin, kMin}, seed, xyRequests());
@@ -457,6 +467,36 @@ void TestMultiObjective::nsga2BreedsFromTheElite()
         copied.insert(sampleNsga2(options, trials, {kMax, kMax}, seed, xyRequests()).internalValues[0]);
     for (double x : copied)
         QVERIFY2(x < 5, qPrintable(QString("a dominated generation-1 trial was a parent: x = %1").arg(x)));
+}
+
+// The newest Optuna's NSGAIISampler keeps a trial's generation as "NSGAIISampler:generation" and each generation's
+// parents as the study attribute "NSGAIISampler:parent:<g>" = [trial ids]: Pitwall reads both (the generation as
+// Optuna 3.1's "nsga2:generation" is read), and writes the generation under both keys.
+void TestMultiObjective::nsga2ReadsTheNewestOptunasKeys()
+{
+    const Nsga2Options options = copyOnly(4);
+    std::vector<TrialRecord> trials;
+    for (int n = 0; n < 5; ++n) {
+        TrialRecord t = generationTrial(n, 0, n, 10 - n, kOneFront[n]);
+        t.systemAttrs.erase("nsga2:generation");
+        t.systemAttrs["NSGAIISampler:generation"] = 0;
+        trials.push_back(t);
+    }
+    std::set<double> copied;
+    for (std::uint64_t seed = 0; seed < 200; ++seed) {
+        const SampleResult r = sampleNsga2(options, trials, {kMin, kMin}, seed, xyRequests());
+        QCOMPARE(r.trialSystemAttrs["nsga2:generation"].get<int>(), 1);
+        QCOMPARE(r.trialSystemAttrs["NSGAIISampler:generation"].get<int>(), 1);
+        copied.insert(r.internalValues[0]);
+    }
+    QCOMPARE(copied, (std::set<double>{0, 2, 3, 4})); // the same elite as nsga2BreedsFromTheElite's
+
+    StudyRecord study;
+    study.directions = {kMin, kMax};
+    study.systemAttrs["NSGAIISampler:parent:1"] = Json::array({3, 4, 6, 8, 9, 10});
+    const StudyOptions continued = studyOptions(study);
+    QCOMPARE(continued.sampler.kind, SamplerKind::Nsga2);
+    QCOMPARE(continued.sampler.nsga2.populationSize, 6);
 }
 
 void TestMultiObjective::nsga2CrossoverTakesEachParameterFromAParent()
