@@ -62,12 +62,14 @@ Json PrunerSettings::toJson() const
         json["reduction_factor"] = reductionFactor;
         json["min_early_stopping_rate"] = minEarlyStoppingRate;
         json["bootstrap_count"] = bootstrapCount;
+        json["halving_version"] = countJudgedTwice ? "3.1" : "5";
         break;
     case PrunerKind::Hyperband:
         json["min_resource"] = minResource.value_or(1);
         json["max_resource"] = maxResource ? Json(*maxResource) : Json("auto");
         json["reduction_factor"] = reductionFactor;
         json["bootstrap_count"] = bootstrapCount;
+        json["halving_version"] = countJudgedTwice ? "3.1" : "5";
         break;
     }
     return json;
@@ -100,6 +102,10 @@ PrunerSettings PrunerSettings::fromJson(const Json& json)
         s.reductionFactor = json.value("reduction_factor", s.reductionFactor);
         s.minEarlyStoppingRate = json.value("min_early_stopping_rate", s.minEarlyStoppingRate);
         s.bootstrapCount = json.value("bootstrap_count", s.bootstrapCount);
+        const std::string version = json.value("halving_version", "3.1"); // stored before it existed: 3.1's
+        if (version != "3.1" && version != "5")
+            throw InputError("pruner settings: halving_version '" + version + "' is neither 5 nor 3.1: " + json.dump());
+        s.countJudgedTwice = version == "3.1";
     } catch (const Json::exception& error) {
         throw InputError("malformed pruner settings " + json.dump() + ": " + error.what());
     }

@@ -34,6 +34,11 @@ struct PrunerSettings {
     int reductionFactor = 4;                 // sha 4, hyperband 3
     int minEarlyStoppingRate = 0;            // sha only
     int bootstrapCount = 0;
+    // sha and hyperband: whether the judged trial's value counts twice among its rung's competitors, as Optuna 3.1
+    // decided (its storage cache put the value it had just recorded at the rung into the trial list it compared
+    // against as well), or once, as the newest Optuna (5.1) decides. Stored as "halving_version" ("3.1" | "5");
+    // settings stored without it were Optuna 3.1's and read so. New studies: the newest Optuna's.
+    bool countJudgedTwice = false;
 
     // Optuna's defaults for each kind (hyperband: min_resource 1, reduction_factor 3).
     static PrunerSettings defaults(PrunerKind kind);

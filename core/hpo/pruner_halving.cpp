@@ -71,7 +71,7 @@ bool promotable(double value, std::vector<double> competing, int reductionFactor
 
 // One SHA judgement over `trials` (already filtered to a hyperband bracket), with min_resource known.
 void halving(std::int64_t minResource, int reductionFactor, int minEarlyStoppingRate, int bootstrapCount,
-             const StudyRecord& study, std::vector<TrialRecord> trials, const TrialRecord& trial,
+             bool countJudgedTwice, const StudyRecord& study, std::vector<TrialRecord> trials, const TrialRecord& trial,
              PruneDecision& decision)
 {
     const auto step = lastStep(trial);
@@ -81,12 +81,15 @@ void halving(std::int64_t minResource, int reductionFactor, int minEarlyStopping
     while (trial.systemAttrs.contains(rungKey(rung)))
         ++rung;
     const double value = trial.intermediateValues.at(*step);
-    // Optuna's storage cache shares the judged trial's record with the trial list it compares against, so
-    // the value it records at a rung also counts among the competitors; the copy in `trials` mirrors that.
+    // Optuna 3.1's storage cache shares the judged trial's record with the trial list it compares against, so the
+    // value it records at a rung also counts among the competitors; the copy in `trials` mirrors that. The newest
+    // Optuna counts it once: the judged trial's copy in `trials` keeps no value at that rung.
     TrialRecord* self = nullptr;
     for (TrialRecord& t : trials)
         if (t.number == trial.number)
             self = &t;
+    if (!countJudgedTwice)
+        self = nullptr;
     while (true) {
         const double promotionStep = static_cast<double>(minResource) *
                                      std::pow(static_cast<double>(reductionFactor), minEarlyStoppingRate + rung);
@@ -137,7 +140,7 @@ public:
             decision.studySystemAttrs[kShaMinResourceAttr] = *minResource;
         }
         halving(*minResource, m_settings.reductionFactor, m_settings.minEarlyStoppingRate, m_settings.bootstrapCount,
-                study, trials, trial, decision);
+                m_settings.countJudgedTwice, study, trials, trial, decision);
         return decision;
     }
 
@@ -204,7 +207,7 @@ public:
             if (brackets.of(study.name, t.number) == bracket)
                 inBracket.push_back(t);
         halving(m_settings.minResource.value_or(1), m_settings.reductionFactor, bracket, m_settings.bootstrapCount,
-                study, std::move(inBracket), trial, decision);
+                m_settings.countJudgedTwice, study, std::move(inBracket), trial, decision);
         return decision;
     }
 

@@ -164,7 +164,7 @@ def prune(args):
                 study.tell(trial, curve[-1])
             decisions.append(verdicts)
         out.append(decisions)
-    print(json.dumps({"decisions": out}))
+    print(json.dumps({"decisions": out, "optuna_version": optuna.__version__}))
 
 
 if __name__ == "__main__":

@@ -90,6 +90,7 @@ private:
 
     QTemporaryDir m_dir;
     Json m_optunaDecisions; // per pruner case, from one Python run
+    std::string m_optunaVersion; // of that run's Optuna
 };
 
 void TestHpoOptunaInterop::initTestCase()
@@ -380,14 +381,19 @@ void TestHpoOptunaInterop::prunersDecideAsOptuna()
         QVERIFY(out.open(QIODevice::WriteOnly));
         out.write(QByteArray::fromStdString(scenarios.dump()));
         out.close();
-        m_optunaDecisions = python({"prune", file})["decisions"];
+        const Json replayed = python({"prune", file});
+        m_optunaDecisions = replayed["decisions"];
+        m_optunaVersion = replayed["optuna_version"].get<std::string>();
     }
     const Json& optuna = m_optunaDecisions[static_cast<std::size_t>(index)];
 
     const auto store = openStore(m_dir.filePath("prune_" + QString::number(index) + ".db").toStdString());
     StudyOptions options;
     options.direction = std::string(c.direction) == "maximize" ? StudyDirection::Maximize : StudyDirection::Minimize;
-    options.pruner = PrunerSettings::fromJson(Json::parse(c.settings));
+    // sha and hyperband decide as the Optuna they are compared with: 3.1 (Debian's) or the newest.
+    Json settings = Json::parse(c.settings);
+    settings["halving_version"] = m_optunaVersion.starts_with("3.1.") ? "3.1" : "5";
+    options.pruner = PrunerSettings::fromJson(settings);
     Study study = Study::create(*store, "curves", options);
     int pruned = 0;
     for (std::size_t t = 0; t < curves.size(); ++t) {

@@ -148,9 +148,17 @@ void TestPruners::successiveHalvingRungs()
     sha.minResource = 1;
     sha.reductionFactor = 2;
     // Rungs at steps 1, 2, 4. Trial 0 is alone at rung 0 and promoted; trial 1 (2.0 vs 1.0) is not;
-    // trial 2 (1.5) is promoted because Optuna 3.1 counts the judged trial's own rung value twice
-    // (its storage cache shares the record): competitors [1.0, 2.0, 1.5, 1.5], top half includes 1.5.
-    const auto verdicts = replay(sha, study("s"), {{9, 1.0}, {9, 2.0}, {9, 1.5}});
+    // trial 2 (1.5) is pruned as the newest Optuna decides (the default): competitors [1.0, 2.0, 1.5], the top
+    // half is 1.0.
+    QVERIFY(!sha.countJudgedTwice);
+    auto verdicts = replay(sha, study("s"), {{9, 1.0}, {9, 2.0}, {9, 1.5}});
+    QCOMPARE(verdicts[0], (std::vector<bool>{false, false}));
+    QCOMPARE(verdicts[1], (std::vector<bool>{false, true}));
+    QCOMPARE(verdicts[2], (std::vector<bool>{false, true}));
+    // As Optuna 3.1, trial 2 is promoted: it counted the judged trial's own rung value twice (its storage cache
+    // shared the record): competitors [1.0, 2.0, 1.5, 1.5], the top half includes 1.5.
+    sha.countJudgedTwice = true;
+    verdicts = replay(sha, study("s"), {{9, 1.0}, {9, 2.0}, {9, 1.5}});
     QCOMPARE(verdicts[0], (std::vector<bool>{false, false}));
     QCOMPARE(verdicts[1], (std::vector<bool>{false, true}));
     QCOMPARE(verdicts[2], (std::vector<bool>{false, false}));
@@ -229,7 +237,13 @@ void TestPruners::settingsRoundTrip()
     QCOMPARE(
         PrunerSettings::defaults(PrunerKind::Hyperband).toJson().dump(),
         std::string(
-            R"({"bootstrap_count":0,"max_resource":"auto","min_resource":1,"name":"hyperband","reduction_factor":3})"));
+            R"({"bootstrap_count":0,"halving_version":"5","max_resource":"auto","min_resource":1,"name":"hyperband",)"
+            R"("reduction_factor":3})"));
+    // Settings stored before halving_version decided as Optuna 3.1, and keep doing so.
+    QVERIFY(PrunerSettings::fromJson(Json{{"name", "sha"}}).countJudgedTwice);
+    QVERIFY(PrunerSettings::fromJson(Json{{"name", "hyperband"}, {"halving_version", "3.1"}}).countJudgedTwice);
+    QVERIFY(!PrunerSettings::fromJson(Json{{"name", "sha"}, {"halving_version", "5"}}).countJudgedTwice);
+    QVERIFY_THROWS_EXCEPTION(InputError, PrunerSettings::fromJson(Json{{"name", "sha"}, {"halving_version", "4"}}));
     QVERIFY_THROWS_EXCEPTION(InputError, PrunerSettings::fromJson(Json{{"name", "patient"}}));
     QVERIFY_THROWS_EXCEPTION(InputError, PrunerSettings::fromJson(Json{{"name", "sha"}, {"reduction_factor", 1}}));
 }
