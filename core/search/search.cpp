@@ -4,6 +4,7 @@
 #include "core/hpo/study.h"
 #include "core/jobrun/jobsession.h"
 #include "core/jobs/hpojob.h"
+#include "core/pool/objectives.h"
 #include "core/pool/workerpool.h"
 #include "core/search/resumereview.h"
 #include "core/util/error.h"
@@ -121,16 +122,20 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         p.settings.objective = setup.base->getString("hpo.objective");
         setup.settings.objective = p.settings.objective;
     }
-    // Before any trial trains: an objective the model never records would fail every trial at its end. Of several,
-    // the validation metrics are checked (throughput and the like are known only when a trial has run).
+    // Before any trial trains: an objective or constraint the model never records would fail every trial at its end.
     if (p.settings.objectives.empty())
         checkObjective(setup, p.settings.objective,
                        spec.resumeStudy      ? "the study's objective"
                        : objectiveFromConfig ? "hpo.objective"
                                              : "--objective");
-    for (const std::string& key : p.settings.objectives)
+    for (const std::string& key : p.settings.objectives) {
         if (startsWith(key, "val/"))
             checkObjective(setup, key, spec.resumeStudy ? "the study's objective" : "--objective");
+        else if (!key.empty())
+            checkRecordedKey(setup, key, "objective");
+    }
+    for (const std::string& constraint : p.settings.constraints)
+        checkRecordedKey(setup, parseConstraint(constraint).key, "constraint");
     if (spec.finalEpochs && !p.settings.objectives.empty())
         throw InputError::forOption("final-epochs", "--final-epochs compares the best configuration with the default; "
                                                     "a search with several objectives has a Pareto front, not one best "

@@ -109,19 +109,55 @@ std::string objectiveMetric(const std::string& objective)
     return startsWith(objective, "val/") ? objective.substr(4) : objective;
 }
 
-void checkObjective(const SearchSetup& setup, const std::string& objective, const std::string& source)
+namespace {
+
+// The model a built-in search trains, and its validation metrics as val/NAME (empty: not known before training).
+std::pair<std::string, std::vector<std::string>> validationMetrics(const SearchSetup& setup)
 {
     if (!setup.builtin() || !setup.base)
-        return;
-    const std::string model =
-        setup.settings.model.empty() ? setup.base->getString("experiment.model") : setup.settings.model;
+        return {};
+    std::string model = setup.settings.model.empty() ? setup.base->getString("experiment.model") : setup.settings.model;
     const std::vector<std::string> modelMetrics = setup.schema.metrics(model);
     if (modelMetrics.empty())
-        return;
+        return {};
     std::vector<std::string> known;
     for (const auto& names : {setup.schema.metrics("core"), modelMetrics})
         for (const std::string& name : names)
             known.push_back("val/" + name);
+    return {std::move(model), std::move(known)};
+}
+
+} // namespace
+
+void checkRecordedKey(const SearchSetup& setup, const std::string& key, const std::string& option)
+{
+    const auto [model, known] = validationMetrics(setup);
+    if (known.empty())
+        return;
+    const std::string asMetric = "val/" + objectiveMetric(key);
+    if (std::find(known.begin(), known.end(), asMetric) != known.end() || key == "full_fps" || key == "compute_fps")
+        return;
+    for (const char* perStage : {"full_fps/", "compute_fps/", "stage_seconds/"})
+        if (startsWith(key, perStage) && key.size() > std::string(perStage).size())
+            return;
+    std::vector<std::string> names = known;
+    for (const char* other : {"full_fps", "compute_fps", "full_fps/STAGE", "compute_fps/STAGE", "stage_seconds/STAGE"})
+        names.push_back(other);
+    std::string message = "--" + option + " names '" + key + "', which a trial of model '" + model + "' never records";
+    auto near = nearestNames(key, names, 1);
+    if (near.empty())
+        near = nearestNames(asMetric, names, 1); // "los" for val/loss
+    if (!near.empty())
+        message += " (did you mean " + near.front() + "?)";
+    message += "; it records " + join(names, ", ");
+    throw InputError::forOption(option, message);
+}
+
+void checkObjective(const SearchSetup& setup, const std::string& objective, const std::string& source)
+{
+    const auto [model, known] = validationMetrics(setup);
+    if (known.empty())
+        return;
     const std::string wanted = "val/" + objectiveMetric(objective);
     if (std::find(known.begin(), known.end(), wanted) != known.end())
         return;

@@ -50,4 +50,10 @@ std::string objectiveMetric(const std::string& objective);
 // declares no metrics (they are only known after training).
 void checkObjective(const SearchSetup& setup, const std::string& objective, const std::string& source);
 
+// For the built-in trainer: `key` (an objective of several, or a constraint's key) must be a number a trial of it
+// records: a validation metric (val/NAME, or NAME alone), full_fps or compute_fps (the last stage's), or
+// full_fps/STAGE, compute_fps/STAGE, stage_seconds/STAGE. InputError naming `option` otherwise, with a "did you
+// mean". Nothing is checked for a command, whose final line may hold any key, or when the model declares no metrics.
+void checkRecordedKey(const SearchSetup& setup, const std::string& key, const std::string& option);
+
 } // namespace pitwall

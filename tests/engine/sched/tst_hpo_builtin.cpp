@@ -271,6 +271,32 @@ void TestHpoBuiltin::unknownObjectiveRefusedBeforeTraining()
     QVERIFY2(fromConfig.err.contains("hpo.objective 'val/map5095' is not a validation metric that model 'autospeed' "
                                      "records (did you mean val/map50_95?)"),
              qPrintable(fromConfig.err));
+
+    // With several objectives and constraints every key is checked: a throughput key or a constraint's key that no
+    // trial records is refused before anything trains; the keys a trial does record pass --check.
+    const QStringList search = {"hpo", sourcePath("/configs/transfuser/smoke.yaml"), "--space",
+                                sourcePath("/configs/transfuser/hpo/speed_space.yaml"), "--trials", "2", "--epochs",
+                                "1", "--partition", "SPX", "--db", db, "--objective", "val/waypoint_l1", "--direction",
+                                "minimize"};
+    const CliResult typo = runCli(search + QStringList{"--objective", "full_fsp", "--direction", "maximize"}, dir.path());
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("--objective names 'full_fsp', which a trial of model 'transfuser' never records (did "
+                               "you mean full_fps?)"),
+             qPrintable(typo.err));
+    const CliResult constraint = runCli(search + QStringList{"--objective", "full_fps", "--direction", "maximize",
+                                                             "--constraint", "stage_second/train<=60"},
+                                        dir.path());
+    QCOMPARE(constraint.exitCode, 2);
+    QVERIFY2(constraint.err.contains("--constraint names 'stage_second/train', which a trial of model 'transfuser' "
+                                     "never records"),
+             qPrintable(constraint.err));
+    QVERIFY(!QFile::exists(db));
+    const CliResult recorded =
+        runCli(search + QStringList{"--objective", "compute_fps/train", "--direction", "maximize", "--constraint",
+                                    "full_fps>=1", "--constraint", "loss<=9", "--check"},
+               dir.path());
+    QVERIFY2(recorded.exitCode == 0, qPrintable(recorded.err));
+    QVERIFY(!QFile::exists(db));
 }
 
 QTEST_GUILESS_MAIN(TestHpoBuiltin)
