@@ -61,6 +61,8 @@ Json SamplerSettings::toJson() const
         json["constant_liar"] = tpe.constantLiar ? Json(*tpe.constantLiar) : Json(nullptr);
         json["hypervolume_weights"] = tpe.hypervolumeWeights;
     }
+    if (kind == SamplerKind::Grid)
+        json["grid_version"] = grid.asOptuna31 ? "3.1" : "5";
     if (kind == SamplerKind::Nsga2) {
         json["population_size"] = nsga2.populationSize;
         json["mutation_prob"] = nsga2.mutationProb ? Json(*nsga2.mutationProb) : Json(nullptr);
@@ -106,6 +108,10 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
             nsga2.mutationProb = json["mutation_prob"].get<double>();
         nsga2.crossoverProb = json.value("crossover_prob", nsga2.crossoverProb);
         nsga2.swappingProb = json.value("swapping_prob", nsga2.swappingProb);
+        const std::string gridVersion = json.value("grid_version", "3.1"); // stored before it existed: 3.1's
+        if (gridVersion != "5" && gridVersion != "3.1")
+            throw InputError("unknown grid_version '" + gridVersion + "' (known: 5, 3.1)");
+        settings.grid.asOptuna31 = gridVersion == "3.1";
     } catch (const Json::exception& error) {
         throw InputError("malformed sampler settings " + json.dump() + ": " + error.what());
     }
@@ -126,7 +132,7 @@ std::unique_ptr<Sampler> makeSampler(const SamplerSettings& settings)
     case SamplerKind::Random:
         return hpo_internal::makeRandomSampler();
     case SamplerKind::Grid:
-        return hpo_internal::makeGridSampler();
+        return hpo_internal::makeGridSampler(settings.grid, settings.seed.value_or(0));
     case SamplerKind::Tpe:
         return hpo_internal::makeTpeSampler(settings.tpe, settings.tpe.hypervolumeWeights
                                                               ? hpo_internal::MotpeBelowWeights::HypervolumeContribution

@@ -56,6 +56,15 @@ struct TpeOptions {
     bool constantLiarOn() const { return constantLiar.value_or(version == TpeVersion::Optuna5); }
 };
 
+// Grid sampling's settings. The newest Optuna's GridSampler (5.1) shuffles the grid with its seed (numpy's
+// RandomState(seed or 0)) and gives trial N the shuffled grid's point N while N is below the grid's size (later
+// trials: an unvisited point at random); Optuna 3.1 numbered the grid in product order and picked unvisited points at
+// random. A grid_id means a different point under each rule, so a study shared with Optuna follows the rule of the
+// Optuna it is shared with. Stored as "grid_version" ("5" | "3.1"); grid studies stored before it read as 3.1.
+struct GridOptions {
+    bool asOptuna31 = false;
+};
+
 // NSGA-II's settings, with Optuna's NSGAIISampler defaults.
 struct Nsga2Options {
     int populationSize = 50;           // >= 2
@@ -69,6 +78,7 @@ struct SamplerSettings {
     std::optional<std::uint64_t> seed; // none: every ask draws fresh entropy
     TpeOptions tpe;
     Nsga2Options nsga2;
+    GridOptions grid;
 
     // {"name": "tpe", "seed": 1, "n_startup_trials": 10, ...} ({"name": "nsga2", "population_size": 50,
     // "mutation_prob": null, "crossover_prob": 0.9, "swapping_prob": 0.5}); fromJson fills what is missing with the

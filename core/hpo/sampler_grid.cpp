@@ -1,6 +1,7 @@
-// Grid sampling over the Cartesian product of the parameters' values, each point once, stored the way
-// Optuna 3.1's GridSampler stores it (trial system attributes "search_space" and "grid_id", parameters in
-// name order, the last one varying fastest), so either tool can continue the other's grid.
+// Grid sampling over the Cartesian product of the parameters' values, each point once, stored the way Optuna's
+// GridSampler stores it (trial system attributes "search_space" and "grid_id", parameters in name order, the last
+// one varying fastest), so either tool can continue the other's grid: grid_id numbers the product itself (Optuna
+// 3.1) or its shuffle by the seed (the newest Optuna; GridOptions).
 #include "core/hpo/internal/samplers.h"
 
 #include "core/util/error.h"
@@ -8,6 +9,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
 #include <set>
 
 namespace pitwall::hpo_internal {
@@ -74,8 +80,45 @@ bool sameGrid(const Json& a, const Json& b)
     return true;
 }
 
+// numpy's random_interval: a uniform integer in [0, max] by masked rejection of 32-bit draws (max < 2^32).
+std::uint32_t numpyInterval(std::mt19937& generator, std::uint32_t max)
+{
+    if (max == 0)
+        return 0;
+    std::uint32_t mask = max;
+    for (int shift : {1, 2, 4, 8, 16})
+        mask |= mask >> shift;
+    std::uint32_t value = 0;
+    do
+        value = static_cast<std::uint32_t>(generator()) & mask;
+    while (value > max);
+    return value;
+}
+
+// The shuffled grid orders, kept for the process (a grid of millions of points is shuffled once per seed).
+std::shared_ptr<const std::vector<std::uint32_t>> shuffledGrid(std::uint32_t points, std::uint32_t seed)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<std::uint32_t, std::uint32_t>, std::shared_ptr<const std::vector<std::uint32_t>>> cache;
+    const std::lock_guard lock(mutex);
+    auto& entry = cache[{points, seed}];
+    if (!entry) {
+        if (cache.size() > 16) { // a few grids per process in practice; never an unbounded memo
+            cache.clear();
+            return shuffledGrid(points, seed);
+        }
+        entry = std::make_shared<const std::vector<std::uint32_t>>(numpyShuffledRange(points, seed));
+    }
+    return entry;
+}
+
 class GridSampler final : public Sampler {
 public:
+    GridSampler(const GridOptions& options, std::uint64_t seed)
+        : m_options(options), m_seed(static_cast<std::uint32_t>(seed & 0xffffffffu))
+    {
+    }
+
     SampleResult sample(const SampleContext& context, const std::vector<ParamRequest>& requests) const override
     {
         // Parameters in name order (Optuna sorts the grid's keys).
@@ -97,6 +140,36 @@ public:
                              formatDouble(kMaxGridPoints) + " are supported");
         const auto total = static_cast<std::int64_t>(points);
 
+        const std::int64_t gridId = pickGridId(context, space, total);
+        // The product index of that point: the id itself (Optuna 3.1), or its place in the shuffled grid.
+        const std::int64_t product =
+            m_options.asOptuna31 ? gridId
+                                 : (*shuffledGrid(static_cast<std::uint32_t>(total), m_seed))[static_cast<std::size_t>(gridId)];
+
+        // Mixed-radix digits of the product index, last parameter fastest (itertools.product order).
+        std::vector<std::size_t> digits(sorted.size());
+        std::int64_t rest = product;
+        for (std::size_t i = sorted.size(); i-- > 0;) {
+            digits[i] = static_cast<std::size_t>(rest % static_cast<std::int64_t>(sizes[i]));
+            rest /= static_cast<std::int64_t>(sizes[i]);
+        }
+        SampleResult result;
+        for (const ParamRequest& request : requests) {
+            const auto position = static_cast<std::size_t>(
+                std::find_if(sorted.begin(), sorted.end(), [&](auto* r) { return r == &request; }) - sorted.begin());
+            result.internalValues.push_back(request.distribution.toInternal(space[request.name][digits[position]]));
+        }
+        result.trialSystemAttrs = {{"search_space", space}, {"grid_id", gridId}};
+        return result;
+    }
+
+private:
+    // The newest Optuna gives trial N the grid's point N while N is below its size; otherwise (and always as Optuna
+    // 3.1) an unvisited point at random, or with none left a point still running (a parallel worker re-runs it).
+    std::int64_t pickGridId(const SampleContext& context, const Json& space, std::int64_t total) const
+    {
+        if (!m_options.asOptuna31 && context.trialNumber >= 0 && context.trialNumber < total)
+            return context.trialNumber;
         std::set<std::int64_t> finished, running;
         for (const TrialRecord& trial : context.trials) {
             if (trial.number == context.trialNumber || !trial.systemAttrs.contains("grid_id") ||
@@ -123,31 +196,28 @@ public:
                              " points have finished trials in study '" + context.studyName + "'");
 
         Rng rng(context.seed);
-        const std::int64_t gridId = unvisited[rng.index(unvisited.size())];
-
-        // Mixed-radix digits of gridId, last parameter fastest (itertools.product order).
-        std::vector<std::size_t> digits(sorted.size());
-        std::int64_t rest = gridId;
-        for (std::size_t i = sorted.size(); i-- > 0;) {
-            digits[i] = static_cast<std::size_t>(rest % static_cast<std::int64_t>(sizes[i]));
-            rest /= static_cast<std::int64_t>(sizes[i]);
-        }
-        SampleResult result;
-        for (const ParamRequest& request : requests) {
-            const auto position = static_cast<std::size_t>(
-                std::find_if(sorted.begin(), sorted.end(), [&](auto* r) { return r == &request; }) - sorted.begin());
-            result.internalValues.push_back(request.distribution.toInternal(space[request.name][digits[position]]));
-        }
-        result.trialSystemAttrs = {{"search_space", space}, {"grid_id", gridId}};
-        return result;
+        return unvisited[rng.index(unvisited.size())];
     }
+
+    GridOptions m_options;
+    std::uint32_t m_seed; // numpy's legacy seeding takes 32 bits
 };
 
 } // namespace
 
-std::unique_ptr<Sampler> makeGridSampler()
+std::vector<std::uint32_t> numpyShuffledRange(std::uint32_t n, std::uint32_t seed)
 {
-    return std::make_unique<GridSampler>();
+    std::vector<std::uint32_t> x(n);
+    std::iota(x.begin(), x.end(), 0u);
+    std::mt19937 generator(seed); // numpy's mt19937_seed is the reference init_genrand, as std::mt19937's
+    for (std::uint32_t i = n; i-- > 1;)
+        std::swap(x[i], x[numpyInterval(generator, i)]);
+    return x;
+}
+
+std::unique_ptr<Sampler> makeGridSampler(const GridOptions& options, std::uint64_t seed)
+{
+    return std::make_unique<GridSampler>(options, seed);
 }
 
 } // namespace pitwall::hpo_internal

@@ -13,7 +13,11 @@ double sampleUniformly(const Distribution& distribution, Rng& rng);
 double singleValue(const Distribution& distribution);
 
 std::unique_ptr<Sampler> makeRandomSampler();
-std::unique_ptr<Sampler> makeGridSampler();
+// `seed`: the study's sampler seed (0 without one, as Optuna's `seed or 0`), which shuffles the newest Optuna's grid.
+std::unique_ptr<Sampler> makeGridSampler(const GridOptions& options, std::uint64_t seed);
+// numpy's RandomState(seed).shuffle(list(range(n))) (legacy seeding with the seed's low 32 bits, Fisher-Yates
+// from the end with masked rejection): the order of the newest Optuna's grid.
+std::vector<std::uint32_t> numpyShuffledRange(std::uint32_t n, std::uint32_t seed);
 std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options);
 std::unique_ptr<Sampler> makeNsga2Sampler(const Nsga2Options& options);
 

@@ -75,14 +75,14 @@ def run(args):
     sampler = None
     if "--grid" in args:
         grid = {k: (v["choices"] if v["kind"] == "categorical" else v["values"]) for k, v in space.items()}
-        sampler = optuna.samplers.GridSampler(grid)
+        sampler = optuna.samplers.GridSampler(grid, seed=1)  # the Pitwall study's seed: it shuffles the newest grid
     if "--create" in args:
         study = optuna.create_study(storage=storage_url(db), study_name=name, direction=direction,
                                     sampler=sampler or optuna.samplers.TPESampler(seed=7))
     else:
         study = optuna.load_study(storage=storage_url(db), study_name=name, sampler=sampler)
     study.optimize(lambda trial: objective_value(suggest(trial, space)), n_trials=n)
-    print(json.dumps(trials_json(study)))
+    print(json.dumps({**trials_json(study), "optuna_version": optuna.__version__}))
 
 
 def dump(args):

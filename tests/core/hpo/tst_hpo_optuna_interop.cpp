@@ -88,6 +88,16 @@ private:
         return line;
     }
 
+    // The version of the Optuna the interop Python imports.
+    std::string optunaVersion()
+    {
+        if (m_optunaVersion.empty()) {
+            const auto r = runPython({"-c", "import optuna; print(optuna.__version__)"}, m_dir.path());
+            m_optunaVersion = r.out.trimmed().toStdString();
+        }
+        return m_optunaVersion;
+    }
+
     QTemporaryDir m_dir;
     Json m_optunaDecisions; // per pruner case, from one Python run
     std::string m_optunaVersion; // of that run's Optuna
@@ -171,8 +181,9 @@ void TestHpoOptunaInterop::pitwallStudyContinuedByOptuna()
 
 void TestHpoOptunaInterop::gridSharedWithOptuna()
 {
-    // Pitwall asks half of a 6-point grid; Optuna's GridSampler, reading Pitwall's grid_id/search_space
-    // attributes, runs exactly the other half.
+    // Pitwall asks half of a 6-point grid; Optuna's GridSampler (the same seed), reading Pitwall's
+    // grid_id/search_space attributes, runs exactly the other half. The study numbers its grid as the Optuna it is
+    // shared with does: Optuna 3.1 in product order, the newest Optuna in the order its seed shuffles.
     const QString db = m_dir.filePath("grid.db");
     const QString spaceFile = m_dir.filePath("grid.yaml");
     QFile file(spaceFile);
@@ -180,14 +191,21 @@ void TestHpoOptunaInterop::gridSharedWithOptuna()
     file.write("autospeed.warmup_epochs: {type: int, min: 1, max: 3}\n"
                "policy.transfuser.upsample_mode: {type: categorical, values: [bilinear, nearest]}\n");
     file.close();
-    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "grid", "--sampler", "grid", "--seed", "1"}).exitCode,
-             0);
+    {
+        const auto store = openStore(db.toStdString());
+        StudyOptions options;
+        options.sampler.kind = SamplerKind::Grid;
+        options.sampler.seed = 1;
+        options.sampler.grid.asOptuna31 = optunaVersion().starts_with("3.1.");
+        Study::create(*store, "grid", options);
+    }
     for (int i = 0; i < 3; ++i)
         askAndTell(db, "grid", spaceFile);
     const std::string space = R"({"autospeed.warmup_epochs": {"kind": "int", "low": 1, "high": 3, "values": [1, 2, 3]},
         "policy.transfuser.upsample_mode": {"kind": "categorical", "choices": ["bilinear", "nearest"]}})";
     const Json after = python({"run", db, "grid", "3", QString::fromStdString(space), "--grid"});
     QCOMPARE(after["trials"].size(), std::size_t(6));
+    QCOMPARE(after["optuna_version"].get<std::string>(), optunaVersion());
     std::set<std::string> points;
     for (const Json& t : after["trials"])
         points.insert(t["params"].dump());
@@ -383,7 +401,7 @@ void TestHpoOptunaInterop::prunersDecideAsOptuna()
         out.close();
         const Json replayed = python({"prune", file});
         m_optunaDecisions = replayed["decisions"];
-        m_optunaVersion = replayed["optuna_version"].get<std::string>();
+        QCOMPARE(replayed["optuna_version"].get<std::string>(), optunaVersion());
     }
     const Json& optuna = m_optunaDecisions[static_cast<std::size_t>(index)];
 
@@ -392,7 +410,7 @@ void TestHpoOptunaInterop::prunersDecideAsOptuna()
     options.direction = std::string(c.direction) == "maximize" ? StudyDirection::Maximize : StudyDirection::Minimize;
     // sha and hyperband decide as the Optuna they are compared with: 3.1 (Debian's) or the newest.
     Json settings = Json::parse(c.settings);
-    settings["halving_version"] = m_optunaVersion.starts_with("3.1.") ? "3.1" : "5";
+    settings["halving_version"] = optunaVersion().starts_with("3.1.") ? "3.1" : "5";
     options.pruner = PrunerSettings::fromJson(settings);
     Study study = Study::create(*store, "curves", options);
     int pruned = 0;

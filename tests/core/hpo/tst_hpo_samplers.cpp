@@ -5,6 +5,7 @@
 
 #include "core/hpo/internal/argsort.h"
 #include "core/hpo/internal/parzen.h"
+#include "core/hpo/internal/samplers.h"
 #include "core/hpo/sampler.h"
 #include "core/util/error.h"
 
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void randomIsReproducible();
     void gridCoversTheProductOnce();
     void gridRefusesContinuousRanges();
+    void gridShufflesAsTheNewestOptuna();
     void tpeIsReproducible();
     void tpeBeatsRandom_data();
     void tpeBeatsRandom();
@@ -158,6 +160,45 @@ void TestSamplers::gridCoversTheProductOnce()
         t.state = TrialState::Running;
     context.trials = running;
     QCOMPARE(sampler->sample(context, requests).internalValues.size(), std::size_t(3));
+}
+
+// The newest Optuna's GridSampler shuffles itertools.product of the sorted parameters with numpy's
+// RandomState(seed or 0) and gives trial N the shuffled grid's point N. The orders below were printed by numpy 2
+// (Optuna 5.1.0's venv): RandomState(seed).shuffle(list(range(n))), and GridSampler({'b': [1, 2, 3], 'a': ['x', 'y']},
+// seed=1)._all_grids.
+void TestSamplers::gridShufflesAsTheNewestOptuna()
+{
+    using hpo_internal::numpyShuffledRange;
+    QCOMPARE(numpyShuffledRange(10, 0), (std::vector<std::uint32_t>{2, 8, 4, 9, 1, 6, 7, 3, 0, 5}));
+    QCOMPARE(numpyShuffledRange(6, 1), (std::vector<std::uint32_t>{2, 1, 4, 0, 3, 5}));
+    QCOMPARE(numpyShuffledRange(12, 7), (std::vector<std::uint32_t>{7, 10, 2, 5, 0, 1, 11, 8, 3, 6, 9, 4}));
+    QCOMPARE(numpyShuffledRange(1, 0), (std::vector<std::uint32_t>{0}));
+
+    const std::vector<ParamRequest> requests = {{"b", intRange(1, 3)}, {"a", choices({"x", "y"})}};
+    SamplerSettings settings = settingsOf(SamplerKind::Grid);
+    settings.seed = 1;
+    const std::vector<std::pair<std::string, int>> optunaOrder = {{"x", 3}, {"x", 2}, {"y", 2},
+                                                                  {"x", 1}, {"y", 1}, {"y", 3}};
+    const auto trials = optimize(settings, requests, [](auto&) { return 1.0; }, 6, 1);
+    for (int n = 0; n < 6; ++n) {
+        const TrialRecord& t = trials[static_cast<std::size_t>(n)];
+        QCOMPARE(t.systemAttrs["grid_id"].get<int>(), n);
+        QCOMPARE(static_cast<int>(t.params[0].internalValue), optunaOrder[static_cast<std::size_t>(n)].second);
+        QCOMPARE(requests[1].distribution.choices[static_cast<std::size_t>(t.params[1].internalValue)].get<std::string>(),
+                 optunaOrder[static_cast<std::size_t>(n)].first);
+    }
+    // As Optuna 3.1, grid_id numbers the product itself: a trial's point is the product's entry at its grid_id.
+    settings.grid.asOptuna31 = true;
+    for (const TrialRecord& t : optimize(settings, requests, [](auto&) { return 1.0; }, 6, 1)) {
+        const int id = t.systemAttrs["grid_id"].get<int>();
+        QCOMPARE(requests[1].distribution.choices[static_cast<std::size_t>(t.params[1].internalValue)].get<std::string>(),
+                 std::string(id < 3 ? "x" : "y"));
+        QCOMPARE(static_cast<int>(t.params[0].internalValue), id % 3 + 1);
+    }
+    // Stored as grid_version; grid settings stored before it stay Optuna 3.1's.
+    QCOMPARE(SamplerSettings::fromJson(settingsOf(SamplerKind::Grid).toJson()).grid.asOptuna31, false);
+    QVERIFY(SamplerSettings::fromJson(Json{{"name", "grid"}}).grid.asOptuna31);
+    QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "grid"}, {"grid_version", "4"}}));
 }
 
 void TestSamplers::gridRefusesContinuousRanges()
