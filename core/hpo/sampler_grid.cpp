@@ -101,14 +101,11 @@ std::shared_ptr<const std::vector<std::uint32_t>> shuffledGrid(std::uint32_t poi
     static std::mutex mutex;
     static std::map<std::pair<std::uint32_t, std::uint32_t>, std::shared_ptr<const std::vector<std::uint32_t>>> cache;
     const std::lock_guard lock(mutex);
+    if (cache.size() >= 16 && !cache.count({points, seed})) // a few grids per process in practice; never unbounded
+        cache.clear();
     auto& entry = cache[{points, seed}];
-    if (!entry) {
-        if (cache.size() > 16) { // a few grids per process in practice; never an unbounded memo
-            cache.clear();
-            return shuffledGrid(points, seed);
-        }
+    if (!entry)
         entry = std::make_shared<const std::vector<std::uint32_t>>(numpyShuffledRange(points, seed));
-    }
     return entry;
 }
 

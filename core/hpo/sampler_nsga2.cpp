@@ -1,7 +1,8 @@
 // NSGA-II after Optuna's NSGAIISampler (optuna/samplers/nsgaii/): trials are grouped into generations (the trial
-// system attribute "nsga2:generation", Optuna 3.1's, or "NSGAIISampler:generation", the newest Optuna's); once a generation has population_size complete trials, it and the previous
-// parent population are ranked by non-dominated sorting, the last rank that fits cut by crowding distance, and the
-// elite become the parents of the next generation. A child takes each parameter from one of two parents chosen by
+// system attribute "nsga2:generation", Optuna 3.1's, or "NSGAIISampler:generation", the newest Optuna's); once a
+// generation has population_size complete trials, it and the previous parent population are ranked by non-dominated
+// sorting, the last rank that fits cut by crowding distance, and the elite become the parents of the next
+// generation. A child takes each parameter from one of two parents chosen by
 // binary tournament (uniform crossover, swapping probability 0.5) with probability crossover_prob, else copies a
 // random parent; then each parameter is resampled at random with probability mutation_prob (1 / number of
 // parameters by default). Parameters outside the parents' common space, and every parameter of the first
@@ -27,7 +28,7 @@ namespace pitwall::hpo_internal {
 namespace {
 
 constexpr const char* kGenerationAttr = "nsga2:generation";
-// The newest Optuna's NSGAIISampler (4.x, 5.x; its GA base class names the key after the sampler class) reads and
+// The newest Optuna's NSGAIISampler (5.1; its GA base class names the key after the sampler class) reads and
 // writes the generation under this key: Pitwall reads either and writes both, so either Optuna continues its trials.
 constexpr const char* kNewestGenerationAttr = "NSGAIISampler:generation";
 constexpr const char* kParentsAttr = "nsga2:parents";

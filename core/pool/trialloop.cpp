@@ -215,7 +215,6 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
         throw RuntimeError("runWorkerLoop: no search space");
     auto store = openStore(options.storeLocation);
     Study study = Study::load(*store, options.studyName);
-    const std::int64_t studyId = study.record().id;
     HeartbeatThread heartbeat(options.storeLocation, options.heartbeatIntervalSeconds);
     if (options.leftovers == LeftoverProcesses::Stop && !sched_internal::becomeSubreaper())
         say(options, "cannot become the subreaper of trial processes (PR_SET_CHILD_SUBREAPER): processes a trial "
@@ -232,21 +231,17 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
             break;
         }
         const int target = requireTarget(*store, options);
-        if (const int counted = countTrials(store->trials(studyId), study.options().direction).counted();
-            target > 0 && counted >= target) {
-            result.stopReason = "the study has " + std::to_string(counted) + " of its " + std::to_string(target) +
-                                " trials (finished or running)";
-            break;
-        }
-
-        // The target is checked again where the trial is numbered, so two workers that both saw one trial
-        // missing start one between them.
+        // The target is checked where the trial is numbered (from the study's incremental read of its trials), so
+        // two workers that both saw one trial missing start one between them.
+        int counted = 0;
         const auto underTarget = [&](const std::vector<TrialRecord>& trials) {
-            return target <= 0 || countTrials(trials, study.options().direction).counted() < target;
+            counted = countTrials(trials, study.options().direction).counted();
+            return target <= 0 || counted < target;
         };
         const std::optional<AskedTrial> maybeAsked = study.askIf(*options.space, underTarget);
         if (!maybeAsked) {
-            result.stopReason = "the study has its " + std::to_string(target) + " trials";
+            result.stopReason = "the study has " + std::to_string(counted) + " of its " + std::to_string(target) +
+                                " trials (finished or running)";
             break;
         }
         const TrialRecord& trial = maybeAsked->trial;
