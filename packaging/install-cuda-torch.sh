@@ -9,7 +9,7 @@
 set -euo pipefail
 PITWALL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The pin: torch 2.15.0 from PyPI's default index is built against CUDA 13 (its nvidia-* wheels carry CUDA 13.2
-# runtime libraries), the same major version as the toolkit on the CI machines (nvcc 13.0); see README "CUDA build".
+# runtime libraries), the same major version as the toolkit on the CI machines (nvcc 13.0); see packaging/README.md, "The CUDA build".
 PITWALL_TORCH_VERSION="2.15.0"
 python="${PITWALL_PYTHON:-python3}"
 source "$PITWALL_ROOT/packaging/cached-venv.sh"

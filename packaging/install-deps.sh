@@ -19,6 +19,8 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth
   # reference and interop checks (Debian's python3, /usr/bin/python3)
   python3 python3-optuna python3-torch python3-torchvision python3-yaml python3-pil
+  # the package checks (tests/packaging): the desktop entry, the AppStream metadata, lintian; groff for the man pages
+  desktop-file-utils appstream lintian groff-base man-db
   # a decimal-comma locale, so the tests check that numbers read the same under it
   locales
 )

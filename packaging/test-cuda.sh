@@ -3,7 +3,7 @@
 # inside the pinned PyTorch wheel (packaging/install-cuda-torch.sh), with the engine's CUDA code compiled
 # (PITWALL_WITH_CUDA=ON: step capture into CUDA graphs, NCCL process groups). Builds into build-cuda/ (GCC, ccache
 # shared with build/) and runs that build's CTest suite on the CPU: a CUDA LibTorch runs on the CPU when no GPU is
-# present, and the GPU-only code keeps its host-side tests. See README "CUDA build".
+# present, and the GPU-only code keeps its host-side tests. See packaging/README.md, "The CUDA build".
 # Usage: bash packaging/test-cuda.sh [extra ctest args...]   e.g. -R tst_trainer  or  -L engine
 # Environment: PITWALL_CUDA_BUILD_DIR (default <checkout>/build-cuda); CUDA_HOME, the toolkit (default
 # /usr/local/cuda); PITWALL_CUDA_BUILD_ONLY=1 stops after the build (tests/bench/gpu_compare.sh);
@@ -52,7 +52,7 @@ pitwall_build pitwall all_plugins pitwall_engine_index
 echo "pitwall: CUDA build of the CLI took $(( $(date +%s) - start )) s"
 grep -E "^-- (Found Torch|PyTorch: CUDA detected|Pitwall): " "$PITWALL_BUILD_DIR/configure.log" || true
 # One CUDA runtime per process, the one torch was built against: where the wheel carries its own (site-packages/
-# nvidia), the engine's CUDA libraries must resolve there and not to the toolkit's (see README "CUDA build").
+# nvidia), the engine's CUDA libraries must resolve there and not to the toolkit's (see packaging/README.md, "The CUDA build").
 site="$(dirname "$torch_root")"
 if [[ -d "$site/nvidia" ]]; then
   resolved="$(ldd "$PITWALL_BUILD_DIR/lib/libpitwall_engine.so")"

@@ -1,5 +1,6 @@
 // MainWindow's menus, shortcuts, recent files and export.
 #include "ui/mainwindow.h"
+#include "ui/theme.h"
 
 #include "ui/compare/compareview.h"
 #include "ui/exporting.h"
@@ -23,6 +24,7 @@ void MainWindow::buildMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
     open->setShortcut(QKeySequence::Open);
+    open->setIcon(actionIcon("open"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Add database to Compare…"), this, [this] {
         showView(View::Compare);
@@ -31,6 +33,7 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction* exportAction = file->addAction(tr("&Export table or chart…"), this, &MainWindow::exportCurrent);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction->setIcon(actionIcon("export"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -38,6 +41,7 @@ void MainWindow::buildMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* refresh = view->addAction(tr("&Refresh"));
     refresh->setShortcut(QKeySequence(Qt::Key_F5));
+    refresh->setIcon(actionIcon("refresh"));
     connect(refresh, &QAction::triggered, m_poller, &StorePoller::refreshNow, Qt::QueuedConnection);
     view->addSeparator();
     const QStringList names = {tr("&Studies"), tr("&Configure"), tr("&Live"),

@@ -35,3 +35,44 @@ QColor stateColor(const char* state, const QPalette& palette)
 }
 
 } // namespace pitwall::ui
+
+namespace pitwall::ui {
+
+namespace {
+QIcon resourceIcon(const QString& name)
+{
+    // QIcon picks NAME@2x.png beside NAME.png on a high-DPI screen.
+    return QIcon(QStringLiteral(":/pitwall/icons/ui/") + name + QStringLiteral(".png"));
+}
+} // namespace
+
+QIcon stateIcon(const QString& state)
+{
+    const QString s = state.toUpper();
+    if (s == QLatin1String("COMPLETE") || s == QLatin1String("FINISHED") || s == QLatin1String("DONE"))
+        return resourceIcon(QStringLiteral("state-complete"));
+    if (s == QLatin1String("PRUNED") || s == QLatin1String("CANCELLED"))
+        return resourceIcon(QStringLiteral("state-pruned"));
+    if (s == QLatin1String("FAIL") || s == QLatin1String("FAILED"))
+        return resourceIcon(QStringLiteral("state-failed"));
+    if (s == QLatin1String("RUNNING") || s == QLatin1String("STOPPING") || s == QLatin1String("RESUMING"))
+        return resourceIcon(QStringLiteral("state-running"));
+    if (s == QLatin1String("WAITING") || s == QLatin1String("QUEUED"))
+        return resourceIcon(QStringLiteral("state-waiting"));
+    return {};
+}
+
+QIcon actionIcon(const char* name)
+{
+    return resourceIcon(QStringLiteral("action-") + QLatin1String(name));
+}
+
+QIcon applicationIcon()
+{
+    QIcon icon;
+    for (int size : {16, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/pitwall/icons/pitwall-%1.png").arg(size), QSize(size, size));
+    return icon;
+}
+
+} // namespace pitwall::ui

@@ -3,6 +3,7 @@
 // colours from here and re-apply them when the widget receives QEvent::PaletteChange.
 
 #include <QColor>
+#include <QIcon>
 #include <QPalette>
 
 namespace pitwall::ui {
@@ -12,5 +13,13 @@ bool isDark(const QPalette& palette);
 QColor seriesColor(int index, const QPalette& palette);
 // Fixed meanings: complete / pruned / failed / running trials, and the "best so far" line.
 QColor stateColor(const char* state, const QPalette& palette);
+
+// Icons from the window's resources (resources/pitwall.qrc). stateIcon: a trial's or job's state, by the names the
+// store uses ("COMPLETE", "PRUNED", "FAIL", "RUNNING", "WAITING"; a job's "queued", "running", "stopping", "finished",
+// "failed" and "cancelled" too), a null icon for any other. actionIcon: "open", "new", "start", "stop", "resume",
+// "refresh", "export". applicationIcon: Pitwall's own, at every size.
+QIcon stateIcon(const QString& state);
+QIcon actionIcon(const char* name);
+QIcon applicationIcon();
 
 } // namespace pitwall::ui

@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 
 #include "core/store/inforeport.h"
+#include "core/store/optunaschema.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/filewrite.h"
@@ -24,11 +25,22 @@ int dbInfo(const Args& args)
 
 int dbMigrate(const Args& args)
 {
+    std::optional<OptunaSchema> optuna;
+    if (const auto text = args.value("optuna-schema")) {
+        optuna = parseOptunaSchema(*text);
+        if (!optuna)
+            throw InputError("--optuna-schema '" + *text + "': give 3.1 (Optuna 3.1's tables, Debian 12's Optuna) or "
+                             "3.2 (those of every Optuna since 3.2)");
+    }
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     const int applied = store->migrate(); // openStore already migrated a file it created
+    const bool converted = optuna && store->convertOptunaSchema(*optuna);
     const SchemaInfo info = store->info();
     std::cout << info.location << ": pitwall schema " << info.pitwallSchemaVersion << " (" << applied
               << " migration(s) applied now)\n";
+    if (optuna)
+        std::cout << info.location << ": Optuna's tables at revision " << optunaSchemaName(*optuna) << " (alembic "
+                  << info.alembicVersion << (converted ? ", converted now" : ", as they were") << ")\n";
     return kExitOk;
 }
 
@@ -70,7 +82,12 @@ int dbExport(const Args& args)
 void addDbCommands(Cli& cli)
 {
     cli.add({.path = "db info", .options = {dbOption(), jsonOption()}, .run = dbInfo});
-    cli.add({.path = "db migrate", .options = {dbOption()}, .run = dbMigrate});
+    cli.add({.path = "db migrate",
+             .options = {dbOption(),
+                         {"optuna-schema", "3.1|3.2",
+                          "convert Optuna's tables to this revision: 3.1 for Debian 12's Optuna, 3.2 for every "
+                          "Optuna since 3.2"}},
+             .run = dbMigrate});
     cli.add({.path = "db export",
              .options = {dbOption(),
                          {"study", "NAME", "export this study's trials"},

@@ -1,10 +1,12 @@
 // pitwall: the headless command line (no Qt). Each command group lives in its own file beside this one; the
 // commands that train or evaluate live in the engine module, loaded only when one of them runs.
 #include "app/cli/cli.h"
+#include "app/cli/shellhelp.h"
 #include "core/plugin/enginemodule.h"
 
 #include <malloc.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -34,6 +36,18 @@ int main(int argc, char** argv)
             return kExitFailure;
         }
         return writeEngineIndex(cli, before, argv[2]);
+    }
+    if (first == "internal-write-man-pages" && argc == 3) { // run by the build (cmake/PitwallInstall.cmake)
+        if (!loadEngineCommands(cli, why))
+            std::cerr << "pitwall: the man pages leave out the engine's commands: " << why << "\n";
+        return writeManPages(cli, argv[2]);
+    }
+    if (first == "internal-complete" && argc >= 3) { // run by resources/completion/pitwall
+        const std::vector<std::string> words(argv + 3, argv + argc);
+        // The engine's commands declare their options in the module: it is loaded only to complete one of them.
+        if (!(words.size() > 1 && needsEngine(cli, words[0]) && loadEngineCommands(cli, why)))
+            listEngineCommands(cli);
+        return printCompletions(cli, std::atoi(argv[2]), words);
     }
     if (needsEngine(cli, first)) {
         if (!loadEngineCommands(cli, why))

@@ -1,8 +1,11 @@
 // pitwall-gui: the workbench window. This file parses the command line; ui/workbench.h opens the window.
 #include "ui/application.h"
+#include "ui/theme.h"
 #include "ui/workbench.h"
 
 #include "core/util/error.h"
+#include "core/util/filewrite.h"
+#include "core/util/manpage.h"
 #include "core/util/paths.h"
 
 #include <QCommandLineParser>
@@ -12,12 +15,32 @@
 
 namespace {
 
+// pitwall-gui's man page from the same texts its --help prints (the build writes it: cmake/PitwallInstall.cmake).
+int writeManPage(const QCommandLineParser& parser, const QList<QCommandLineOption>& options, const QString& file)
+{
+    pitwall::cmdline::Command command;
+    command.summary = "the Pitwall workbench window";
+    command.usage = "[FILE] [--db FILE] [--study NAME] [--view VIEW] [--compare-db FILE]... [--screenshot FILE]";
+    command.description = parser.applicationDescription().toStdString() +
+                          "\n\nFILE (or --db FILE) is the results database to open; without one the window opens "
+                          "$PITWALL_DB, else pitwall.db in the working directory, when it exists.";
+    for (const QCommandLineOption& option : options)
+        command.options.push_back({option.names().constLast().toStdString(), option.valueName().toStdString(),
+                                   option.description().toStdString()});
+    command.options.push_back({"version", "", "show the version"});
+    const pitwall::cmdline::ManPageInfo info{"pitwall-gui", PITWALL_VERSION, pitwall::cmdline::manPageDate()};
+    pitwall::writeFileAtomically(file.toStdString(), pitwall::cmdline::commandManPage(info, command));
+    return 0;
+}
+
 // Returns the exit status.
 int parseAndRun(pitwall::ui::Application& app)
 {
     QApplication::setOrganizationName("Pitwall");
     QApplication::setApplicationName("pitwall-gui");
     QApplication::setApplicationVersion(PITWALL_VERSION);
+    QApplication::setWindowIcon(pitwall::ui::applicationIcon());
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.pitwall.Pitwall")); // the desktop entry's icon on Wayland
 
     QCommandLineParser parser;
     parser.setApplicationDescription("Pitwall workbench: studies, configuration, live training charts, study analysis, "
@@ -37,7 +60,21 @@ int parseAndRun(pitwall::ui::Application& app)
     parser.addOption(screenshotOption);
     parser.addOption(studyOption);
     parser.addOption(viewOption);
+    parser.addPositionalArgument("FILE", "Results database to open (the same as --db FILE).", "[FILE]");
+    QCommandLineOption manOption("write-man-page", "Write the man page (roff) to FILE and exit.", "FILE");
+    manOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(manOption);
     parser.process(app);
+    if (parser.isSet(manOption))
+        return writeManPage(parser, {dbOption, compareDbOption, screenshotOption, studyOption, viewOption},
+                            parser.value(manOption));
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 || (files.size() == 1 && parser.isSet(dbOption))) {
+        std::fprintf(stderr, "pitwall-gui: give one results database, as FILE or as --db FILE (got %s)\n",
+                     qPrintable((parser.isSet(dbOption) ? QStringList{parser.value(dbOption)} + files : files)
+                                    .join(QStringLiteral(", "))));
+        return 2;
+    }
 
     const auto view = pitwall::ui::parseView(parser.value(viewOption));
     if (!view) {
@@ -46,8 +83,9 @@ int parseAndRun(pitwall::ui::Application& app)
         return 2;
     }
     pitwall::ui::WorkbenchOptions options;
-    options.db =
-        parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(pitwall::defaultDatabasePath());
+    options.db = parser.isSet(dbOption) ? parser.value(dbOption)
+                 : files.size() == 1    ? files.front()
+                                        : QString::fromStdString(pitwall::defaultDatabasePath());
     options.compareDbs = parser.values(compareDbOption);
     options.study = parser.value(studyOption);
     options.view = *view;

@@ -38,6 +38,8 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
         throw InputError(path + ": no such results database");
     if (exists && fs::is_directory(path, error))
         throw InputError(path + ": is a directory, not a results database");
+    if (mode == OpenMode::ReadWrite && !exists)
+        optunaSchemaForNewFiles(); // a bad $PITWALL_OPTUNA_SCHEMA is refused before the file is made
     // A file that is not SQLite is found by SQLite itself (SQLITE_NOTADB below), never by opening it here: closing
     // any descriptor of the file drops every POSIX lock this process holds on it, so another connection of this
     // process would lose its shared lock and a second process could delete the WAL under it (lost commits).
@@ -95,6 +97,16 @@ int SqliteStore::migrateTo(int version)
     const int applied = store_internal::applyPitwallMigrations(*m_db, std::min(version, latestPitwallSchemaVersion()));
     m_pitwallVersion = store_internal::pitwallSchemaVersion(*m_db);
     return applied;
+}
+
+bool SqliteStore::convertOptunaSchema(OptunaSchema schema)
+{
+    requireWritable();
+    try {
+        return store_internal::convertOptunaSchema(*m_db, schema);
+    } catch (const InputError& e) {
+        throw InputError(m_path + ": " + e.what());
+    }
 }
 
 SchemaInfo SqliteStore::info()

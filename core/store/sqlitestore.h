@@ -38,6 +38,7 @@ public:
 
     SchemaInfo info() override;
     int migrate() override;
+    bool convertOptunaSchema(OptunaSchema schema) override;
     std::int64_t changeCounter() override;
 
     std::int64_t createStudy(const std::string& name, const std::vector<StudyDirection>& directions) override;

@@ -10,6 +10,7 @@
 // (the backend waits and retries). Errors: InputError for bad input (unknown study, duplicate name,
 // unreadable or foreign file), RuntimeError for environment failures.
 
+#include "core/store/optunaschema.h"
 #include "core/store/records.h"
 
 #include <cstdint>
@@ -34,6 +35,9 @@ public:
     virtual SchemaInfo info() = 0;
     // Applies pending Pitwall migrations, each in its own transaction. Returns how many were applied.
     virtual int migrate() = 0;
+    // Converts Optuna's tables to another revision (core/store/optunaschema.h) in one transaction; returns whether
+    // anything changed. InputError, the file unchanged, for a revision Pitwall does not convert.
+    virtual bool convertOptunaSchema(OptunaSchema schema) = 0;
     // Cheap counter that changes whenever any connection (any process) commits. For live views: poll
     // this, and read new rows only when it moved.
     virtual std::int64_t changeCounter() = 0;

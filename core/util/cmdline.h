@@ -130,6 +130,7 @@ public:
     // (std::logic_error).
     void setJobKind(const std::string& path, const std::string& kind);
     const std::vector<Command>& commands() const { return m_commands; }
+    const ProgramInfo& program() const { return m_program; }
     // Parses argv and runs the command; prints errors and help itself. Returns the exit status.
     int run(int argc, char** argv) const;
 

@@ -12,15 +12,18 @@
 #include "ui/studies/studiesview.h"
 #include "ui/studies/trialspage.h"
 #include "ui/studies/trialsview.h"
+#include "ui/theme.h"
 
 #include "core/store/store.h"
 
+#include <QAction>
 #include <QImage>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSettings>
 #include <QStandardItemModel>
+#include <QMenuBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -71,6 +74,7 @@ private Q_SLOTS:
     void followsADarkPalette();
     void screenshotModeWritesAPicture();
     void commandLineAddsADatabaseToCompare();
+    void showsStateAndActionIcons();
 
 private:
     QTemporaryDir m_dir;
@@ -324,6 +328,58 @@ void TestWorkbench::commandLineAddsADatabaseToCompare()
     QVERIFY(gui.waitForFinished(60000));
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(gui.readAllStandardError()).contains("no database at " + missing));
+}
+
+// The window's icons come from its resources (resources/pitwall.qrc): each trial's state in the trials table, the
+// jobs' states, the main actions and the window's own icon. If this fails, the states read as text only again (or a
+// wrong state's icon is shown: pruned drawn as complete).
+void TestWorkbench::showsStateAndActionIcons()
+{
+    const auto image = [](const QIcon& icon) { return icon.pixmap(QSize(16, 16), 1.0).toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied); };
+    const auto resource = [](const char* name) {
+        return QImage(QStringLiteral(":/pitwall/icons/ui/%1.png").arg(QLatin1String(name))).convertToFormat(QImage::Format_ARGB32_Premultiplied);
+    };
+    for (const char* name : {"state-complete", "state-pruned", "state-failed", "state-running", "state-waiting",
+                             "action-open", "action-start", "action-stop", "action-resume", "action-export"})
+        QVERIFY2(!resource(name).isNull(), name);
+    QCOMPARE(image(ui::stateIcon("COMPLETE")), resource("state-complete"));
+    QCOMPARE(image(ui::stateIcon("PRUNED")), resource("state-pruned"));
+    QCOMPARE(image(ui::stateIcon("FAIL")), resource("state-failed"));
+    QCOMPARE(image(ui::stateIcon("failed")), resource("state-failed"));      // a job's
+    QCOMPARE(image(ui::stateIcon("finished")), resource("state-complete")); // a job's
+    QCOMPARE(image(ui::stateIcon("queued")), resource("state-waiting"));
+    QVERIFY(ui::stateIcon("no such state").isNull());
+    QVERIFY(resource("state-complete") != resource("state-pruned"));
+
+    ui::MainWindow window;
+    window.openDatabase(m_db);
+    QTRY_VERIFY(window.studiesView()->topLevelItemCount() >= 2); // earlier functions may have added studies
+    QTreeWidgetItem* speed = nullptr;
+    for (int i = 0; i < window.studiesView()->topLevelItemCount(); ++i)
+        if (window.studiesView()->topLevelItem(i)->text(Col::kName) == "speed-variants")
+            speed = window.studiesView()->topLevelItem(i);
+    QVERIFY(speed);
+    speed->setSelected(true);
+    QTRY_COMPARE(window.trialsView()->rowCount(), 4);
+    QCOMPARE(window.trialsView()->cellText(0, ui::TrialsView::kState), QString("COMPLETE"));
+    QCOMPARE(window.trialsView()->cellText(3, ui::TrialsView::kState), QString("PRUNED"));
+    QAbstractItemModel* trials = window.trialsView()->model();
+    const auto cellIcon = [&](int row) {
+        return image(trials->data(trials->index(row, ui::TrialsView::kState), Qt::DecorationRole).value<QIcon>());
+    };
+    QCOMPARE(cellIcon(0), resource("state-complete"));
+    QCOMPARE(cellIcon(3), resource("state-pruned"));
+    QVERIFY(!trials->data(trials->index(0, ui::TrialsView::kNumber), Qt::DecorationRole).isValid());
+
+    const QIcon appIcon = ui::applicationIcon();
+    QCOMPARE(appIcon.availableSizes().size(), 6);
+    QVERIFY(appIcon.availableSizes().contains(QSize(256, 256)));
+    QStringList withoutIcon;
+    for (QAction* action : window.menuBar()->actions().constFirst()->menu()->actions())
+        if (action->text().contains("Open database") || action->text().contains("Export"))
+            if (action->icon().isNull())
+                withoutIcon << action->text();
+    QVERIFY2(withoutIcon.isEmpty(), qPrintable(withoutIcon.join(", ")));
 }
 
 void TestWorkbench::startsUnderADecimalCommaLocale()

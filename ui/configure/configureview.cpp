@@ -1,4 +1,5 @@
 #include "ui/configure/configureview.h"
+#include "ui/theme.h"
 
 #include "core/jobs/hpojob.h"
 #include "core/jobs/jobproblems.h"
@@ -182,6 +183,8 @@ QHBoxLayout* ConfigureView::buildButtonBar()
     m_launch = new QPushButton(tr("S&tart"), this);
     m_launch->setToolTip(tr("Check the fields and start what What to run says, in the background"));
     m_launch->setObjectName("launchButton");
+    m_launch->setIcon(actionIcon("start"));
+    open->setIcon(actionIcon("open"));
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Open config"), m_configPath, tr("YAML (*.yaml *.yml)"));

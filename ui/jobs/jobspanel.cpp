@@ -1,4 +1,5 @@
 #include "ui/jobs/jobspanel.h"
+#include "ui/theme.h"
 
 #include "ui/tasks/taskmanager.h"
 
@@ -138,6 +139,8 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
     m_stop = button(tr("Stop"), "jobStop", tr("Gracefully: the current step or trial ends, finished work is kept"));
     m_stopNow = button(tr("Stop now"), "jobStopNow", tr("Kill the job's processes at once"));
     m_resume = button(tr("Resume"), "jobResume", tr("Continue a cancelled or failed training run or search"));
+    m_stop->setIcon(actionIcon("stop"));
+    m_resume->setIcon(actionIcon("resume"));
     m_log = button(tr("Open log"), "jobLog", tr("The job's output, followed live"));
     m_results = button(tr("Show results"), "jobShowResults", tr("The run, study or benchmark this job produced"));
     m_again = button(tr("Start again"), "jobStartAgain", tr("A new job with the same command line"));
@@ -270,6 +273,7 @@ void JobsPanel::showJobs(JobsRead read)
         item->setText(kId, QString::number(j.id));
         item->setText(kKind, QString::fromStdString(j.kind));
         item->setText(kState, QString::fromLatin1(jobStateName(j.state)));
+        item->setIcon(kState, stateIcon(QString::fromLatin1(jobStateName(j.state))));
         item->setData(kState, Qt::UserRole, static_cast<int>(j.state));
         item->setForeground(kState, j.state == JobState::Failed ? QColor(0xd0, 0x40, 0x40)
                                     : j.state == JobState::Running ? QColor(0x30, 0x90, 0x40)

@@ -1,4 +1,5 @@
 #include "ui/studies/trialsview.h"
+#include "ui/theme.h"
 
 #include "ui/exporting.h"
 
@@ -63,9 +64,12 @@ QVariant TrialsModel::paramData(int row, int column) const
 
 QVariant TrialsModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != Qt::DecorationRole))
         return {};
     const TrialRecord& t = (*m_trials)[static_cast<std::size_t>(index.row())];
+    if (role == Qt::DecorationRole)
+        return index.column() == kState ? QVariant(stateIcon(QString::fromUtf8(trialStateName(t.state).data())))
+                                         : QVariant();
     if (role == Qt::ToolTipRole && index.column() != kNote)
         return {};
     switch (index.column()) {

@@ -1,6 +1,7 @@
 #include "core/store/internal/migrations.h"
 
 #include "core/store/internal/sqlite.h"
+#include "core/util/error.h"
 #include "core/util/timefmt.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@ namespace pitwall {
 
 namespace {
 
-// Verbatim from `sqlite3 FILE .schema` of a database created by Optuna 3.1.0 (SQLAlchemy's DDL, including its
+// Verbatim from `sqlite3 FILE .schema` of a database created by Optuna 3.1.0 (revision 3.1) (SQLAlchemy's DDL, including its
 // tabs and the space before each line break), in Optuna's creation order. Written with escapes so that editors
 // keep it byte-identical: tests compare sqlite_master against a file Optuna creates.
 const char* const kOptunaSchemaSql = "CREATE TABLE studies (\n"
@@ -122,6 +123,12 @@ const char* const kOptunaSchemaSql = "CREATE TABLE studies (\n"
                                      "\tversion_num VARCHAR(32) NOT NULL, \n"
                                      "\tCONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)\n"
                                      ");\n";
+
+// Revision 3.2 (alembic v3.2.0.a) adds this index, as Optuna's models create it in a new file.
+const char* const kTrialsStudyIndexSql = "CREATE INDEX ix_trials_study_id ON trials (study_id)";
+
+// version_info's library_version: the Optuna release that introduced the revision.
+const char* libraryVersionOf(OptunaSchema schema) { return schema == OptunaSchema::V3_1 ? "3.1.0" : "3.2.0"; }
 
 // Pitwall's tables. Times are Unix seconds (REAL); Optuna's tables keep Optuna's DATETIME text.
 const char* const kMigration1Sql = R"sql(
@@ -304,12 +311,64 @@ bool ensureOptunaSchema(Connection& db)
     return db.write([&] {
         if (hasTable(db, "studies"))
             return false;
+        const OptunaSchema schema = optunaSchemaForNewFiles();
         db.exec(kOptunaSchemaSql);
+        if (schema == OptunaSchema::V3_2)
+            db.exec(kTrialsStudyIndexSql);
         auto version =
             db.prepare("INSERT INTO version_info (version_info_id, schema_version, library_version) VALUES (1, ?, ?)");
-        version.bind(1, kOptunaSchemaVersion).bind(2, kOptunaLibraryVersion).run();
+        version.bind(1, kOptunaSchemaVersion).bind(2, libraryVersionOf(schema)).run();
         auto alembic = db.prepare("INSERT INTO alembic_version (version_num) VALUES (?)");
-        alembic.bind(1, kOptunaAlembicVersion).run();
+        alembic.bind(1, optunaAlembicRevision(schema)).run();
+        return true;
+    });
+}
+
+namespace {
+
+// The indexes of trials(study_id) in the file: Optuna's models name it ix_trials_study_id, its v3.2.0.a migration
+// (a file upgraded by `optuna storage upgrade`) trials_study_id_key.
+std::vector<std::string> trialsStudyIndexes(Connection& db)
+{
+    std::vector<std::string> names;
+    auto statement = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trials' AND "
+                                "name IN ('ix_trials_study_id', 'trials_study_id_key')");
+    while (statement.step())
+        names.push_back(statement.text(0));
+    return names;
+}
+
+} // namespace
+
+bool convertOptunaSchema(Connection& db, OptunaSchema schema)
+{
+    return db.write([&] {
+        if (!hasTable(db, "alembic_version") || !hasTable(db, "trials"))
+            throw InputError("has no Optuna tables (no alembic_version or trials table)");
+        std::string revision;
+        {
+            // Finished before any DROP INDEX: SQLite refuses to drop while a statement of the connection is active.
+            auto current = db.prepare("SELECT version_num FROM alembic_version");
+            if (current.step())
+                revision = current.text(0);
+        }
+        const auto from = optunaSchemaOfRevision(revision);
+        if (!from)
+            throw InputError("Optuna's tables are at alembic revision '" + revision +
+                             "', which Pitwall does not convert (it converts v3.0.0.d, Optuna 3.1's, and v3.2.0.a, "
+                             "that of every Optuna since 3.2); the file is left as it was");
+        const std::vector<std::string> indexes = trialsStudyIndexes(db);
+        if (*from == schema && (schema == OptunaSchema::V3_1) == indexes.empty())
+            return false;
+        if (schema == OptunaSchema::V3_2 && indexes.empty())
+            db.exec(kTrialsStudyIndexSql);
+        if (schema == OptunaSchema::V3_1)
+            for (const std::string& index : indexes)
+                db.exec("DROP INDEX \"" + index + "\"");
+        auto alembic = db.prepare("UPDATE alembic_version SET version_num = ?");
+        alembic.bind(1, optunaAlembicRevision(schema)).run();
+        auto version = db.prepare("UPDATE version_info SET library_version = ?");
+        version.bind(1, libraryVersionOf(schema)).run();
         return true;
     });
 }

@@ -1,7 +1,9 @@
 #pragma once
-// Schema of the SQLite backend: Optuna 3.1's tables (created exactly as Optuna's SQLAlchemy models create
-// them, so Optuna opens a Pitwall file without an upgrade) and Pitwall's own tables, which grow through
-// numbered migrations recorded in pitwall_schema_version.
+// Schema of the SQLite backend: Optuna's tables (created exactly as Optuna's SQLAlchemy models create them, at
+// the revision core/store/optunaschema.h chooses, so Optuna opens a Pitwall file without an upgrade) and Pitwall's
+// own tables, which grow through numbered migrations recorded in pitwall_schema_version.
+
+#include "core/store/optunaschema.h"
 
 #include <string>
 #include <vector>
@@ -11,10 +13,8 @@ namespace store_internal {
 class Connection;
 }
 
-// What Optuna 3.1.0 writes into version_info and alembic_version.
+// What Optuna writes into version_info.schema_version (the same from 3.0 to 5.1).
 inline constexpr int kOptunaSchemaVersion = 12;
-inline constexpr const char* kOptunaLibraryVersion = "3.1.0";
-inline constexpr const char* kOptunaAlembicVersion = "v3.0.0.d";
 
 inline constexpr const char* kPitwallVersionTable = "pitwall_schema_version";
 
@@ -33,9 +33,15 @@ namespace store_internal {
 // Names of all tables in the file (not indexes).
 std::vector<std::string> tableNames(Connection& db);
 
-// Creates Optuna's tables, indexes and version rows when the file has none, in one write transaction.
-// Returns true when it created them.
+// Creates Optuna's tables, indexes and version rows at the revision optunaSchemaForNewFiles() gives when the file
+// has none, in one write transaction. Returns true when it created them.
 bool ensureOptunaSchema(Connection& db);
+
+// Converts the file's Optuna tables to `schema` in one write transaction: the index on trials.study_id created or
+// dropped, alembic_version and version_info's library_version set as that Optuna writes them. Returns whether
+// anything changed. InputError (nothing changed) for a file without Optuna's tables or at a revision of another
+// Optuna (a newer one's, which its own `optuna storage upgrade` wrote).
+bool convertOptunaSchema(Connection& db, OptunaSchema schema);
 
 // Highest applied Pitwall migration, 0 when the version table does not exist.
 int pitwallSchemaVersion(Connection& db);

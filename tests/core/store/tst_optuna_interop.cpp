@@ -89,28 +89,35 @@ void compareStudy(Store& store, const std::string& name, const Json& optuna)
         }
 }
 
-// The revision Pitwall writes: Optuna 3.1's head. Optuna 3.2 and later upgrade the file past it.
-const char* kPitwallRevision = "v3.0.0.d";
+// The revision Pitwall gives new files: that of every Optuna since 3.2 (core/store/optunaschema.h).
+const char* kPitwallRevision = "v3.2.0.a";
 
-// Whether the installed Optuna (as file_versions reports it) is 3.2 or later, which upgrades the file.
-bool optunaUpgradesTheFile(const Json& files)
+// Whether the installed Optuna (as file_versions reports it) is 3.2 or later, whose head is kPitwallRevision.
+bool optunaAtLeast32(const Json& files)
 {
     const QStringList parts = QString::fromStdString(files["optuna"].get<std::string>()).split('.');
     const int major = parts.value(0).toInt(), minor = parts.value(1).toInt();
     return major > 3 || (major == 3 && minor >= 2);
 }
 
-// The file as the installed Optuna left it: untouched under 3.1 (Pitwall's version rows), at Optuna's head revision
-// under 3.2 and later. Either way the current revision is the one Optuna expects.
+// The file is at the revision the installed Optuna expects (Optuna opened it without complaint).
 void verifyRevisions(const Json& files)
 {
     QCOMPARE(files["current"], files["head"]);
     QCOMPARE(files["alembic"], Json::array({Json::array({files["head"]})}));
-    if (optunaUpgradesTheFile(files)) {
-        QVERIFY2(files["head"] != Json(kPitwallRevision), files.dump().c_str());
-    } else {
+}
+
+// A file Pitwall made, after Optuna used it: the newest Optuna opened it as Pitwall wrote it (no upgrade, Pitwall's
+// version row); Debian's Optuna 3.1 after `pitwall db migrate --optuna-schema 3.1` (tests/core/optuna_storage.py).
+void verifyPitwallMadeRevision(const Json& files)
+{
+    verifyRevisions(files);
+    if (optunaAtLeast32(files)) {
         QCOMPARE(files["head"], Json(kPitwallRevision));
-        QCOMPARE(files["version_info"], Json::array({Json::array({12, "3.1.0"})})); // no upgrade, no stamping
+        QCOMPARE(files["version_info"], Json::array({Json::array({12, "3.2.0"})})); // no upgrade, no stamping
+    } else {
+        QCOMPARE(files["head"], Json("v3.0.0.d"));
+        QCOMPARE(files["version_info"], Json::array({Json::array({12, "3.1.0"})}));
     }
 }
 
@@ -202,8 +209,8 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     QCOMPARE(before["best_number"], Json(1));
     QCOMPARE(before["user_attrs"], Json({{"owner", "pitwall"}}));
     QCOMPARE(before["directions"], Json::array({"MINIMIZE"}));
-    // Optuna 3.1 opened the file as it is; a later one upgraded it to its head revision.
-    verifyRevisions(result["files"]);
+    // The newest Optuna opened the file as Pitwall wrote it; Debian's 3.1 after Pitwall converted it.
+    verifyPitwallMadeRevision(result["files"]);
 
     // Pitwall and Optuna now agree on all five trials, field by field.
     auto store = openStore(path, OpenMode::ReadOnly);
@@ -248,7 +255,10 @@ void TestOptunaInterop::bothKeepWritingAfterStorageUpgrade()
         store->setTrialParam(trial.id, "optimizer", 1, optimizerDist());
         store->finishTrial(trial.id, TrialState::Complete, {value});
     };
+    // Made at Optuna 3.1's revision, so that a newer Optuna's own migration (v3.2.0.a) runs on it.
+    qputenv("PITWALL_OPTUNA_SCHEMA", "3.1");
     openStore(path)->createStudy("pitwall-made", {StudyDirection::Minimize});
+    qunsetenv("PITWALL_OPTUNA_SCHEMA");
     addTrial(0.5, 0.25);
 
     const Json upgraded = runInteropScript({"upgrade", file}, m_dir.path());
@@ -284,16 +294,24 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
     QCOMPARE(study["trials"][2]["state"], Json("PRUNED"));
     QCOMPARE(study["trials"][4]["state"], Json("FAIL"));
 
-    // A file Pitwall creates has Optuna's tables, indexes and version rows exactly as Optuna 3.1 creates them
-    // (a later Optuna creates its own head revision, which Pitwall reads but does not write).
-    if (!optunaUpgradesTheFile(written["files"])) {
+    // A file Pitwall creates has Optuna's tables, indexes and version rows exactly as the installed Optuna creates
+    // them: by default those of every Optuna since 3.2, with PITWALL_OPTUNA_SCHEMA=3.1 those of Debian's 3.1.
+    {
+        const bool newest = optunaAtLeast32(written["files"]);
         const auto fresh = m_dir.filePath("pitwall-fresh.db").toStdString();
+        if (!newest)
+            qputenv("PITWALL_OPTUNA_SCHEMA", "3.1");
         openStore(fresh).reset();
+        qunsetenv("PITWALL_OPTUNA_SCHEMA");
         const auto schemaSql = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name NOT LIKE 'pitwall%' "
                                "ORDER BY type, name";
         QCOMPARE(query(fresh, schemaSql), query(path, schemaSql));
-        QCOMPARE(query(fresh, "SELECT * FROM version_info"), query(path, "SELECT * FROM version_info"));
         QCOMPARE(query(fresh, "SELECT * FROM alembic_version"), query(path, "SELECT * FROM alembic_version"));
+        // version_info names the Optuna that made the file: 3.1.0 either way under 3.1; a newer Optuna its own
+        const auto versions = "SELECT version_info_id, schema_version FROM version_info";
+        QCOMPARE(query(fresh, versions), query(path, versions));
+        if (!newest)
+            QCOMPARE(query(fresh, "SELECT * FROM version_info"), query(path, "SELECT * FROM version_info"));
     }
 
     {

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void migrateIsIdempotent();
     void optunaOnlyFileGainsPitwallTables();
     void version4FileReadsWithoutVectorTable();
+    void optunaRevisionOfNewFiles();
+    void optunaRevisionConvertsBothWays();
 
 private:
     QTemporaryDir m_dir;
@@ -206,6 +208,95 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v3.0.0.d"));
     QCOMPARE(store->runs().size(), std::size_t(1));
     QCOMPARE(store->metricsSince(0, 0).size(), std::size_t(1));
+}
+
+// New files get Optuna's tables at revision 3.2 (alembic v3.2.0.a, an index on trials.study_id) so that every
+// Optuna since 3.2 opens them as they are; $PITWALL_OPTUNA_SCHEMA=3.1 gives Debian's Optuna 3.1 its tables; another
+// value is refused before any file is made. If this fails, the newest Optuna asks for `optuna storage upgrade` on
+// every Pitwall file, or Debian's Optuna cannot open one at all.
+void TestStoreMigrations::optunaRevisionOfNewFiles()
+{
+    const auto made = [&](const char* name, const char* setting) {
+        const auto path = m_dir.filePath(name).toStdString();
+        if (setting)
+            qputenv("PITWALL_OPTUNA_SCHEMA", setting);
+        else
+            qunsetenv("PITWALL_OPTUNA_SCHEMA");
+        openStore(path)->createStudy("s", {StudyDirection::Minimize});
+        qunsetenv("PITWALL_OPTUNA_SCHEMA");
+        return path;
+    };
+    const auto newest = made("newest.db", nullptr);
+    QCOMPARE(scalar(newest, "SELECT version_num FROM alembic_version"), std::string("v3.2.0.a"));
+    QCOMPARE(query(newest, "SELECT * FROM version_info"), (std::vector<storetest::Row>{{"1", "12", "3.2.0"}}));
+    QCOMPARE(scalar(newest, "SELECT sql FROM sqlite_master WHERE name = 'ix_trials_study_id'"),
+             std::string("CREATE INDEX ix_trials_study_id ON trials (study_id)"));
+
+    const auto debian = made("debian.db", "3.1");
+    QCOMPARE(scalar(debian, "SELECT version_num FROM alembic_version"), std::string("v3.0.0.d"));
+    QCOMPARE(query(debian, "SELECT * FROM version_info"), (std::vector<storetest::Row>{{"1", "12", "3.1.0"}}));
+    QVERIFY(!hasIndex(debian, "ix_trials_study_id"));
+    QCOMPARE(scalar(made("explicit.db", "3.2"), "SELECT version_num FROM alembic_version"), std::string("v3.2.0.a"));
+
+    const auto bad = m_dir.filePath("bad-setting.db").toStdString();
+    qputenv("PITWALL_OPTUNA_SCHEMA", "5.1");
+    try {
+        openStore(bad);
+        QFAIL("PITWALL_OPTUNA_SCHEMA=5.1 was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("PITWALL_OPTUNA_SCHEMA='5.1': give 3.1") != std::string::npos, e.what());
+    }
+    qunsetenv("PITWALL_OPTUNA_SCHEMA");
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(bad)));
+}
+
+// `pitwall db migrate --optuna-schema` converts a file's Optuna tables either way in one transaction, with its trials
+// unchanged; the index a file upgraded by Optuna carries (trials_study_id_key) is dropped too; a revision of another
+// Optuna is refused and left as it was. If this fails, converting a file for the other Optuna loses data or leaves a
+// revision that no Optuna opens.
+void TestStoreMigrations::optunaRevisionConvertsBothWays()
+{
+    const auto path = m_dir.filePath("convert.db").toStdString();
+    auto store = openStore(path);
+    const auto study = store->createStudy("s", {StudyDirection::Minimize});
+    const auto trial = store->createTrial(study);
+    store->finishTrial(trial.id, TrialState::Complete, {0.5});
+    const auto trialsBefore = query(path, "SELECT * FROM trials ORDER BY trial_id");
+
+    QVERIFY(!store->convertOptunaSchema(OptunaSchema::V3_2)); // already there
+    QVERIFY(store->convertOptunaSchema(OptunaSchema::V3_1));
+    QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v3.0.0.d"));
+    QCOMPARE(scalar(path, "SELECT library_version FROM version_info"), std::string("3.1.0"));
+    QVERIFY(!hasIndex(path, "ix_trials_study_id"));
+    QVERIFY(!store->convertOptunaSchema(OptunaSchema::V3_1));
+    QVERIFY(store->convertOptunaSchema(OptunaSchema::V3_2));
+    QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v3.2.0.a"));
+    QCOMPARE(scalar(path, "SELECT library_version FROM version_info"), std::string("3.2.0"));
+    QVERIFY(hasIndex(path, "ix_trials_study_id"));
+
+    // A file that Optuna's own migration brought to v3.2.0.a names the index after the migration.
+    QVERIFY(store->convertOptunaSchema(OptunaSchema::V3_1));
+    query(path, "CREATE INDEX trials_study_id_key ON trials (study_id)");
+    query(path, "UPDATE alembic_version SET version_num = 'v3.2.0.a'");
+    QVERIFY(store->convertOptunaSchema(OptunaSchema::V3_1));
+    QVERIFY(!hasIndex(path, "trials_study_id_key"));
+    QVERIFY(!hasIndex(path, "ix_trials_study_id"));
+    // ... and converting it back does not add a second index beside Optuna's
+    query(path, "CREATE INDEX trials_study_id_key ON trials (study_id)");
+    QVERIFY(store->convertOptunaSchema(OptunaSchema::V3_2));
+    QVERIFY(hasIndex(path, "trials_study_id_key"));
+    QVERIFY(!hasIndex(path, "ix_trials_study_id"));
+    QCOMPARE(query(path, "SELECT * FROM trials ORDER BY trial_id"), trialsBefore);
+
+    query(path, "UPDATE alembic_version SET version_num = 'v9.0.0.a'");
+    try {
+        store->convertOptunaSchema(OptunaSchema::V3_1);
+        QFAIL("a revision of another Optuna was converted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("alembic revision 'v9.0.0.a'") != std::string::npos, e.what());
+    }
+    QCOMPARE(scalar(path, "SELECT version_num FROM alembic_version"), std::string("v9.0.0.a"));
+    QVERIFY(hasIndex(path, "trials_study_id_key"));
 }
 
 void TestStoreMigrations::version4FileReadsWithoutVectorTable()
