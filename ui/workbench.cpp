@@ -50,8 +50,7 @@ bool prepareDisplay(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--version") ||
-            !std::strcmp(a, "-v") || !std::strncmp(a, "--screenshot", 12) ||
-            !std::strncmp(a, "--write-man-page", 16)) {
+            !std::strcmp(a, "-v") || !std::strncmp(a, "--screenshot", 12)) {
             ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
             return true;
         }

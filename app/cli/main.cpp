@@ -1,8 +1,8 @@
 // pitwall: the headless command line (no Qt). Each command group lives in its own file beside this one; the
 // commands that train or evaluate live in the engine module, loaded only when one of them runs.
 #include "app/cli/cli.h"
-#include "app/cli/shellhelp.h"
 #include "core/plugin/enginemodule.h"
+#include "core/shell/shellhelp.h"
 
 #include <malloc.h>
 

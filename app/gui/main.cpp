@@ -12,6 +12,8 @@
 #include <QFileInfo>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -107,6 +109,10 @@ int parseAndRun(pitwall::ui::Application& app)
 
 int main(int argc, char** argv)
 {
+    // The build writes the man page where there may be no display.
+    for (int i = 1; i < argc; ++i)
+        if (!std::strncmp(argv[i], "--write-man-page", 16))
+            ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
     if (!pitwall::ui::prepareDisplay(argc, argv))
         return 2;
     pitwall::ui::Application app(argc, argv);

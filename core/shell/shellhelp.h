@@ -1,5 +1,5 @@
 #pragma once
-// What the build and the shell ask of `pitwall` besides commands: the man pages (`pitwall internal-write-man-pages
+// What the build and the shell ask of a command line besides commands (app/cli/main.cpp serves them for `pitwall`): the man pages (`pitwall internal-write-man-pages
 // DIR`, run by the build) and completion (`pitwall internal-complete INDEX WORD...`, run by the bash completion
 // script resources/completion/pitwall).
 
@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace pitwall::cli {
+namespace pitwall {
 
 // Writes DIR/pitwall.1 and one DIR/pitwall-PATH.1 per visible command (the build compresses them); returns the
 // exit status. The pages' date is $SOURCE_DATE_EPOCH's when set, else today's.
@@ -19,4 +19,4 @@ int writeManPages(const cmdline::CommandTree& cli, const std::string& folder);
 // Always exit 0: completion never reports errors.
 int printCompletions(const cmdline::CommandTree& cli, int index, const std::vector<std::string>& words);
 
-} // namespace pitwall::cli
+} // namespace pitwall

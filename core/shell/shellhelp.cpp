@@ -1,4 +1,4 @@
-#include "app/cli/shellhelp.h"
+#include "core/shell/shellhelp.h"
 
 #include "core/config/schema.h"
 #include "core/store/store.h"
@@ -12,7 +12,7 @@
 #include <iostream>
 #include <set>
 
-namespace pitwall::cli {
+namespace pitwall {
 
 namespace fs = std::filesystem;
 
@@ -134,4 +134,4 @@ int printCompletions(const cmdline::CommandTree& cli, int index, const std::vect
     return cmdline::kExitOk;
 }
 
-} // namespace pitwall::cli
+} // namespace pitwall
