@@ -221,6 +221,22 @@ function(pitwall_add_test name)
   endif()
 endfunction()
 
+# pitwall_add_newest_optuna_test(<test> [FUNCTION...]): the test <test> (made by pitwall_add_test) once more as
+# <test>_newest_optuna, with the newest Optuna from PyPI instead of Debian's 3.1: PITWALL_TEST_OPTUNA_PYTHON names the
+# checkout's .venv-optuna (packaging/install-optuna.sh; packaging/test.sh runs it before CTest). FUNCTION...: only
+# these test functions (those that run Optuna). Labels interop and newest-optuna (not core: the sanitizer build
+# does not run them).
+function(pitwall_add_newest_optuna_test test)
+  add_test(NAME ${test}_newest_optuna COMMAND ${test} ${ARGN})
+  get_test_property(${test} TIMEOUT timeout)
+  get_test_property(${test} SKIP_RETURN_CODE skip)
+  set_tests_properties(${test}_newest_optuna PROPERTIES TIMEOUT ${timeout} LABELS "interop;newest-optuna"
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR};${PITWALL_TEST_PATHS};PITWALL_TEST_OPTUNA_PYTHON=${PROJECT_SOURCE_DIR}/.venv-optuna/bin/python")
+  if(skip)
+    set_tests_properties(${test}_newest_optuna PROPERTIES SKIP_RETURN_CODE ${skip})
+  endif()
+endfunction()
+
 # pitwall_add_fuzz_target(<name> SOURCES ... [LINK ...]): one fuzz target (tests/fuzz/fuzz_<name>.cpp defines
 # LLVMFuzzerTestOneInput) over Pitwall::Core. With PITWALL_BUILD_TESTS: the executable <name>_replay and the CTest
 # test fuzz_replay_<name> (labels core, fuzz) that runs every file of tests/fuzz/corpus/<name>/ through it. With

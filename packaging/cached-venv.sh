@@ -1,18 +1,24 @@
 # Sourced by the install-*.sh scripts that put a pinned PyPI package into a virtual environment in a per-user cache.
-# pitwall_cached_venv NAME PACKAGE VERSION CHECK
+# pitwall_cached_venv NAME PACKAGE VERSION CHECK [EXTRA==VERSION ...]
 #   makes ${PITWALL_CACHE_DIR:-$HOME/.cache/pitwall}/venv-NAME-VERSION-py<python> with `pip install PACKAGE==VERSION`
-#   (and what it pulls) from PyPI, with the interpreter $python (set by the caller), unless its stamp file
-#   .pitwall-PACKAGE-VERSION is there; links <checkout>/.venv-NAME to it; prints its path. CHECK is Python code the
+#   and the pinned EXTRA packages (and what they pull) from PyPI, with the interpreter $python (set by the caller),
+#   unless its stamp file .pitwall-PACKAGE-VERSION[+EXTRA-VERSION...] is there (a new extra remakes the venv); links <checkout>/.venv-NAME to it; prints its path. CHECK is Python code the
 #   new environment runs: it fails for a broken install, and its output becomes the stamp's content (which callers
 #   may read). Idempotent: with the stamp there, no network and one bare Python start (~30 ms) for the version key.
 #   A venv is tied to its interpreter, hence the Python minor version in the key.
 pitwall_cached_venv() {
   local name="$1" package="$2" version="$3" check="$4"
+  shift 4
+  local extras=("$@") extra_key="" extra
+  for extra in "${extras[@]}"; do
+    [[ "$extra" == *==* ]] || { echo "pitwall_cached_venv: $extra: pin it as NAME==VERSION" >&2; return 2; }
+    extra_key+="+${extra/==/-}"
+  done
   local cache="${PITWALL_CACHE_DIR:-$HOME/.cache/pitwall}"
   local pyver
   pyver="$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
   local venv="$cache/venv-$name-$version-py$pyver"
-  local stamp="$venv/.pitwall-$package-$version"
+  local stamp="$venv/.pitwall-$package-$version$extra_key"
   local link="$PITWALL_ROOT/.venv-$name"
   if [[ ! -f "$stamp" ]]; then
     local start tmp checked
@@ -23,7 +29,7 @@ pitwall_cached_venv() {
     rm -rf "$tmp"
     trap "rm -rf '$tmp'" EXIT
     "$python" -m venv "$tmp"
-    "$tmp/bin/python" -m pip install --quiet --no-input --progress-bar off "$package==$version"
+    "$tmp/bin/python" -m pip install --quiet --no-input --progress-bar off "$package==$version" "${extras[@]}"
     rm -rf "$venv"
     mv "$tmp" "$venv"
     trap - EXIT

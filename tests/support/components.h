@@ -19,11 +19,11 @@ inline constexpr int kSkipReturnCode = 77;
 // Optional skips taken so far in this process; defined by PITWALL_TEST_MAIN.
 extern int optionalSkips;
 
-inline QString missingInstalledMessage(const QString& component, const QString& why)
+inline QString missingInstalledMessage(const QString& component, const QString& why,
+                                       const QString& installer = QStringLiteral("packaging/install-deps.sh"))
 {
-    return component + " is missing (" + why +
-           "); packaging/install-deps.sh installs it, so this is a failure and not a skip: run "
-           "`bash packaging/install-deps.sh`";
+    return component + " is missing (" + why + "); " + installer +
+           " installs it, so this is a failure and not a skip: run `bash " + installer + "`";
 }
 
 // Qt Test on `test`: its failure count when anything failed (never kSkipReturnCode), else kSkipReturnCode when a

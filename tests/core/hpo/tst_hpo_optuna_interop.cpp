@@ -108,7 +108,7 @@ void TestHpoOptunaInterop::initTestCase()
     QVERIFY(m_dir.isValid());
     const QString why = optunaUnavailableReason(m_dir.path());
     if (!why.isEmpty())
-        PITWALL_FAIL_MISSING("python3-optuna", why);
+        PITWALL_FAIL_MISSING_OPTUNA(why);
 }
 
 void TestHpoOptunaInterop::optunaStudyContinuedByPitwall()

@@ -484,7 +484,7 @@ void TestPoolWorkers::optunaContinuesTheStudy()
 {
     QTemporaryDir dir;
     if (const QString why = storetest::optunaUnavailableReason(dir.path()); !why.isEmpty())
-        PITWALL_FAIL_MISSING("python3-optuna", why);
+        PITWALL_FAIL_MISSING_OPTUNA(why);
     const QString db = dir.filePath("o.db");
     const QString space = writeFile(dir, "space.yaml", "mode: ok\nx: {type: uniform, min: 0.0, max: 1.0}\n");
     const QStringList common{

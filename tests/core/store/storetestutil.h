@@ -134,6 +134,15 @@ inline QString optunaUnavailableReason(const QString& workDir)
     return {};
 }
 
+// Fails the current test function because interopPython()'s Optuna is unavailable (`why`): Debian's python3-optuna,
+// or the newest Optuna's environment that PITWALL_TEST_OPTUNA_PYTHON names (packaging/install-optuna.sh makes it;
+// packaging/test.sh runs that before CTest).
+#define PITWALL_FAIL_MISSING_OPTUNA(why)                                                                               \
+    QFAIL(qPrintable(qEnvironmentVariableIsSet("PITWALL_TEST_OPTUNA_PYTHON")                                           \
+                         ? pitwall::test::missingInstalledMessage(QStringLiteral("the newest Optuna"), why,            \
+                                                                  QStringLiteral("packaging/install-optuna.sh"))       \
+                         : pitwall::test::missingInstalledMessage(QStringLiteral("python3-optuna"), why)))
+
 // Distributions the tests use, spelled like Optuna's suggest_* calls.
 inline pitwall::Distribution floatDist(double low, double high, bool log = false)
 {

@@ -146,7 +146,7 @@ void TestOptunaInterop::initTestCase()
 void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
 {
     if (!m_optunaMissing.isEmpty())
-        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
+        PITWALL_FAIL_MISSING_OPTUNA(m_optunaMissing);
     const auto path = m_dir.filePath("pitwall-made.db").toStdString();
     std::int64_t studyId = 0;
     {
@@ -242,7 +242,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
 void TestOptunaInterop::bothKeepWritingAfterStorageUpgrade()
 {
     if (!m_optunaMissing.isEmpty())
-        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
+        PITWALL_FAIL_MISSING_OPTUNA(m_optunaMissing);
     const auto path = m_dir.filePath("upgraded.db").toStdString();
     const QString file = QString::fromStdString(path);
     const auto addTrial = [&](double x, double value) {
@@ -286,7 +286,7 @@ void TestOptunaInterop::bothKeepWritingAfterStorageUpgrade()
 void TestOptunaInterop::pitwallReadsOptunaStudy()
 {
     if (!m_optunaMissing.isEmpty())
-        PITWALL_FAIL_MISSING("python3-optuna", m_optunaMissing);
+        PITWALL_FAIL_MISSING_OPTUNA(m_optunaMissing);
     const auto path = m_dir.filePath("optuna-made.db").toStdString();
     const Json written = runInteropScript({"write", QString::fromStdString(path)}, m_dir.path());
     const Json& study = written["study"];
