@@ -1,6 +1,7 @@
 // MainWindow's menus, shortcuts, recent files and export.
 #include "ui/mainwindow.h"
 #include "ui/theme.h"
+#include "ui/themecontroller.h"
 
 #include "ui/compare/compareview.h"
 #include "ui/exporting.h"
@@ -8,6 +9,7 @@
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -59,6 +61,24 @@ void MainWindow::buildMenus()
         m_studyFilter->selectAll();
     });
     filter->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    // Follow the desktop's light or dark preference, or keep one (saved for the next start).
+    QMenu* theme = view->addMenu(tr("T&heme"));
+    theme->setObjectName(QStringLiteral("themeMenu"));
+    auto* themes = new QActionGroup(theme);
+    ThemeController* controller = ThemeController::instance();
+    const std::pair<ThemeChoice, QString> choices[] = {{ThemeChoice::System, tr("Follow the &desktop")},
+                                                       {ThemeChoice::Light, tr("&Light")},
+                                                       {ThemeChoice::Dark, tr("&Dark")}};
+    for (const auto& [choice, text] : choices) {
+        QAction* action = theme->addAction(text, this, [controller, choice = choice] { controller->setChoice(choice); });
+        action->setObjectName(QStringLiteral("theme-") + themeChoiceName(choice));
+        action->setCheckable(true);
+        action->setChecked(controller->choice() == choice);
+        themes->addAction(action);
+        connect(controller, &ThemeController::choiceChanged, action,
+                [action, choice = choice](ThemeChoice now) { action->setChecked(now == choice); });
+    }
     rebuildRecentMenu();
 }
 

@@ -9,6 +9,107 @@ bool isDark(const QPalette& palette)
     return palette.color(QPalette::Window).lightnessF() < 0.5;
 }
 
+std::optional<ThemeChoice> parseThemeChoice(const QString& name)
+{
+    const QString n = name.trimmed().toLower();
+    if (n == QLatin1String("system"))
+        return ThemeChoice::System;
+    if (n == QLatin1String("light"))
+        return ThemeChoice::Light;
+    if (n == QLatin1String("dark"))
+        return ThemeChoice::Dark;
+    return std::nullopt;
+}
+
+QString themeChoiceName(ThemeChoice choice)
+{
+    switch (choice) {
+    case ThemeChoice::Light:
+        return QStringLiteral("light");
+    case ThemeChoice::Dark:
+        return QStringLiteral("dark");
+    case ThemeChoice::System:
+        break;
+    }
+    return QStringLiteral("system");
+}
+
+namespace {
+struct PaletteColors {
+    QRgb window, windowText, base, alternateBase, text, button, buttonText, brightText, highlight, highlightedText,
+        link, linkVisited, toolTipBase, toolTipText, placeholder, light, midlight, mid, dark, shadow, disabledText,
+        inactiveHighlight;
+};
+
+// Light: near-white surfaces, near-black text; dark: the same hues inverted, never pure black (less glare). The
+// highlight is the "complete" blue of stateColor().
+constexpr PaletteColors kLight{0xf3f4f6, 0x1f2328, 0xffffff, 0xf6f8fa, 0x1f2328, 0xe9ebef, 0x1f2328, 0xffffff,
+                               0x2b6cb0, 0xffffff, 0x0a58ca, 0x6f42c1, 0xfffbe6, 0x1f2328, 0x6e7781, 0xffffff,
+                               0xf6f7f9, 0xc4c9d0, 0x9aa1ab, 0x5b626b, 0x767e88, 0xc9d7ea};
+constexpr PaletteColors kDark{0x1e2126, 0xe6e8eb, 0x16181c, 0x1d2025, 0xe6e8eb, 0x2a2e35, 0xe6e8eb, 0xffffff,
+                              0x3a78c2, 0xffffff, 0x6cb6ff, 0xc297ff, 0x2a2e35, 0xe6e8eb, 0x959da7, 0x3b4048,
+                              0x30343b, 0x24272d, 0x121417, 0x050607, 0x7d858f, 0x2f4660};
+} // namespace
+
+QPalette pitwallPalette(ColorScheme scheme)
+{
+    const PaletteColors& c = scheme == ColorScheme::Dark ? kDark : kLight;
+    QPalette p;
+    const auto set = [&p](QPalette::ColorRole role, QRgb rgb) { p.setColor(role, QColor::fromRgb(rgb)); };
+    set(QPalette::Window, c.window);
+    set(QPalette::WindowText, c.windowText);
+    set(QPalette::Base, c.base);
+    set(QPalette::AlternateBase, c.alternateBase);
+    set(QPalette::Text, c.text);
+    set(QPalette::Button, c.button);
+    set(QPalette::ButtonText, c.buttonText);
+    set(QPalette::BrightText, c.brightText);
+    set(QPalette::Highlight, c.highlight);
+    set(QPalette::HighlightedText, c.highlightedText);
+    set(QPalette::Link, c.link);
+    set(QPalette::LinkVisited, c.linkVisited);
+    set(QPalette::ToolTipBase, c.toolTipBase);
+    set(QPalette::ToolTipText, c.toolTipText);
+    set(QPalette::PlaceholderText, c.placeholder);
+    set(QPalette::Light, c.light);
+    set(QPalette::Midlight, c.midlight);
+    set(QPalette::Mid, c.mid);
+    set(QPalette::Dark, c.dark);
+    set(QPalette::Shadow, c.shadow);
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText,
+                                     QPalette::HighlightedText, QPalette::Link})
+        p.setColor(QPalette::Disabled, role, QColor::fromRgb(c.disabledText));
+    p.setColor(QPalette::Disabled, QPalette::Highlight, QColor::fromRgb(c.mid));
+    p.setColor(QPalette::Inactive, QPalette::Highlight, QColor::fromRgb(c.inactiveHighlight));
+    p.setColor(QPalette::Inactive, QPalette::HighlightedText, QColor::fromRgb(c.text));
+    return p;
+}
+
+std::optional<ColorScheme> portalColorScheme(uint value)
+{
+    if (value == 1)
+        return ColorScheme::Dark;
+    if (value == 2)
+        return ColorScheme::Light;
+    return std::nullopt;
+}
+
+ColorScheme resolveColorScheme(ThemeChoice choice, std::optional<ColorScheme> desktopPreference,
+                               const QPalette& platformPalette)
+{
+    switch (choice) {
+    case ThemeChoice::Light:
+        return ColorScheme::Light;
+    case ThemeChoice::Dark:
+        return ColorScheme::Dark;
+    case ThemeChoice::System:
+        break;
+    }
+    if (desktopPreference)
+        return *desktopPreference;
+    return isDark(platformPalette) ? ColorScheme::Dark : ColorScheme::Light;
+}
+
 QColor seriesColor(int index, const QPalette& palette)
 {
     // Tableau 10, lightened on dark backgrounds.

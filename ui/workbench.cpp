@@ -1,6 +1,7 @@
 #include "ui/workbench.h"
 
 #include "ui/application.h"
+#include "ui/themecontroller.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -62,6 +63,7 @@ bool prepareDisplay(int argc, char** argv)
 
 int runWorkbench(Application& app, const WorkbenchOptions& options)
 {
+    ThemeController::instance()->start(options.theme);
     MainWindow window;
     if (!options.study.isEmpty())
         window.focusStudy(options.study);

@@ -4,9 +4,12 @@
 // screenshot mode that renders a view once its data is shown.
 
 #include "ui/mainwindow.h"
+#include "ui/theme.h"
 
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace pitwall::ui {
 
@@ -23,6 +26,7 @@ struct WorkbenchOptions {
     QString study;             // put in focus at start when not empty
     View view = View::Studies; // shown at start
     QString screenshot;        // when not empty: write the window as a PNG here once the view's data is shown, exit
+    std::optional<ThemeChoice> theme; // for this run; when empty, the saved choice (View > Theme), else System
 };
 
 // Shows the window and runs the event loop; returns the exit status (screenshot mode: 0 written, 1 not written

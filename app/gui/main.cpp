@@ -57,18 +57,23 @@ int parseAndRun(pitwall::ui::Application& app)
     QCommandLineOption studyOption("study", "Study to put in focus at start (default: the first one).", "NAME");
     QCommandLineOption viewOption("view", "View to show: studies, configure, live, study, compare or benchmarks.",
                                   "VIEW", "studies");
+    QCommandLineOption themeOption("theme",
+                                   "Palette for this run: system (follow the desktop's light or dark preference), "
+                                   "light or dark (default: the one chosen in View > Theme, else system).",
+                                   "THEME");
     parser.addOption(dbOption);
     parser.addOption(compareDbOption);
     parser.addOption(screenshotOption);
     parser.addOption(studyOption);
     parser.addOption(viewOption);
+    parser.addOption(themeOption);
     parser.addPositionalArgument("FILE", "Results database to open (the same as --db FILE).", "[FILE]");
     QCommandLineOption manOption("write-man-page", "Write the man page (roff) to FILE and exit.", "FILE");
     manOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(manOption);
     parser.process(app);
     if (parser.isSet(manOption))
-        return writeManPage(parser, {dbOption, compareDbOption, screenshotOption, studyOption, viewOption},
+        return writeManPage(parser, {dbOption, compareDbOption, screenshotOption, studyOption, viewOption, themeOption},
                             parser.value(manOption));
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1 || (files.size() == 1 && parser.isSet(dbOption))) {
@@ -84,7 +89,17 @@ int parseAndRun(pitwall::ui::Application& app)
                      qPrintable(parser.value(viewOption)));
         return 2;
     }
+    std::optional<pitwall::ui::ThemeChoice> theme;
+    if (parser.isSet(themeOption)) {
+        theme = pitwall::ui::parseThemeChoice(parser.value(themeOption));
+        if (!theme) {
+            std::fprintf(stderr, "pitwall-gui: unknown theme '%s' (system, light, dark)\n",
+                         qPrintable(parser.value(themeOption)));
+            return 2;
+        }
+    }
     pitwall::ui::WorkbenchOptions options;
+    options.theme = theme;
     options.db = parser.isSet(dbOption) ? parser.value(dbOption)
                  : files.size() == 1    ? files.front()
                                         : QString::fromStdString(pitwall::defaultDatabasePath());
