@@ -53,6 +53,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/command
               ${PROJECT_SOURCE_DIR}/docs/architecture.md
         DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/images DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
+# The user guide: its pages and the screenshots `cmake --build build --target guide` rendered (docs/guide/README.md).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/guide DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
 
 # Man pages: `pitwall internal-write-man-pages DIR` renders every command's --help (the text of docs/commands.md
 # and the options declared in the code) as roff, and pitwall-gui --write-man-page its own, then gzip -9n (no name or time in the header); with the engine, its commands too.

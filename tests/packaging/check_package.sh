@@ -32,6 +32,8 @@ need=(
   ./usr/share/icons/hicolor/48x48/apps/org.pitwall.Pitwall.png
   ./usr/share/bash-completion/completions/pitwall
   ./usr/share/doc/pitwall/copyright ./usr/share/doc/pitwall/changelog.gz ./usr/share/doc/pitwall/README.md
+  ./usr/share/doc/pitwall/guide/README.md ./usr/share/doc/pitwall/guide/getting-started.md
+  ./usr/share/doc/pitwall/guide/images/train-live.png
 )
 for f in "${need[@]}"; do
   grep -qxF "$f" <<< "$files" || fail "the package lacks $f"
