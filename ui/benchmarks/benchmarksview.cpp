@@ -311,7 +311,7 @@ void BenchmarksView::drawVariants(const std::vector<const BenchmarkRecord*>& row
     for (const BenchmarkRecord* b : rows)
         driving = driving || figureOf(b->results, kDrivingScore).has_value();
     const QString scoreKey = driving ? kDrivingScore : quality;
-    m_tradeoff->chart()->setTitle(driving ? tr("Training time vs driving score")
+    m_tradeoff->setTitle(driving ? tr("Training time vs driving score")
                                           : tr("Training time vs %1").arg(scoreKey));
     m_tradeoff->setAxisTitles(tr("total training time (s)"), scoreKey);
     m_tradeoff->removeAll();

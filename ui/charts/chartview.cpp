@@ -6,12 +6,15 @@
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QCategoryAxis>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QStackedBarSeries>
+#include <QTimer>
 #include <QValueAxis>
 #include <QXYSeries>
 
@@ -29,7 +32,8 @@ QChart* newChart(QChartView* view, const QString& title)
     auto* chart = new QChart;
     chart->setTitle(title);
     chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    // Room on the right for half of the last x label, which sits on the plot's edge.
+    chart->setMargins(QMargins(4, 4, 14, 4));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setBackgroundRoundness(0);
     return chart;
@@ -59,19 +63,62 @@ void applyTheme(QChartView* view)
 ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
 {
     auto* chart = newChart(this, title);
-    auto* x = new QValueAxis;
-    x->setLabelFormat(QStringLiteral("%.4g"));
-    chart->addAxis(x, Qt::AlignBottom);
-    m_x = x;
-    auto* y = new QValueAxis;
-    y->setLabelFormat(QStringLiteral("%.4g"));
-    chart->addAxis(y, Qt::AlignLeft);
-    m_y = y;
+    m_x = newLinearAxis();
+    chart->addAxis(m_x, Qt::AlignBottom);
+    m_y = newLinearAxis();
+    chart->addAxis(m_y, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(200, 150);
     applyTheme(this);
     addPngExportMenu(this);
+    m_emptyText = tr("No data yet");
+    m_title = title;
+    // A new plot size may give the axes room for more or fewer ticks: refit once the layout settles.
+    connect(chart, &QChart::plotAreaChanged, this, &ChartView::plotAreaMoved);
+    fitAxes();
+}
+
+void ChartView::plotAreaMoved()
+{
+    if (m_refitQueued || m_budgetRefits >= 3)
+        return;
+    m_refitQueued = true;
+    QTimer::singleShot(0, this, [this] {
+        m_refitQueued = false;
+        if (tickBudgetNow() == m_budget) {
+            fitTitles();
+            return;
+        }
+        ++m_budgetRefits;
+        const int refits = m_budgetRefits;
+        fitAxes();
+        m_budgetRefits = refits; // fitAxes from here is not a data change
+    });
+}
+
+double ChartView::labelHeight() const
+{
+    return QFontMetricsF(m_y ? m_y->labelsFont() : font()).height();
+}
+
+TickBudget ChartView::tickBudgetNow() const
+{
+    return tickBudget(chart()->plotArea().size(), labelHeight());
+}
+
+void ChartView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    viewport()->update();
+}
+
+bool ChartView::hasData() const
+{
+    for (auto it = m_bounds.constBegin(); it != m_bounds.constEnd(); ++it)
+        if (std::isfinite(it->x0) && it.key()->isVisible())
+            return true;
+    return false;
 }
 
 void ChartView::attach(QXYSeries* series)
@@ -142,44 +189,52 @@ void ChartView::setBoundsOnly(QXYSeries* series, const QList<QPointF>& points)
         b.y1 = std::max(b.y1, p.y());
         if (p.y() > 0)
             b.positiveY0 = std::min(b.positiveY0, p.y());
+        if (p.x() != std::floor(p.x()))
+            b.wholeX = false;
     }
     m_bounds.insert(series, b);
 }
 
 namespace {
-// A step of 1, 2 or 5 times a power of ten that splits `span` into about `ticks` intervals.
-double niceStep(double span, int ticks)
-{
-    const double raw = span / ticks;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (raw <= m * magnitude)
-            return m * magnitude;
-    return 10 * magnitude;
-}
-
-// The "nice" range around lo..hi and its step.
-struct NiceRange {
-    double lo, hi, step;
-};
-NiceRange niceRange(double lo, double hi)
-{
-    const double step = niceStep(hi - lo, 5);
-    return {std::floor(lo / step) * step, std::ceil(hi / step) * step, step};
-}
-
-void setLinearRange(QAbstractAxis* axis, double lo, double hi, double step)
+// Puts `scale` on a linear axis: its range, and a label at every tick (a QCategoryAxis, whose labels are text:
+// axisLabel's compact numbers); a plain QValueAxis gets the range and tick count.
+void applyScale(QAbstractAxis* axis, const AxisScale& scale)
 {
     auto* value = qobject_cast<QValueAxis*>(axis);
     if (!value)
         return;
-    const int ticks = static_cast<int>(std::lround((hi - lo) / step)) + 1;
-    if (value->min() != lo || value->max() != hi)
-        value->setRange(lo, hi);
-    if (value->tickCount() != ticks)
-        value->setTickCount(std::clamp(ticks, 2, 12));
+    const int intervals = std::max(1, static_cast<int>(std::lround((scale.hi - scale.lo) / scale.step)));
+    auto* category = qobject_cast<QCategoryAxis*>(axis);
+    if (!category) {
+        if (value->min() != scale.lo || value->max() != scale.hi)
+            value->setRange(scale.lo, scale.hi);
+        if (value->tickCount() != intervals + 1)
+            value->setTickCount(std::clamp(intervals + 1, 2, 12));
+        return;
+    }
+    QStringList labels;
+    for (int i = 0; i <= intervals; ++i)
+        labels << axisLabel(scale.lo + i * scale.step, scale.step);
+    if (category->categoriesLabels() == labels && category->min() == scale.lo && category->max() == scale.hi)
+        return;
+    for (const QString& label : category->categoriesLabels())
+        category->remove(label);
+    // Each label sits on its tick's value (the category that ends there); the first category starts a step
+    // below the range, so that the lowest tick has its label too.
+    category->setStartValue(scale.lo - scale.step);
+    for (int i = 0; i <= intervals; ++i)
+        category->append(labels[i], scale.lo + i * scale.step);
+    category->setRange(scale.lo, scale.hi);
 }
 } // namespace
+
+QValueAxis* ChartView::newLinearAxis()
+{
+    auto* axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    axis->setTruncateLabels(false);
+    return axis;
+}
 
 void ChartView::setLogY(bool log)
 {
@@ -194,9 +249,7 @@ void ChartView::setLogY(bool log)
         axis->setMinorTickCount(8);
         m_y = axis;
     } else {
-        auto* axis = new QValueAxis;
-        axis->setLabelFormat(QStringLiteral("%.4g"));
-        m_y = axis;
+        m_y = newLinearAxis();
     }
     chart()->addAxis(m_y, Qt::AlignLeft);
     for (QXYSeries* series : std::as_const(m_series)) {
@@ -209,22 +262,41 @@ void ChartView::setLogY(bool log)
     applyTheme(this);
 }
 
-void ChartView::setAxisTitles(const QString& x, const QString& y)
+void ChartView::setTitle(const QString& title)
 {
-    m_x->setTitleText(x);
-    m_yTitle = y;
-    m_y->setTitleText(y);
+    m_title = title;
+    fitTitles();
+    if (chart()->plotArea().isEmpty())
+        chart()->setTitle(title);
 }
 
-ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, double y1, bool logY)
+void ChartView::setAxisTitles(const QString& x, const QString& y)
+{
+    m_xTitle = x;
+    m_yTitle = y;
+    m_x->setTitleText(x);
+    m_y->setTitleText(y);
+    fitTitles();
+}
+
+ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, double y1, bool logY,
+                                              TickBudget budget, bool wholeX)
 {
     if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(y1)) {
-        x0 = 0, x1 = 1, y0 = logY ? 1 : 0, y1 = logY ? 10 : 1;
+        // No data: 0..1 on both axes (1..10 on a log one), no margin.
+        AxisRanges empty;
+        empty.xStep = niceScale(0, 1, budget.x).step;
+        empty.yStep = logY ? 0 : niceScale(0, 1, budget.y).step;
+        if (logY)
+            empty.y0 = 1, empty.y1 = 10;
+        return empty;
     }
     if (x1 <= x0)
         x1 = x0 + 1;
     AxisRanges ranges;
-    const NiceRange x = niceRange(x0, x1);
+    const double minStep = wholeX ? 1.0 : 0.0;
+    const AxisScale x = budget.xPixels > 0 ? fittingScale(x0, x1, budget.xPixels, budget.charWidth, budget.x, minStep)
+                                           : niceScale(x0, x1, budget.x, minStep);
     ranges.x0 = x.lo, ranges.x1 = x.hi, ranges.xStep = x.step;
     if (logY) {
         if (y1 <= y0)
@@ -233,9 +305,12 @@ ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, d
         ranges.y0 = std::pow(10.0, std::floor(std::log10(y0)));
         ranges.y1 = std::pow(10.0, std::ceil(std::log10(y1)));
     } else {
-        // A margin, so that markers and lines at the extremes are not cut by the plot's edge.
+        // A margin, so that markers and lines at the extremes are not cut by the plot's edge; never below zero for
+        // data that is not (niceScale keeps lo >= 0 then).
         const double pad = y1 > y0 ? (y1 - y0) * 0.03 : std::max(std::abs(y0) * 0.05, 1e-9);
-        const NiceRange y = niceRange(y0 - pad, y1 + pad);
+        const double lo = y0 >= 0 ? std::max(0.0, y0 - pad) : y0 - pad;
+        const double hi = y1 <= 0 ? std::min(0.0, y1 + pad) : y1 + pad;
+        const AxisScale y = niceScale(lo, hi, budget.y);
         ranges.y0 = y.lo, ranges.y1 = y.hi, ranges.yStep = y.step;
     }
     return ranges;
@@ -244,10 +319,12 @@ ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, d
 void ChartView::fitAxes()
 {
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+    bool wholeX = true;
     for (QXYSeries* series : std::as_const(m_series)) {
         auto b = m_bounds.constFind(series);
         if (!series->isVisible() || b == m_bounds.constEnd())
             continue;
+        wholeX = wholeX && b->wholeX;
         x0 = std::min(x0, b->x0);
         x1 = std::max(x1, b->x1);
         y0 = std::min(y0, m_logY ? b->positiveY0 : b->y0);
@@ -258,15 +335,43 @@ void ChartView::fitAxes()
             x0 = std::min(x0, mark.x);
             x1 = std::max(x1, mark.x);
         }
-    const AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY);
-    setLinearRange(m_x, ranges.x0, ranges.x1, ranges.xStep);
+    m_budget = tickBudgetNow();
+    m_budgetRefits = 0;
+    for (const StageMark& mark : m_marks)
+        wholeX = wholeX && mark.x == std::floor(mark.x);
+    const AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX);
+    applyScale(m_x, {ranges.x0, ranges.x1, ranges.xStep});
     if (m_logY) {
         auto* log = qobject_cast<QLogValueAxis*>(m_y);
         if (log && (log->min() != ranges.y0 || log->max() != ranges.y1))
             log->setRange(ranges.y0, ranges.y1);
     } else {
-        setLinearRange(m_y, ranges.y0, ranges.y1, ranges.yStep);
+        applyScale(m_y, {ranges.y0, ranges.y1, ranges.yStep});
     }
+    fitTitles();
+}
+
+// Axis titles that do not fit beside or under a small plot move into the chart's title ("Data wait: ms per batch
+// by step") instead of being elided.
+void ChartView::fitTitles()
+{
+    const QRectF plot = chart()->plotArea();
+    if (plot.isEmpty())
+        return;
+    const QFontMetricsF metrics(m_y->titleFont());
+    const bool yFits = m_yTitle.isEmpty() || metrics.horizontalAdvance(m_yTitle) + 8 <= plot.height();
+    const bool xFits = m_xTitle.isEmpty() || plot.height() >= 5 * metrics.height();
+    m_y->setTitleText(yFits ? m_yTitle : QString());
+    m_x->setTitleText(xFits ? m_xTitle : QString());
+    QString title = m_title;
+    if (!yFits && !xFits)
+        title += QStringLiteral(": ") + m_yTitle + tr(" by ") + m_xTitle;
+    else if (!yFits)
+        title += QStringLiteral(": ") + m_yTitle;
+    else if (!xFits)
+        title += tr(" by ") + m_xTitle;
+    if (chart()->title() != title)
+        chart()->setTitle(title);
 }
 
 void ChartView::setMarks(const std::vector<StageMark>& marks)
@@ -283,6 +388,13 @@ int ChartView::plotWidth() const
 void ChartView::drawForeground(QPainter* painter, const QRectF& rect)
 {
     QChartView::drawForeground(painter, rect);
+    if (!hasData() && !m_emptyText.isEmpty()) {
+        painter->save();
+        painter->setPen(palette().color(QPalette::PlaceholderText));
+        painter->drawText(chart()->plotArea().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+                          m_emptyText);
+        painter->restore();
+    }
     if (m_marks.empty() || m_series.isEmpty())
         return;
     const QRectF plot = chart()->plotArea();
@@ -314,8 +426,7 @@ BarChartView::BarChartView(const QString& title, Layout layout, QWidget* parent)
     auto* chart = newChart(this, title);
     m_categories = new QBarCategoryAxis;
     chart->addAxis(m_categories, Qt::AlignBottom);
-    m_values = new QValueAxis;
-    m_values->setLabelFormat(QStringLiteral("%.4g"));
+    m_values = ChartView::newLinearAxis();
     chart->addAxis(m_values, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
@@ -348,8 +459,9 @@ void BarChartView::setBars(const QStringList& categories, const std::vector<BarS
     m_categories->setCategories(categories);
     m_series->attachAxis(m_categories);
     m_series->attachAxis(m_values);
-    const ChartView::AxisRanges ranges = ChartView::fittedRanges(0, 1, 0, top > 0 ? top : 1, false);
-    setLinearRange(m_values, 0, ranges.y1, ranges.yStep);
+    const TickBudget budget = tickBudget(chart()->plotArea().size(), QFontMetricsF(m_values->labelsFont()).height());
+    const ChartView::AxisRanges ranges = ChartView::fittedRanges(0, 1, 0, top > 0 ? top : 1, false, budget);
+    applyScale(m_values, {0, ranges.y1, ranges.yStep});
 }
 
 void BarChartView::setValueTitle(const QString& title)

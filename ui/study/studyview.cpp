@@ -227,6 +227,7 @@ StudyInput StudyView::makeInput() const
     input.maxCurves = kMaxCurves;
     input.nowSeconds = nowSeconds();
     input.historyPlot = m_history->chart()->plotArea().size();
+    input.historyLabelHeight = m_history->labelHeight();
     input.historyPixelRatio = m_history->devicePixelRatioF();
     input.completeColor = stateColor("COMPLETE", palette());
     input.prunedColor = stateColor("PRUNED", palette());

@@ -141,7 +141,8 @@ void historyMarkers(const StudyInput& input, StudyFrame& frame)
                 y0 = std::min(y0, p.y()), y1 = std::max(y1, p.y());
             }
     frame.historyGeometry.plotSize = input.historyPlot;
-    frame.historyGeometry.ranges = ChartView::fittedRanges(x0, x1, y0, y1, false);
+    frame.historyGeometry.ranges =
+        ChartView::fittedRanges(x0, x1, y0, y1, false, tickBudget(input.historyPlot, input.historyLabelHeight));
     frame.historyGeometry.ranges.xStep = frame.historyGeometry.ranges.yStep = 0;
     frame.historyGeometry.devicePixelRatio = input.historyPixelRatio;
     frame.completeColor = input.completeColor;

@@ -35,6 +35,7 @@ struct StudyInput {
     int maxCurves = 60;     // intermediate-value curves at most
     double nowSeconds = 0;  // Unix seconds, the end of running bars
     QSizeF historyPlot;     // the history chart's plot area in pixels (empty: not laid out, no thinning)
+    double historyLabelHeight = 0; // its axis labels' line height (for the tick budget its axes are fitted with)
     qreal historyPixelRatio = 1;
     QColor completeColor, prunedColor; // the history's markers; invalid: no marker image made
     ParallelCoordinates::LayerStyle parallelStyle; // empty pixelSize: no dense layer made
