@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -57,7 +58,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 4);
     splitter->setSizes({360, 840});
-    setCentralWidget(splitter);
+    m_main = splitter;
+    buildStartPage();
 
     m_status = new QLabel(tr("No database open"), this);
     statusBar()->addWidget(m_status, 1);
@@ -216,6 +218,8 @@ View MainWindow::currentView() const
 
 bool MainWindow::viewReady(View view) const
 {
+    if (startPageShown())
+        return true; // what there is to show
     if (view == View::Configure)
         return m_configure->devices()->discoveryDone();
     if (!m_haveSnapshot)
@@ -246,6 +250,7 @@ void MainWindow::openDatabase(const QString& location)
     const QString path = QFileInfo(location).absoluteFilePath();
     m_database = path;
     m_haveSnapshot = false;
+    m_pages->setCurrentWidget(m_main);
     setWindowTitle(tr("Pitwall — %1").arg(QFileInfo(path).fileName()));
     m_status->setText(tr("Opening %1…").arg(path));
     QStringList recent = recentFiles();

@@ -12,11 +12,13 @@
 #include <QMainWindow>
 #include <QThread>
 
+#include <functional>
 #include <optional>
 
 class QDockWidget;
 class QLabel;
 class QLineEdit;
+class QStackedWidget;
 class QTabWidget;
 
 namespace pitwall::ui {
@@ -27,6 +29,7 @@ class ConfigureView;
 class JobsPanel;
 class LiveModel;
 class LiveView;
+class StartPage;
 class StudiesView;
 class StudyView;
 class TrialsPage;
@@ -44,6 +47,14 @@ public:
 
     // Opens a results database (any SQLite file written by Pitwall or Optuna) and remembers it.
     void openDatabase(const QString& location);
+    // Creates a results database at `location` (its folder must exist; an existing file is opened, never replaced)
+    // off the GUI thread, then opens it and says so in the status bar; `then` runs once it is open. An error is
+    // shown in a dialog and on the start page.
+    void createDatabase(const QString& location, std::function<void()> then = {});
+    // The start page (New, Open, Run the demo, recent databases), with `message` saying why when not empty.
+    void showStartPage(const QString& message = {}, bool error = false);
+    bool startPageShown() const;
+    StartPage* startPage() const { return m_start; }
     QString database() const { return m_database; }
     // Adds another database (read-only) to the Compare view, beside the one open; an unreadable or foreign
     // file is refused with a message and left as it is.
@@ -76,10 +87,14 @@ Q_SIGNALS:
 private:
     void showSnapshot(const StoreSnapshot& snapshot);
     void chooseDatabase();
+    void newDatabase();          // File > New database…: a file dialog, then createDatabase
+    void runDemo();              // a demo database in the user's data folder, and the demo study started in it
+    void startDemoJob(const QString& db);
     void rebuildRecentMenu();
     void exportCurrent();
     void buildMenus();
     QWidget* buildSideBar(); // the studies list under its filter
+    void buildStartPage();   // the start page and the stack that shows it or the views
     void buildViewTabs();    // the six views, in View's order
     // The poller, moved to its thread (started later), and the views it feeds or that steer it.
     void createPoller();
@@ -92,6 +107,9 @@ private:
     StudiesView* m_studies = nullptr;
     QLineEdit* m_studyFilter = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QStackedWidget* m_pages = nullptr; // the start page, or the side bar and views
+    StartPage* m_start = nullptr;
+    QWidget* m_main = nullptr;
     TrialsPage* m_trialsPage = nullptr;
     ConfigureView* m_configure = nullptr;
     LiveModel* m_liveModel = nullptr;

@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QKeySequence>
 #include <QMenuBar>
@@ -24,6 +25,9 @@ namespace pitwall::ui {
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* fresh = file->addAction(tr("&New database…"), this, &MainWindow::newDatabase);
+    fresh->setShortcut(QKeySequence::New);
+    fresh->setIcon(actionIcon("new"));
     QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
     open->setShortcut(QKeySequence::Open);
     open->setIcon(actionIcon("open"));
@@ -103,7 +107,8 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::chooseDatabase()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"),
+                                                      m_database.isEmpty() ? QString() : QFileInfo(m_database).absolutePath(),
                                                       tr("Results databases (*.db *.sqlite *.sqlite3);;All files (*)"));
     if (path.isEmpty())
         return;

@@ -71,6 +71,13 @@ int runWorkbench(Application& app, const WorkbenchOptions& options)
     window.show();
     if (QFileInfo::exists(options.db))
         window.openDatabase(options.db);
+    else if (options.dbGiven)
+        window.createDatabase(options.db); // says so in the status bar; an error in a dialog
+    else
+        window.showStartPage(QObject::tr("There is no results database at %1 yet: make a new one, open one, or run "
+                                         "the demo.")
+                                 .arg(QFileInfo(options.db).absoluteFilePath()),
+                             false);
     for (const QString& file : options.compareDbs)
         window.addCompareDatabase(file);
     if (!options.screenshot.isEmpty())

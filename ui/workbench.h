@@ -21,7 +21,8 @@ class Application;
 bool prepareDisplay(int argc, char** argv);
 
 struct WorkbenchOptions {
-    QString db;                // opened when it exists
+    QString db;                // opened when it exists; created when dbGiven and its folder exists
+    bool dbGiven = false;      // named on the command line or by $PITWALL_DB (else the default, ./pitwall.db)
     QStringList compareDbs;    // opened read-only for comparing; a missing or foreign file is refused in the window
     QString study;             // put in focus at start when not empty
     View view = View::Studies; // shown at start

@@ -103,6 +103,7 @@ int parseAndRun(pitwall::ui::Application& app)
     options.db = parser.isSet(dbOption) ? parser.value(dbOption)
                  : files.size() == 1    ? files.front()
                                         : QString::fromStdString(pitwall::defaultDatabasePath());
+    options.dbGiven = parser.isSet(dbOption) || files.size() == 1 || !qEnvironmentVariableIsEmpty("PITWALL_DB");
     options.compareDbs = parser.values(compareDbOption);
     options.study = parser.value(studyOption);
     options.view = *view;
@@ -112,7 +113,7 @@ int parseAndRun(pitwall::ui::Application& app)
         return 2;
     }
     if (!options.screenshot.isEmpty())
-        for (const QString& file : QStringList{options.db} + options.compareDbs)
+        for (const QString& file : options.compareDbs)
             if (!QFileInfo::exists(file)) {
                 std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(file));
                 return 2;

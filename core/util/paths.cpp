@@ -24,6 +24,16 @@ fs::path executablePath()
     return ec ? fs::path() : self;
 }
 
+fs::path exampleConfigsDir()
+{
+    const fs::path exe = executablePath();
+    if (exe.empty())
+        return {};
+    const fs::path dir = exe.parent_path().parent_path() / "share" / "pitwall" / "configs";
+    std::error_code ec;
+    return fs::is_directory(dir, ec) ? fs::weakly_canonical(dir, ec) : fs::path();
+}
+
 std::vector<fs::path> pluginSearchPath()
 {
     std::vector<fs::path> folders;

@@ -15,6 +15,10 @@ std::filesystem::path executablePath();
 // then <exe>/../lib/pitwall/plugins (build tree and install tree). Missing folders are left out.
 std::vector<std::filesystem::path> pluginSearchPath();
 
+// The example configs (configs/transfuser/demo.yaml, ...): <exe>/../share/pitwall/configs, where the package puts
+// them and where the build tree links to the checkout's configs/. Empty when not there.
+std::filesystem::path exampleConfigsDir();
+
 // The results database a command uses when --db is not given: $PITWALL_DB, else ./pitwall.db.
 std::string defaultDatabasePath();
 
