@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "ui/wording.h"
 
 #include "ui/benchmarks/benchmarksview.h"
 #include "ui/compare/compareview.h"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildStartPage();
 
     m_status = new QLabel(tr("No database open"), this);
+    m_status->setObjectName(QStringLiteral("statusText"));
     statusBar()->addWidget(m_status, 1);
 
     createPoller();
@@ -298,9 +300,10 @@ void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
     m_compare->showSnapshot(snapshot);
     m_benchmarks->showSnapshot(snapshot);
     m_configure->devices()->setMeasurements(snapshot.benchmarks);
-    m_status->setText(
-        tr("%1 — %n stud(ies)", nullptr, static_cast<int>(snapshot.studies.size())).arg(snapshot.location) +
-        tr(", %n run(s)", nullptr, static_cast<int>(snapshot.runs->size())));
+    m_status->setText(tr("%1 — %2, %3")
+                          .arg(snapshot.location,
+                               counted(static_cast<qint64>(snapshot.studies.size()), "study", "studies"),
+                               counted(static_cast<qint64>(snapshot.runs->size()), "run", "runs")));
     Q_EMIT snapshotShown();
 }
 

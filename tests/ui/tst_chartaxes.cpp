@@ -71,6 +71,7 @@ private Q_SLOTS:
     void scalesNeverGoNegativeForNonNegativeData();
     void labelsAreCompactAndDistinct();
     void horizontalLabelsFitBetweenTheirTicks();
+    void timeTicksAreDistinct();
     void emptyChartSaysSoOnAUnitRange();
     void noViewElidesAnAxisLabel_data();
     void noViewElidesAnAxisLabel();
@@ -176,6 +177,27 @@ void TestChartAxes::horizontalLabelsFitBetweenTheirTicks()
         }
     // More room, more ticks.
     QVERIFY(intervalsOf(fittingScale(0, 65, 700, 10, 10)) > intervalsOf(fittingScale(0, 65, 140, 10, 10)));
+}
+
+void TestChartAxes::timeTicksAreDistinct()
+{
+    QCOMPARE(niceTimeStep(1.3, 5), 0.5);
+    QCOMPARE(niceTimeStep(7.9, 4), 2.0);
+    QCOMPARE(niceTimeStep(100, 5), 30.0);
+    QCOMPARE(niceTimeStep(4000, 4), 1800.0);
+    QCOMPARE(timeLabel(0, 0.2), QString("0.0 s"));
+    QCOMPARE(timeLabel(0.4, 0.2), QString("0.4 s"));
+    QCOMPARE(timeLabel(75, 15), QString("1:15"));
+    QCOMPARE(timeLabel(3725, 600), QString("1:02:05"));
+    // The ticks of a timeline from 0.3 s to 3 h: never two equal labels (the timeline once read "0:00, 0:00, 0:01").
+    for (double span : {0.3, 1.3, 2.0, 9.0, 59.0, 130.0, 1000.0, 4000.0, 11000.0})
+        for (int ticks : {2, 4, 6, 9}) {
+            const double step = niceTimeStep(span, ticks);
+            std::set<QString> seen;
+            for (double t = 0; t <= span + 1e-9; t += step)
+                QVERIFY2(seen.insert(timeLabel(t, step)).second,
+                         qPrintable(QString("span %1 s, step %2 s: '%3' twice").arg(span).arg(step).arg(timeLabel(t, step))));
+        }
 }
 
 void TestChartAxes::emptyChartSaysSoOnAUnitRange()

@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <QFileDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -136,6 +137,8 @@ void TestStartPage::newDatabaseCreatesAndOpensIt()
     QVERIFY(store->listStudies().empty());
     QTRY_VERIFY(window.viewReady(View::Studies));
     QCOMPARE(window.studiesView()->topLevelItemCount(), 0);
+    window.statusBar()->clearMessage();
+    QTRY_COMPARE(window.statusBar()->findChild<QLabel*>("statusText")->text(), path + " — 0 studies, 0 runs");
 }
 
 void TestStartPage::anExistingFileIsOpenedNotReplaced()
@@ -151,6 +154,9 @@ void TestStartPage::anExistingFileIsOpenedNotReplaced()
     QTRY_COMPARE(window.database(), m_demo);
     QVERIFY(window.statusBar()->currentMessage().contains("already exists: opened it"));
     QTRY_COMPARE(window.studiesView()->topLevelItemCount(), 2); // the demo's studies
+    auto* status = window.statusBar()->findChild<QLabel*>("statusText");
+    QVERIFY(status);
+    QTRY_COMPARE(status->text(), m_demo + " — 2 studies, 34 runs"); // counted, never "2 stud(ies)" (4 + 30 runs)
     QCOMPARE(QFileInfo(m_demo).size(), size);
     QCOMPARE(QFileInfo(m_demo).lastModified(), modified);
 }

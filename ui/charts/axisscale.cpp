@@ -104,6 +104,32 @@ AxisScale fittingScale(double lo, double hi, double pixels, double charWidth, in
     return niceScale(lo, hi, 1, minStep);
 }
 
+double niceTimeStep(double span, int ticks)
+{
+    static const double steps[] = {0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
+                                   3600, 7200, 10800, 21600, 43200, 86400};
+    const double raw = std::max(span, 1e-9) / std::max(1, ticks);
+    for (double step : steps)
+        if (raw <= step)
+            return step;
+    return std::ceil(raw / 86400) * 86400;
+}
+
+QString timeLabel(double seconds, double step)
+{
+    if (step < 1) {
+        const int decimals = step < 0.1 - 1e-12 ? 2 : 1;
+        return QString::number(std::abs(seconds) < step * 1e-6 ? 0.0 : seconds, 'f', decimals) + QStringLiteral(" s");
+    }
+    const auto s = static_cast<long long>(std::llround(seconds));
+    if (std::llabs(s) >= 3600)
+        return QStringLiteral("%1:%2:%3")
+            .arg(s / 3600)
+            .arg(std::llabs(s) / 60 % 60, 2, 10, QLatin1Char('0'))
+            .arg(std::llabs(s) % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(std::llabs(s) % 60, 2, 10, QLatin1Char('0'));
+}
+
 TickBudget tickBudget(QSizeF plot, double labelHeight)
 {
     if (plot.width() <= 0 || plot.height() <= 0 || labelHeight <= 0)

@@ -30,6 +30,13 @@ AxisScale fittingScale(double lo, double hi, double pixels, double charWidth, in
 // (12k, 2.5M), magnitudes below 0.001 in short scientific notation (3.4e-4).
 QString axisLabel(double value, double step);
 
+// A step for a time axis in seconds that splits `span` into about `ticks` intervals, on steps a clock reads well:
+// 0.1, 0.2, 0.5 s, then 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then days.
+double niceTimeStep(double span, int ticks);
+// `seconds` as a time-axis label for ticks `step` apart, distinct for distinct ticks: "0.4 s" below a one-second
+// step, else m:ss (h:mm:ss from an hour).
+QString timeLabel(double seconds, double step);
+
 // How many intervals fit on the axes of a plot area of `plot` pixels, with labels of about `labelHeight` pixels
 // (the font's line height): one tick per 1.8 lines vertically, one per 7 characters (plus a gap) horizontally;
 // at least 1, at most 8 vertically and 10 horizontally. An empty size (not laid out yet) gets 5 and 5.

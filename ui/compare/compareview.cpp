@@ -1,4 +1,5 @@
 #include "ui/compare/compareview.h"
+#include "ui/wording.h"
 
 #include "ui/charts/chartview.h"
 #include "ui/charts/lttb.h"
@@ -361,7 +362,7 @@ void CompareView::fillPicker()
                 continue;
             auto* study = new QTreeWidgetItem(m_picker);
             const QString title = labelled ? label + QStringLiteral(" / ") + name : name;
-            study->setText(0, tr("%1  (%n trial(s))", nullptr, static_cast<int>(trials->second->size())).arg(title));
+            study->setText(0, tr("%1  (%2)").arg(title, counted(static_cast<qint64>(trials->second->size()), "trial", "trials")));
             study->setToolTip(0, QDir::toNativeSeparators(from.database.isEmpty() ? m_location : from.database));
             study->setData(0, Qt::UserRole, name);
             study->setData(0, kDatabaseRole, from.database);

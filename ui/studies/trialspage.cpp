@@ -1,4 +1,5 @@
 #include "ui/studies/trialspage.h"
+#include "ui/wording.h"
 
 #include "ui/studies/trialsview.h"
 #include "ui/study/studymath.h"
@@ -92,9 +93,9 @@ void TrialsPage::fill()
     int failed = 0;
     for (const TrialRecord& t : *m_records)
         failed += t.state == TrialState::Fail ? 1 : 0;
-    m_title->setText(tr("<b>%1</b> — %2 trial(s)%3")
+    m_title->setText(tr("<b>%1</b> — %2%3")
                          .arg(m_study.toHtmlEscaped())
-                         .arg(m_records->size())
+                         .arg(counted(static_cast<qint64>(m_records->size()), "trial", "trials"))
                          .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString()));
     m_table->showTrials(m_records);
 }

@@ -1,4 +1,5 @@
 #include "ui/study/studyview.h"
+#include "ui/wording.h"
 
 #include "ui/charts/chartview.h"
 #include "ui/charts/markerlayer.h"
@@ -98,7 +99,8 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     connect(m_picker, &ParamPicker::picked, this, [this](const QStringList& names) { setPickedParams(names); });
     connect(m_picker, &ParamPicker::automaticRequested, this, [this] { setPickedParams(std::nullopt); });
     connect(m_parallel, &ParallelCoordinates::selectionChanged, this,
-            [this] { m_selection->setText(tr("%1 trial(s) in the brushes").arg(m_parallel->selected().size())); });
+            [this] { m_selection->setText(
+                tr("%1 in the brushes").arg(counted(static_cast<qint64>(m_parallel->selected().size()), "trial", "trials"))); });
 }
 
 StudyView::~StudyView()

@@ -1,5 +1,6 @@
 #include "ui/study/internal/studywidgets.h"
 
+#include "ui/charts/axisscale.h"
 #include "ui/exporting.h"
 #include "ui/theme.h"
 
@@ -10,31 +11,6 @@
 #include <cmath>
 
 namespace pitwall::ui {
-
-namespace {
-
-QString durationText(double seconds)
-{
-    const auto s = static_cast<long long>(std::llround(seconds));
-    if (s >= 3600)
-        return QStringLiteral("%1:%2:%3")
-            .arg(s / 3600)
-            .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
-            .arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-double niceStep(double span, int ticks)
-{
-    const double raw = span / std::max(1, ticks);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * magnitude)
-            return m * magnitude;
-    return 10 * magnitude;
-}
-
-} // namespace
 
 TrialTimeline::TrialTimeline(QWidget* parent) : QWidget(parent)
 {
@@ -112,12 +88,12 @@ void TrialTimeline::paintEvent(QPaintEvent*)
     }
     // Time axis, relative to the first start.
     p.setPen(pal.color(QPalette::Text));
-    const double step = niceStep(m_t1 - m_t0, std::max(2, static_cast<int>(plot.width() / 90)));
+    const double step = niceTimeStep(m_t1 - m_t0, std::max(2, static_cast<int>(plot.width() / 90)));
     for (double t = 0; t <= m_t1 - m_t0 + 1e-9; t += step) {
         const double x = plot.left() + t * scale;
         p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
         p.drawText(QRectF(x - 40, plot.bottom() + 4, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                   durationText(t));
+                   timeLabel(t, step));
     }
 }
 
