@@ -49,14 +49,19 @@ std::string studyListText(const std::vector<StudySummary>& studies)
     for (const nlohmann::json& row : rows)
         directionWidth = std::max(directionWidth,
                                   static_cast<int>(join(row["directions"].get<std::vector<std::string>>(), ",").size()));
-    std::string text = stringPrintf("%-28s %-*s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", "study", directionWidth,
+    // The name column is as wide as the longest name (28 at least), so a long one never pushes its row's columns.
+    int nameWidth = 28;
+    for (const StudySummary& s : studies)
+        nameWidth = std::max(nameWidth, static_cast<int>(printable(s.study.name).size()));
+    std::string text = stringPrintf("%-*s %-*s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", nameWidth, "study", directionWidth,
                                     "direction", "sampler", "pruner", "trials", "complete", "pruned", "failed",
                                     "running", "best");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const nlohmann::json& row = rows[i];
         const std::optional<double>& best = studies[i].bestValue;
         text +=
-            stringPrintf("%-28s %-*s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", printable(studies[i].study.name).c_str(),
+            stringPrintf("%-*s %-*s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", nameWidth,
+                         printable(studies[i].study.name).c_str(),
                          directionWidth,
                          join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
                          row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),

@@ -132,6 +132,15 @@ void TestHpoStudyReport::studyListAsTextAndJson()
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith("study ") && lines[0].endsWith("running  best"), qPrintable(lines[0]));
     QCOMPARE(lines[1].simplified(), QString("speed minimize tpe median 5 3 1 0 1 0.125"));
+    // A name longer than the column widens it for every row: the other columns stay aligned.
+    StudySummary longer = s;
+    longer.study.name = "lead-speed-demo/Logits + nearest + frozen backbone";
+    const QStringList both = QString::fromStdString(studyListText({s, longer})).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(both.size(), 3);
+    const qsizetype column = both[0].indexOf("direction");
+    QVERIFY(column > longer.study.name.size());
+    QCOMPARE(both[1].indexOf("minimize"), column);
+    QCOMPARE(both[2].indexOf("minimize"), column);
 }
 
 void TestHpoStudyReport::bestTrialAsTextAndJson()
