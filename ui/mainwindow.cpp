@@ -266,7 +266,8 @@ void MainWindow::openDatabase(const QString& location)
     m_jobs->setDatabase(path);
     m_live->forgetRuns();
     m_compare->forget();
-    QMetaObject::invokeMethod(m_poller, "openDatabase", Qt::QueuedConnection, Q_ARG(QString, path));
+    QMetaObject::invokeMethod(m_poller, "openDatabase", Qt::QueuedConnection, Q_ARG(QString, path),
+                              Q_ARG(QString, m_wantedStudy));
 }
 
 void MainWindow::addCompareDatabase(const QString& location)
@@ -276,6 +277,8 @@ void MainWindow::addCompareDatabase(const QString& location)
 
 void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
 {
+    if (snapshot.location != m_database)
+        return; // read from the database open before: nothing of it is shown once another is open
     m_snapshot = snapshot;
     m_haveSnapshot = true;
     if (!snapshot.error.isEmpty()) {

@@ -15,6 +15,8 @@
 
 #include <QtTest>
 
+#include <QAbstractItemView>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -36,21 +38,28 @@ namespace {
 void answerFileDialog(const QString& path)
 {
     auto* poll = new QTimer;
-    QObject::connect(poll, &QTimer::timeout, [poll, path] {
+    auto answered = std::make_shared<int>(0);
+    QObject::connect(poll, &QTimer::timeout, [poll, path, answered] {
         QFileDialog* dialog = nullptr;
         for (QWidget* w : QApplication::topLevelWidgets())
             if (auto* d = qobject_cast<QFileDialog*>(w); d && d->isVisible())
                 dialog = d;
-        if (!dialog)
+        if (!dialog) {
+            if (*answered > 0) { // it closed: done
+                poll->stop();
+                poll->deleteLater();
+            }
             return;
-        poll->stop();
-        poll->deleteLater();
+        }
         auto* name = dialog->findChild<QLineEdit*>("fileNameEdit");
-        if (!name) { // the dialog's layout changed: fail visibly instead of waiting
-            qWarning("no file name field in the file dialog");
+        if (!name || ++*answered > 50) { // the dialog's layout changed, or it never takes the answer: fail visibly
+            qWarning("cannot answer the file dialog");
             dialog->reject();
             return;
         }
+        // The file name completer may pop up another file of the folder (demo.db for other.db) and take the
+        // Return: without it, Return takes what was typed. Typed again on the next tick while the dialog stays.
+        name->setCompleter(nullptr);
         name->clear();
         QTest::keyClicks(name, path);
         QTest::keyClick(name, Qt::Key_Return);
@@ -84,6 +93,7 @@ private Q_SLOTS:
     void aMissingFolderIsRefusedInADialog();
     void aRecentDatabaseOpensWithOneClick();
     void runTheDemoStartsTheDemoStudy();
+    void openingAnotherDatabaseLeavesNothingOfTheFirst();
 
 private:
     QTemporaryDir m_dir;
@@ -221,6 +231,80 @@ void TestStartPage::runTheDemoStartsTheDemoStudy()
     QVERIFY(stop.waitForFinished(120000));
     QCOMPARE(stop.exitCode(), 0);
     closeErrorDialogs();
+}
+
+namespace {
+// Every text the window shows in its visible widgets: labels, tree and list items, table cells, combo boxes,
+// window title and status line.
+QStringList shownTexts(QWidget* root)
+{
+    QStringList texts{root->windowTitle()};
+    for (QWidget* w : root->findChildren<QWidget*>()) {
+        if (!w->isVisible())
+            continue;
+        if (auto* label = qobject_cast<QLabel*>(w))
+            texts << label->text();
+        else if (auto* combo = qobject_cast<QComboBox*>(w))
+            for (int i = 0; i < combo->count(); ++i)
+                texts << combo->itemText(i);
+        else if (auto* view = qobject_cast<QAbstractItemView*>(w); view && view->model()) {
+            const QAbstractItemModel* model = view->model();
+            std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+                for (int r = 0; r < model->rowCount(parent); ++r)
+                    for (int c = 0; c < model->columnCount(parent); ++c) {
+                        const QModelIndex index = model->index(r, c, parent);
+                        texts << index.data().toString();
+                        if (c == 0)
+                            walk(index);
+                    }
+            };
+            walk({});
+        }
+    }
+    return texts;
+}
+} // namespace
+
+void TestStartPage::openingAnotherDatabaseLeavesNothingOfTheFirst()
+{
+    // The second database: one study of its own.
+    const QString other = m_dir.filePath("other.db");
+    {
+        auto store = openStore(other.toStdString());
+        const auto id = store->createStudy("lane-keeping", {StudyDirection::Minimize});
+        const auto trial = store->createTrial(id);
+        store->finishTrial(trial.id, TrialState::Complete, {0.5});
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.focusStudy("autospeed-hpo");
+    window.openDatabase(m_demo);
+    for (View v : {View::Studies, View::Study, View::Live, View::Compare, View::Benchmarks}) {
+        window.showView(v);
+        QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(v), 20000);
+    }
+    QVERIFY(shownTexts(&window).join('\n').contains("autospeed-hpo")); // the first database is on screen
+    // File > Open database… > other.db, as a user opens another database.
+    answerFileDialog(other);
+    QAction* open = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Open database…"))
+            open = a;
+    QVERIFY(open);
+    open->trigger(); // the dialog runs its own loop until answered; opening rebuilds the recent-files menu
+    QTRY_COMPARE(window.database(), other);
+    for (View v : {View::Studies, View::Study, View::Live, View::Compare, View::Benchmarks}) {
+        window.showView(v);
+        QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(v), 20000);
+        QTest::qWait(20);
+        const QStringList texts = shownTexts(&window);
+        for (const QString& first : {QStringLiteral("autospeed-hpo"), QStringLiteral("transfuser-seeds"), m_demo})
+            for (const QString& text : texts)
+                QVERIFY2(!text.contains(first), qPrintable(QString("view %1 still shows '%2' of the first database: %3")
+                                                               .arg(viewName(v), first, text.left(200))));
+    }
+    QVERIFY(shownTexts(&window).join('\n').contains("lane-keeping"));
 }
 
 int main(int argc, char** argv)

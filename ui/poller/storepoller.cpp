@@ -84,9 +84,10 @@ StorePoller::StorePoller(QObject* parent) : QObject(parent)
 
 StorePoller::~StorePoller() = default;
 
-void StorePoller::openDatabase(const QString& location)
+void StorePoller::openDatabase(const QString& location, const QString& focus)
 {
     m_location = location;
+    m_focus = focus;
     m_store.reset();
     m_lastCounter = -1;
     m_liveRun = 0;

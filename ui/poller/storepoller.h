@@ -89,7 +89,9 @@ public:
 
 public Q_SLOTS:
     // All slots run in the poller's thread (call through queued connections).
-    void openDatabase(const QString& location);
+    // Reads `location` from now on, with `focus` the study in focus (empty: none yet; the window picks the first):
+    // nothing of the previous database's focus carries over.
+    void openDatabase(const QString& location, const QString& focus = {});
     void setFocusStudy(const QString& name);
     // The run whose metrics stream as liveDelta; 0 stops streaming. Restarts from the first row.
     void setLiveRun(qint64 runId);
