@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the package on a clean Debian 12: a fresh root made with debootstrap (bookworm, minbase), into which apt
 # installs only the package and its Depends; then, inside it, `pitwall --version`, `pitwall plugins --check`, the
-# smoke training on the installed example config and `pitwall-gui --screenshot` (offscreen). Takes minutes and
+# smoke training on the installed example config, `pitwall-gui --screenshot` (offscreen) on its database and, in a
+# folder without one, of the start page the desktop menu opens on. Takes minutes and
 # downloads Debian's packages, so CI does not run it (CI checks the package's contents: tests/packaging).
 # Usage: sudo bash packaging/test-deb.sh [DEB]        (default: the one packaging/build-deb.sh wrote)
 #   PITWALL_DEB_ROOT=DIR keeps the root there (default: a temporary folder, removed at the end)
@@ -43,7 +44,12 @@ in_root sh -euc '
   pitwall study list --db smoke.db
   QT_QPA_PLATFORM=offscreen pitwall-gui --db smoke.db --screenshot /tmp/smoke/window.png
   ls -l /tmp/smoke/window.png
+  mkdir -p /tmp/empty && cd /tmp/empty
+  QT_QPA_PLATFORM=offscreen pitwall-gui --screenshot /tmp/smoke/start.png  # no database here: the start page
+  cd /tmp/smoke
   test -f /usr/share/man/man1/pitwall-train.1.gz && echo "man page: /usr/share/man/man1/pitwall-train.1.gz"
 '
-cp "$root/tmp/smoke/window.png" "${PITWALL_DEB_SCREENSHOT:-/tmp/pitwall-deb-window.png}"
+shot="${PITWALL_DEB_SCREENSHOT:-/tmp/pitwall-deb-window.png}"
+cp "$root/tmp/smoke/window.png" "$shot"
+cp "$root/tmp/smoke/start.png" "${shot%.png}-start.png"
 echo "test-deb: pass in $(( $(date +%s) - start )) s; the window's screenshot: ${PITWALL_DEB_SCREENSHOT:-/tmp/pitwall-deb-window.png}"
