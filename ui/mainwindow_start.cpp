@@ -3,7 +3,7 @@
 #include "ui/mainwindow.h"
 
 #include "ui/application.h"
-#include "ui/configure/configureview.h"
+#include "ui/configure/runoptions.h"
 #include "ui/jobs/jobspanel.h"
 #include "ui/start/startpage.h"
 #include "ui/tasks/taskmanager.h"
@@ -22,16 +22,6 @@
 #include <QStatusBar>
 
 namespace pitwall::ui {
-
-namespace {
-QStringList toQt(const std::vector<std::string>& words)
-{
-    QStringList list;
-    for (const std::string& w : words)
-        list << QString::fromStdString(w);
-    return list;
-}
-} // namespace
 
 void MainWindow::buildStartPage()
 {

@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 
 #include "core/config/configargs.h"
+#include "core/hpo/asktell.h"
 #include "core/hpo/study.h"
 #include "core/hpo/studyargs.h"
 #include "core/hpo/studyreport.h"
@@ -47,49 +48,24 @@ int createStudy(const Args& args)
 
 int askTrial(const Args& args)
 {
-    const Schema schema = schemaWithWarnings();
-    std::vector<std::string> sections;
-    // Without --model the objective may be any black box: a name of no config key is a free parameter.
-    SpaceNames names = SpaceNames::FreeAllowed;
-    if (auto model = args.value("model")) {
-        sections = ownerSections(schema, *model);
-        if (sections.empty())
-            throw InputError("--model '" + *model + "' declares no config keys (known: " + join(schema.owners(), ", ") +
-                             ")");
-        names = SpaceNames::ConfigKeysOnly;
-    }
     const SearchSpace space =
-        SearchSpace::load(args.required("space", "the search space YAML"), schema, sections, names);
+        loadAskSpace(schemaWithWarnings(), args.required("space", "the search space YAML"), args.value("model"));
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
-    const AskedTrial asked = study.ask(space);
-    std::cout << askedTrialJson(asked).dump() << "\n";
+    std::cout << askedTrialJson(study.ask(space)).dump() << "\n";
     return kExitOk;
 }
 
 int tellTrial(const Args& args)
 {
     const int number = requireTrialNumber(args);
-    const TellRequest request =
-        parseTellRequest(args.values("intermediate"), args.values("value"), args.values("constraint"),
-                         args.value("state"), [](const std::string& text) { std::cerr << "warning: " << text << "\n"; });
+    const TellWarning warn = [](const std::string& text) { std::cerr << "warning: " << text << "\n"; };
+    const TellRequest request = parseTellRequest(args.values("intermediate"), args.values("value"),
+                                                 args.values("constraint"), args.value("state"), warn);
     const auto store = openStore(args.database(), OpenMode::ReadWrite);
     Study study = openStudy(*store, args);
-    for (const auto& [step, values] : request.intermediate)
-        if (!study.report(number, step, values))
-            std::cerr << "warning: trial " << number << " already has a value at step " << step
-                      << "; the new one is ignored (as Optuna does)\n";
-    if (!request.state)
-        return kExitOk;
-    const TrialState ended = study.tell(number, *request.state, request.values, request.constraints);
-    if (ended != *request.state) {
-        std::vector<std::string> values;
-        for (double v : request.values)
-            values.push_back(formatDouble(v));
-        std::cerr << "warning: the value " << join(values, ", ") << " is not acceptable; trial " << number
-                  << " is FAIL (as Optuna does)\n";
-    }
-    std::cout << toldTrialText(study.requireTrial(number));
+    if (applyTellRequest(study, number, request, warn))
+        std::cout << toldTrialText(study.requireTrial(number));
     return kExitOk;
 }
 

@@ -35,6 +35,64 @@ int writeManPage(const QCommandLineParser& parser, const QList<QCommandLineOptio
     return 0;
 }
 
+// The options that say what the window opens, as parseAndRun declared them.
+struct WindowOptions {
+    const QCommandLineOption& db;
+    const QCommandLineOption& compareDb;
+    const QCommandLineOption& screenshot;
+    const QCommandLineOption& study;
+    const QCommandLineOption& view;
+    const QCommandLineOption& theme;
+};
+
+// Fills `options` from the parsed command line; false after printing what is wrong (exit status 2).
+bool readOptions(const QCommandLineParser& parser, const WindowOptions& o, pitwall::ui::WorkbenchOptions& options)
+{
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 || (files.size() == 1 && parser.isSet(o.db))) {
+        std::fprintf(stderr, "pitwall-gui: give one results database, as FILE or as --db FILE (got %s)\n",
+                     qPrintable((parser.isSet(o.db) ? QStringList{parser.value(o.db)} + files : files)
+                                    .join(QStringLiteral(", "))));
+        return false;
+    }
+
+    const auto view = pitwall::ui::parseView(parser.value(o.view));
+    if (!view) {
+        std::fprintf(stderr, "pitwall-gui: unknown view '%s' (studies, configure, live, study, compare, benchmarks)\n",
+                     qPrintable(parser.value(o.view)));
+        return false;
+    }
+    std::optional<pitwall::ui::ThemeChoice> theme;
+    if (parser.isSet(o.theme)) {
+        theme = pitwall::ui::parseThemeChoice(parser.value(o.theme));
+        if (!theme) {
+            std::fprintf(stderr, "pitwall-gui: unknown theme '%s' (system, light, dark)\n",
+                         qPrintable(parser.value(o.theme)));
+            return false;
+        }
+    }
+    options.theme = theme;
+    options.db = parser.isSet(o.db) ? parser.value(o.db)
+                 : files.size() == 1    ? files.front()
+                                        : QString::fromStdString(pitwall::defaultDatabasePath());
+    options.dbGiven = parser.isSet(o.db) || files.size() == 1 || !qEnvironmentVariableIsEmpty("PITWALL_DB");
+    options.compareDbs = parser.values(o.compareDb);
+    options.study = parser.value(o.study);
+    options.view = *view;
+    options.screenshot = parser.value(o.screenshot);
+    if (parser.isSet(o.screenshot) && options.screenshot.isEmpty()) {
+        std::fprintf(stderr, "pitwall-gui: --screenshot needs the PNG file to write\n");
+        return false;
+    }
+    if (!options.screenshot.isEmpty())
+        for (const QString& file : options.compareDbs)
+            if (!QFileInfo::exists(file)) {
+                std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(file));
+                return false;
+            }
+    return true;
+}
+
 // Returns the exit status.
 int parseAndRun(pitwall::ui::Application& app)
 {
@@ -75,49 +133,10 @@ int parseAndRun(pitwall::ui::Application& app)
     if (parser.isSet(manOption))
         return writeManPage(parser, {dbOption, compareDbOption, screenshotOption, studyOption, viewOption, themeOption},
                             parser.value(manOption));
-    const QStringList files = parser.positionalArguments();
-    if (files.size() > 1 || (files.size() == 1 && parser.isSet(dbOption))) {
-        std::fprintf(stderr, "pitwall-gui: give one results database, as FILE or as --db FILE (got %s)\n",
-                     qPrintable((parser.isSet(dbOption) ? QStringList{parser.value(dbOption)} + files : files)
-                                    .join(QStringLiteral(", "))));
-        return 2;
-    }
-
-    const auto view = pitwall::ui::parseView(parser.value(viewOption));
-    if (!view) {
-        std::fprintf(stderr, "pitwall-gui: unknown view '%s' (studies, configure, live, study, compare, benchmarks)\n",
-                     qPrintable(parser.value(viewOption)));
-        return 2;
-    }
-    std::optional<pitwall::ui::ThemeChoice> theme;
-    if (parser.isSet(themeOption)) {
-        theme = pitwall::ui::parseThemeChoice(parser.value(themeOption));
-        if (!theme) {
-            std::fprintf(stderr, "pitwall-gui: unknown theme '%s' (system, light, dark)\n",
-                         qPrintable(parser.value(themeOption)));
-            return 2;
-        }
-    }
     pitwall::ui::WorkbenchOptions options;
-    options.theme = theme;
-    options.db = parser.isSet(dbOption) ? parser.value(dbOption)
-                 : files.size() == 1    ? files.front()
-                                        : QString::fromStdString(pitwall::defaultDatabasePath());
-    options.dbGiven = parser.isSet(dbOption) || files.size() == 1 || !qEnvironmentVariableIsEmpty("PITWALL_DB");
-    options.compareDbs = parser.values(compareDbOption);
-    options.study = parser.value(studyOption);
-    options.view = *view;
-    options.screenshot = parser.value(screenshotOption);
-    if (parser.isSet(screenshotOption) && options.screenshot.isEmpty()) {
-        std::fprintf(stderr, "pitwall-gui: --screenshot needs the PNG file to write\n");
+    if (!readOptions(parser, {dbOption, compareDbOption, screenshotOption, studyOption, viewOption, themeOption},
+                     options))
         return 2;
-    }
-    if (!options.screenshot.isEmpty())
-        for (const QString& file : options.compareDbs)
-            if (!QFileInfo::exists(file)) {
-                std::fprintf(stderr, "pitwall-gui: no database at %s\n", qPrintable(file));
-                return 2;
-            }
     return pitwall::ui::runWorkbench(app, options);
 }
 
