@@ -16,7 +16,7 @@ PACKAGES=(
   # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)
   libopenblas0-openmp
   # window
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth dbus-daemon
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev qt6-qpa-plugins xvfb xauth dbus-daemon
   # reference and interop checks (Debian's python3, /usr/bin/python3)
   python3 python3-optuna python3-torch python3-torchvision python3-yaml python3-pil
   # the package checks (tests/packaging): the desktop entry, the AppStream metadata, lintian; groff for the man pages

@@ -6,6 +6,12 @@
 #include <QAction>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QGraphicsView>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <QTemporaryFile>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QSaveFile>
@@ -14,8 +20,6 @@
 
 namespace pitwall::ui {
 
-namespace {
-// The cells as one CSV record, quoted and formula-guarded by core's csvRow.
 QString csvRecord(const QStringList& cells)
 {
     std::vector<std::string> texts;
@@ -24,6 +28,7 @@ QString csvRecord(const QStringList& cells)
     return QString::fromStdString(csvRow(texts));
 }
 
+namespace {
 QString proposedName(const QWidget* widget, const char* suffix)
 {
     QString name = widget->objectName();
@@ -48,15 +53,84 @@ QString tableToCsv(const QAbstractItemModel& model)
     return out;
 }
 
-QString writeCsv(const QAbstractItemModel& model, const QString& path)
+QString writeText(const QString& text, const QString& path)
 {
     QSaveFile file(path); // written beside, then renamed over: a full disk leaves the old file and says so
     if (!file.open(QIODevice::WriteOnly))
         return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    file.write(tableToCsv(model).toUtf8());
+    file.write(text.toUtf8());
     if (!file.commit())
         return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
     return {};
+}
+
+QString writeCsv(const QAbstractItemModel& model, const QString& path)
+{
+    return writeText(tableToCsv(model), path);
+}
+
+namespace {
+// Paints the widget on a vector device: a graphics view's scene through QGraphicsView::render (vectors), any
+// other widget through QWidget::render.
+void renderVector(QWidget& widget, QPainter& painter)
+{
+    if (auto* view = qobject_cast<QGraphicsView*>(&widget))
+        view->render(&painter, QRectF(0, 0, widget.width(), widget.height()), widget.rect());
+    else
+        widget.render(&painter);
+}
+
+// A file written beside `path` by `write` and renamed over it when `write` succeeded.
+template <typename Write>
+QString writeBeside(const QString& path, Write write)
+{
+    QTemporaryFile temp(QFileInfo(path).absoluteFilePath() + QStringLiteral(".XXXXXX"));
+    if (!temp.open())
+        return QObject::tr("cannot write %1: %2").arg(path, temp.errorString());
+    temp.close();
+    if (!write(temp.fileName()))
+        return QObject::tr("cannot write %1").arg(path);
+    QFile::remove(path);
+    if (!temp.rename(path))
+        return QObject::tr("cannot write %1: %2").arg(path, temp.errorString());
+    temp.setAutoRemove(false);
+    return {};
+}
+} // namespace
+
+QString writeSvg(QWidget& widget, const QString& path)
+{
+    return writeBeside(path, [&widget](const QString& file) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(widget.size());
+        svg.setViewBox(QRect(QPoint(0, 0), widget.size()));
+        svg.setTitle(widget.objectName());
+        svg.setDescription(QStringLiteral("Pitwall chart"));
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return false;
+        renderVector(widget, painter);
+        return painter.end();
+    });
+}
+
+QString writePdf(QWidget& widget, const QString& path)
+{
+    return writeBeside(path, [&widget](const QString& file) {
+        QPdfWriter pdf(file);
+        pdf.setTitle(widget.objectName());
+        pdf.setCreator(QStringLiteral("Pitwall"));
+        // One page the widget's size (at 96 dpi), no margins.
+        pdf.setResolution(96);
+        pdf.setPageSize(QPageSize(QSizeF(widget.width(), widget.height()) * 72.0 / 96.0, QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QPainter painter;
+        if (!painter.begin(&pdf))
+            return false;
+        renderVector(widget, painter);
+        return painter.end();
+    });
 }
 
 QString writePng(QWidget& widget, const QString& path)
@@ -78,11 +152,31 @@ void exportInteractively(QWidget* target)
             return;
         error = writeCsv(*view->model(), path);
     } else {
-        const QString path = QFileDialog::getSaveFileName(target, QObject::tr("Save as PNG"),
-                                                          proposedName(target, ".png"), QObject::tr("PNG (*.png)"));
+        // The format by the chosen filter, or by the suffix typed.
+        const bool hasData = target->metaObject()->indexOfMethod("dataCsv()") >= 0;
+        QStringList filters{QObject::tr("PNG image (*.png)"), QObject::tr("SVG drawing (*.svg)"),
+                            QObject::tr("PDF document (*.pdf)")};
+        if (hasData)
+            filters << QObject::tr("Chart data as CSV (*.csv)");
+        QString filter = filters.first();
+        const QString path = QFileDialog::getSaveFileName(target, QObject::tr("Export chart"), proposedName(target, ".png"),
+                                                          filters.join(QStringLiteral(";;")), &filter);
         if (path.isEmpty())
             return;
-        error = writePng(*target, path);
+        QString suffix = QFileInfo(path).suffix().toLower();
+        if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf") &&
+            suffix != QLatin1String("csv"))
+            suffix = filter.section(QStringLiteral("*."), 1).left(3);
+        if (suffix == QLatin1String("svg"))
+            error = writeSvg(*target, path);
+        else if (suffix == QLatin1String("pdf"))
+            error = writePdf(*target, path);
+        else if (suffix == QLatin1String("csv") && hasData) {
+            QString csv;
+            QMetaObject::invokeMethod(target, "dataCsv", Qt::DirectConnection, Q_RETURN_ARG(QString, csv));
+            error = writeText(csv, path);
+        } else
+            error = writePng(*target, path);
     }
     if (!error.isEmpty())
         QMessageBox::warning(target, QObject::tr("Export"), error);
@@ -100,7 +194,7 @@ void addCsvExportMenu(QAbstractItemView* view)
 void addPngExportMenu(QWidget* widget)
 {
     widget->setContextMenuPolicy(Qt::ActionsContextMenu);
-    auto* action = new QAction(QObject::tr("Save as PNG…"), widget);
+    auto* action = new QAction(QObject::tr("Save as PNG, SVG or PDF…"), widget);
     QObject::connect(action, &QAction::triggered, widget, [widget] { exportInteractively(widget); });
     widget->addAction(action);
     widget->setProperty("pitwallExport", true);

@@ -32,6 +32,9 @@ std::string MeanStd::toString(int decimals) const
 {
     if (count == 0)
         return "–";
+    // A spread only where there is one: a single value is printed alone, not "± 0.000".
+    if (count < 2)
+        return formatFixedPoint(mean, decimals);
     return formatFixedPoint(mean, decimals) + " ± " + formatFixedPoint(std, decimals);
 }
 

@@ -14,7 +14,7 @@ struct MeanStd {
     double mean = 0.0;
     double std = 0.0; // sample standard deviation (n − 1); 0 for a single value
     int count = 0;
-    // "93.6 ± 1.0" with `decimals` digits; "–" when there are no values.
+    // "93.6 ± 1.0" with `decimals` digits; "93.6" for a single value (no spread to show); "–" for none.
     std::string toString(int decimals = 2) const;
 };
 MeanStd meanStd(const std::vector<double>& values);

@@ -248,6 +248,7 @@ void TestChartAxes::noViewElidesAnAxisLabel()
     window.showView(static_cast<View>(view));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.size(), size); // every view fits a 1024x700 window (no minimum height above it)
     window.openDatabase(m_db);
     QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(static_cast<View>(view)), 20000);
     // Compare's curves are on its Curves tab.

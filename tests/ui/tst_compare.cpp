@@ -10,6 +10,7 @@
 #include "ui/charts/chartview.h"
 #include "ui/compare/compareview.h"
 #include "ui/mainwindow.h"
+#include "ui/theme.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -41,6 +42,16 @@ QString cell(QTableWidget* table, const QString& rowKey, const QString& header)
         if (table->item(r, 0)->text() == rowKey && column >= 0)
             return table->item(r, column)->text();
     return "<missing " + rowKey + " / " + header + ">";
+}
+
+QTableWidgetItem* cellItem(QTableWidget* table, const QString& rowKey, const QString& header)
+{
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (table->horizontalHeaderItem(c)->text() == header)
+            for (int r = 0; r < table->rowCount(); ++r)
+                if (table->item(r, 0)->text() == rowKey)
+                    return table->item(r, c);
+    return nullptr;
 }
 
 QStringList headers(QTableWidget* table)
@@ -119,6 +130,7 @@ private Q_SLOTS:
     void summarisesGroupsOfSeeds();
     void comparesTrialsOfTwoStudies();
     void comparesTrialsOfTwoDatabases();
+    void sideBySideColumnsShareTheWidth();
     void refusesAFileThatIsNotAResultsDatabase_data();
     void refusesAFileThatIsNotAResultsDatabase();
     void flattensYaml();
@@ -163,6 +175,14 @@ void TestCompare::initTestCase()
     QVERIFY(QDir(m_dir.path()).mkpath("machine-a") && QDir(m_dir.path()).mkpath("machine-b"));
     m_machineA = m_dir.filePath("machine-a/results.db");
     m_machineB = m_dir.filePath("machine-b/other.db");
+    // Two trials as Optuna writes them (no runs): parameters with every digit of a double.
+    const auto optunaLike = store->createStudy("optuna-digits", {StudyDirection::Minimize});
+    const Distribution lr{Distribution::Kind::Float, 1e-5, 1e-2, true, std::nullopt, {}};
+    for (double value : {0.004303254965069589, 0.0001749991487239607}) {
+        const TrialRecord trial = store->createTrial(optunaLike);
+        store->setTrialParam(trial.id, "training.optimization.lr", value, lr);
+        store->finishTrial(trial.id, TrialState::Complete, {value * 100});
+    }
     writeMachineDatabase(m_machineA, 0.001, "bilinear", 0, 0.42, 61.5);
     writeMachineDatabase(m_machineB, 0.003, "nearest", 3, 0.37, 70.25);
 }
@@ -227,6 +247,16 @@ void TestCompare::summarisesGroupsOfSeeds()
     QCOMPARE(cell(metrics, "objective", "#1 (Δ vs #0)"), QString("0.79 (-0.02)"));
     QCOMPARE(cell(metrics, "objective", "mean ± std (#0,#1,#2)"), QString("0.81 ± 0.02 (n=3)"));
     QCOMPARE(cell(metrics, "metrics/waypoint_l1", "mean ± std (#0,#1,#2)"), QString("1.1 ± 0.1 (n=3)"));
+    // Deltas coloured by which way is better: the objective (a minimised study) went down, better; the waypoint
+    // error went up, worse. The first trial's own column, the reference, is not coloured.
+    const QPalette palette = compare->palette();
+    QCOMPARE(cellItem(metrics, "objective", "#1 (Δ vs #0)")->foreground().color(), ui::stateColor("BEST", palette));
+    QTableWidgetItem* worse = cellItem(metrics, "metrics/waypoint_l1", "#1 (Δ vs #0)");
+    QCOMPARE(worse->text(), QString("1.1 (+0.1)"));
+    QCOMPARE(worse->foreground().color(), ui::stateColor("FAIL", palette));
+    QVERIFY2(worse->toolTip().startsWith("1.1000000000000001") && worse->toolTip().endsWith("(worse)"),
+             qPrintable(worse->toolTip()));
+    QCOMPARE(cellItem(metrics, "objective", "#0")->foreground().style(), Qt::NoBrush);
     // Seeds of one config: no config differences at all.
     compare->differencesOnly()->setChecked(true);
     QTRY_COMPARE(compare->visibleConfigKeys(), QStringList());
@@ -271,7 +301,7 @@ void TestCompare::comparesTrialsOfTwoStudies()
     QTableWidget* metrics = compare->metricsTable();
     QCOMPARE(headers(metrics),
              QStringList({"Metric", "two-variants / #1", "transfuser-seeds / #1 (Δ vs two-variants / #1)",
-                          "transfuser-seeds / #2 (Δ vs two-variants / #1)", "mean ± std (two-variants / #1)",
+                          "transfuser-seeds / #2 (Δ vs two-variants / #1)",
                           "mean ± std (transfuser-seeds / #1,transfuser-seeds / #2)"}));
     QCOMPARE(cell(metrics, "objective", "two-variants / #1"), QString("1.5"));
     QCOMPARE(cell(metrics, "objective", "transfuser-seeds / #1 (Δ vs two-variants / #1)"), QString("0.79 (-0.71)"));
@@ -339,7 +369,7 @@ void TestCompare::comparesTrialsOfTwoDatabases()
     const QString b = "other.db / Baseline / #0";
     const QString bDelta = b + " (Δ vs " + a + ")";
     QTableWidget* metrics = compare->metricsTable();
-    QCOMPARE(headers(metrics), QStringList({"Metric", a, bDelta, "mean ± std (" + a + ")", "mean ± std (" + b + ")"}));
+    QCOMPARE(headers(metrics), QStringList({"Metric", a, bDelta})); // no spread column for a group of one
     QCOMPARE(cell(metrics, "objective", a), QString("0.42"));
     QCOMPARE(cell(metrics, "objective", bDelta), QString("0.37 (-0.05)"));
     QCOMPARE(cell(metrics, "driving_score", a), QString("61.5"));
@@ -368,7 +398,39 @@ void TestCompare::comparesTrialsOfTwoDatabases()
     QCOMPARE(compare->checkedTrials(), QList<Ref>({{"Baseline", 0}}));
     QVERIFY(!compare->pickerStudy("Baseline", other));
     QVERIFY(compare->pickerStudy("Baseline")->text(0).startsWith("Baseline  (1 "));
-    QTRY_COMPARE(headers(compare->metricsTable()), QStringList({"Metric", "#0", "mean ± std (#0)"}));
+    QTRY_COMPARE(headers(compare->metricsTable()), QStringList({"Metric", "#0"}));
+}
+
+void TestCompare::sideBySideColumnsShareTheWidth()
+{
+    ui::MainWindow window;
+    ui::CompareView* compare = openCompare(window, "optuna-digits");
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Compare) && window.snapshot().focusStudy == "optuna-digits",
+                             10000);
+    compare->setChecked({0, 1});
+    QTRY_VERIFY(window.viewReady(ui::View::Compare));
+    for (QSize size : {QSize(1200, 760), QSize(1024, 700)}) {
+        window.resize(size);
+        QTRY_COMPARE(window.size(), size);
+        QTableWidget* config = compare->configTable();
+        QTRY_VERIFY(config->rowCount() == 1);
+        // Six significant digits, every digit in the tooltip.
+        QTableWidgetItem* lr = cellItem(config, "training.optimization.lr", "#0");
+        QVERIFY(lr);
+        QCOMPARE(lr->text(), QString("0.00430325"));
+        QCOMPARE(lr->toolTip(), QString("0.004303254965069589"));
+        QCOMPARE(cellItem(config, "training.optimization.lr", "#1")->text(), QString("0.000174999"));
+        // Both trials' columns equally wide and inside the table: none is pushed out of sight.
+        QCoreApplication::processEvents();
+        QVERIFY2(std::abs(config->columnWidth(1) - config->columnWidth(2)) <= 1, // the remainder pixel
+                 qPrintable(QStringLiteral("%1 vs %2").arg(config->columnWidth(1)).arg(config->columnWidth(2))));
+        QVERIFY2(config->columnViewportPosition(2) + config->columnWidth(2) <= config->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 + %2 > %3")
+                                .arg(config->columnViewportPosition(2))
+                                .arg(config->columnWidth(2))
+                                .arg(config->viewport()->width())));
+        QVERIFY(config->columnWidth(1) >= config->fontMetrics().horizontalAdvance(lr->text()));
+    }
 }
 
 void TestCompare::refusesAFileThatIsNotAResultsDatabase_data()

@@ -69,9 +69,9 @@ ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
     chart->addAxis(m_y, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumSize(200, 150);
+    setMinimumSize(200, 110);
     applyTheme(this);
-    addPngExportMenu(this);
+    addToolActions();
     m_emptyText = tr("No data yet");
     m_title = title;
     // A new plot size may give the axes room for more or fewer ticks: refit once the layout settles.
@@ -167,6 +167,8 @@ void ChartView::removeAll()
     chart()->removeAllSeries();
     m_series.clear();
     m_bounds.clear();
+    m_curves.clear();
+    m_raw.clear();
     m_nextColor = 0;
 }
 
@@ -212,18 +214,23 @@ void applyScale(QAbstractAxis* axis, const AxisScale& scale)
             value->setTickCount(std::clamp(intervals + 1, 2, 12));
         return;
     }
+    // Ticks on the multiples of the step within the range (a zoomed range need not start on one).
+    QList<double> ticks;
+    const double first = std::ceil(scale.lo / scale.step - 1e-9) * scale.step;
+    for (int i = 0; first + i * scale.step <= scale.hi + scale.step * 1e-9 && i <= intervals + 1; ++i)
+        ticks << first + i * scale.step;
     QStringList labels;
-    for (int i = 0; i <= intervals; ++i)
-        labels << axisLabel(scale.lo + i * scale.step, scale.step);
+    for (double tick : ticks)
+        labels << axisLabel(tick, scale.step);
     if (category->categoriesLabels() == labels && category->min() == scale.lo && category->max() == scale.hi)
         return;
     for (const QString& label : category->categoriesLabels())
         category->remove(label);
     // Each label sits on its tick's value (the category that ends there); the first category starts a step
-    // below the range, so that the lowest tick has its label too.
-    category->setStartValue(scale.lo - scale.step);
-    for (int i = 0; i <= intervals; ++i)
-        category->append(labels[i], scale.lo + i * scale.step);
+    // below the first tick, so that the lowest tick has its label too.
+    category->setStartValue(first - scale.step);
+    for (qsizetype i = 0; i < ticks.size(); ++i)
+        category->append(labels[i], ticks[i]);
     category->setRange(scale.lo, scale.hi);
 }
 } // namespace
@@ -320,9 +327,8 @@ void ChartView::fitAxes()
 {
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     bool wholeX = true;
-    for (QXYSeries* series : std::as_const(m_series)) {
-        auto b = m_bounds.constFind(series);
-        if (!series->isVisible() || b == m_bounds.constEnd())
+    for (auto b = m_bounds.constBegin(); b != m_bounds.constEnd(); ++b) {
+        if (!b.key()->isVisible())
             continue;
         wholeX = wholeX && b->wholeX;
         x0 = std::min(x0, b->x0);
@@ -339,7 +345,14 @@ void ChartView::fitAxes()
     m_budgetRefits = 0;
     for (const StageMark& mark : m_marks)
         wholeX = wholeX && mark.x == std::floor(mark.x);
-    const AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX);
+    if (m_zoomed) {
+        // The user's x range as it is (ticks on the multiples of a step that fits it); y fitted to what is in it.
+        x0 = m_zoomLo, x1 = m_zoomHi;
+        zoomedBounds(y0, y1);
+    }
+    AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX);
+    if (m_zoomed)
+        ranges.x0 = m_zoomLo, ranges.x1 = m_zoomHi;
     applyScale(m_x, {ranges.x0, ranges.x1, ranges.xStep});
     if (m_logY) {
         auto* log = qobject_cast<QLogValueAxis*>(m_y);
@@ -388,6 +401,7 @@ int ChartView::plotWidth() const
 void ChartView::drawForeground(QPainter* painter, const QRectF& rect)
 {
     QChartView::drawForeground(painter, rect);
+    drawCrosshair(painter);
     if (!hasData() && !m_emptyText.isEmpty()) {
         painter->save();
         painter->setPen(palette().color(QPalette::PlaceholderText));
@@ -430,7 +444,7 @@ BarChartView::BarChartView(const QString& title, Layout layout, QWidget* parent)
     chart->addAxis(m_values, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumSize(200, 150);
+    setMinimumSize(200, 110);
     applyTheme(this);
     addPngExportMenu(this);
 }

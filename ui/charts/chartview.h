@@ -1,7 +1,14 @@
 #pragma once
 // A Qt Charts view with what every workbench chart needs: one x axis and a linear or logarithmic y axis
 // fitted to the data, series created on demand by key with palette-following colours, optional vertical
-// markers (stage boundaries) painted over the plot, and "Save as PNG…" in its context menu. GUI thread only.
+// markers (stage boundaries) painted over the plot, and the tools users expect of a scalar chart:
+// - curves (setCurve) smoothed with a debiased exponential moving average (the raw curve faint behind) and
+//   down-sampled to an envelope that keeps every spike (ui/charts/curves.h);
+// - a crosshair that shows every series' value at the cursor;
+// - zoom (drag a box along x, or the wheel) and pan (Shift+drag or middle drag), reset by a double click, Escape
+//   or the context menu;
+// - export as PNG, SVG or PDF and of its data as CSV (context menu, Ctrl+E).
+// GUI thread only.
 
 #include "ui/charts/axisscale.h"
 #include "ui/poller/liveseries.h"
@@ -9,9 +16,13 @@
 #include <QChartView>
 #include <QHash>
 
+#include <limits>
 #include <vector>
 
 class QAbstractAxis;
+class QKeyEvent;
+class QMouseEvent;
+class QWheelEvent;
 class QAbstractBarSeries;
 class QBarCategoryAxis;
 class QBarSet;
@@ -32,6 +43,15 @@ public:
     // Adds a series made by the caller (scatter, step line); the chart takes ownership.
     void addSeries(const QString& key, QXYSeries* series);
     void removeAll();
+    // Sets a line's curve from all its points (increasing x): smoothed by the chart's smoothing weight, with the
+    // raw curve faint behind when smoothing, and down-sampled to the plot's width (envelope). The points are
+    // kept for smoothing changes, the crosshair's raw values and the data export.
+    void setCurve(QLineSeries* series, const QList<QPointF>& points);
+    // The smoothing weight in [0, 1) of every curve (0: none); redraws the curves set before.
+    void setSmoothing(double weight);
+    double smoothing() const { return m_smoothing; }
+    // The faint raw curve behind a smoothed `series` (nullptr when not smoothing).
+    QLineSeries* rawCompanion(const QXYSeries* series) const { return m_raw.value(series); }
     // Replaces a series' points in one bulk call (no per-point signals) and remembers their bounds, so that
     // fitAxes need not read the points back.
     void setPoints(QXYSeries* series, const QList<QPointF>& points);
@@ -73,12 +93,40 @@ public:
     // A linear axis whose tick labels are axisLabel's compact numbers, never elided (a QCategoryAxis).
     static QValueAxis* newLinearAxis();
 
+    // Zoom along x: the axis shows lo..hi (and y fits the points within) until resetZoom.
+    void setZoomX(double lo, double hi);
+    void resetZoom();
+    bool zoomed() const { return m_zoomed; }
+    QPair<double, double> xRange() const;
+    QPair<double, double> yRange() const;
+    // The crosshair's text at x (what the cursor shows there): the x value, then one line per named series,
+    // "name: value" at the nearest point (with the raw value beside a smoothed one). Empty without data.
+    QStringList crosshairLines(double x) const;
+    // The x value under a view position (plot coordinates), for the crosshair and tests.
+    double xAt(const QPoint& viewPos) const;
+    // Where the crosshair is (NaN: the cursor is not over the plot).
+    double crosshairX() const { return m_cursorX; }
+    QPoint viewPosAt(double x, double y) const;
+    // Every series' points as CSV ("series,x,y"; all points given to setCurve, else those drawn).
+    Q_INVOKABLE QString dataCsv() const;
+
 protected:
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void changeEvent(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     void attach(QXYSeries* series);
+    void addToolActions();
+    void drawCurve(QLineSeries* series);
+    void drawCrosshair(QPainter* painter);
+    bool zoomedBounds(double& y0, double& y1) const;
     void plotAreaMoved();
     bool hasData() const;
     void updateLegend();
@@ -99,6 +147,14 @@ private:
     QString m_xTitle;
     QString m_title;
     QString m_emptyText;
+    QHash<const QXYSeries*, QList<QPointF>> m_curves; // all points of the curves set by setCurve
+    QHash<const QXYSeries*, QLineSeries*> m_raw;       // faint raw companions of smoothed curves
+    double m_smoothing = 0;
+    bool m_zoomed = false;
+    double m_zoomLo = 0, m_zoomHi = 1;
+    double m_cursorX = std::numeric_limits<double>::quiet_NaN(); // crosshair (NaN: none)
+    enum class Drag { None, Zoom, Pan } m_drag = Drag::None;
+    QPoint m_dragFrom, m_dragTo;
     TickBudget m_budget;     // the budget the axes were last fitted with
     int m_budgetRefits = 0;  // refits for a new plot size since the data last changed (bounded: no oscillation)
     bool m_refitQueued = false;

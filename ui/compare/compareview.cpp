@@ -2,12 +2,13 @@
 #include "ui/wording.h"
 
 #include "ui/charts/chartview.h"
-#include "ui/charts/lttb.h"
 #include "ui/exporting.h"
 #include "ui/poller/storepoller.h"
 #include "ui/study/studymath.h"
+#include "ui/theme.h"
 
 #include "core/config/yamlload.h"
+#include "core/report/metricsense.h"
 #include "core/util/error.h"
 
 #include <QCheckBox>
@@ -18,6 +19,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -114,6 +116,41 @@ QString groupKey(const TrialRef& ref, const TrialRecord& t)
 QString number(double v)
 {
     return QString::number(v, 'g', 5);
+}
+
+// A config value as shown: a number written with more than 6 significant digits (0.004303254965069589) at 6;
+// anything else (0.001000, 1e-4, bilinear) as written. The full text goes in the cell's tooltip.
+QString shownValue(const QString& text)
+{
+    bool ok = false;
+    const double v = text.toDouble(&ok); // C locale: YAML's numbers
+    if (!ok || !std::isfinite(v))
+        return text;
+    QString digits = text.section(QRegularExpression(QStringLiteral("[eE]")), 0, 0);
+    digits.remove(QRegularExpression(QStringLiteral("[^0-9]")));
+    while (digits.startsWith(QLatin1Char('0')))
+        digits.remove(0, 1);
+    while (digits.endsWith(QLatin1Char('0')))
+        digits.chop(1);
+    return digits.size() > 6 ? QString::number(v, 'g', 6) : text;
+}
+
+// The first column sized to its contents (at most 40 % of the table's width), the others sharing the rest
+// equally, so that no trial's column is pushed out of sight; cells that still do not fit elide in the middle.
+void shareColumns(QTableWidget* table)
+{
+    QHeaderView* header = table->horizontalHeader();
+    header->setStretchLastSection(false);
+    table->setTextElideMode(Qt::ElideMiddle);
+    if (table->columnCount() == 0)
+        return;
+    header->setSectionResizeMode(0, QHeaderView::Interactive);
+    table->resizeColumnToContents(0);
+    const int cap = std::max(120, table->viewport()->width() * 2 / 5);
+    if (table->columnWidth(0) > cap)
+        table->setColumnWidth(0, cap);
+    for (int c = 1; c < table->columnCount(); ++c)
+        header->setSectionResizeMode(c, QHeaderView::Stretch);
 }
 
 } // namespace
@@ -560,7 +597,9 @@ void CompareView::fillConfig()
             auto it = values[c].find(key);
             const QString text = it == values[c].end() ? QStringLiteral("—") : it->second;
             distinct.insert(it == values[c].end() ? QStringLiteral("\x01missing") : text);
-            m_config->setItem(r, static_cast<int>(c) + 1, new QTableWidgetItem(text));
+            auto* item = new QTableWidgetItem(shownValue(text));
+            item->setToolTip(text);
+            m_config->setItem(r, static_cast<int>(c) + 1, item);
         }
         const bool differs = distinct.size() > 1;
         keyItem->setData(Qt::UserRole, differs);
@@ -571,7 +610,7 @@ void CompareView::fillConfig()
                 m_config->item(r, c)->setFont(bold);
         }
     }
-    m_config->resizeColumnsToContents();
+    shareColumns(m_config);
     applyDiffFilter();
 }
 
@@ -589,6 +628,28 @@ QStringList CompareView::visibleConfigKeys() const
         if (!m_config->isRowHidden(r))
             keys << m_config->item(r, 0)->text();
     return keys;
+}
+
+MetricSense CompareView::senseOf(const QString& metric, const std::vector<Picked>& trials) const
+{
+    if (metric != QLatin1String("objective"))
+        return metricSense(metric.toStdString());
+    // The objective: its studies' first direction, when every compared trial's study agrees.
+    std::optional<StudyDirection> direction;
+    for (const Picked& p : trials) {
+        const Source* from = source(p.ref.database);
+        if (!from)
+            return MetricSense::Unknown;
+        const auto it = from->directions.find(p.ref.study);
+        if (it == from->directions.end() || it->second.empty())
+            return MetricSense::Unknown;
+        if (direction && *direction != it->second.front())
+            return MetricSense::Unknown;
+        direction = it->second.front();
+    }
+    if (!direction)
+        return MetricSense::Unknown;
+    return *direction == StudyDirection::Maximize ? MetricSense::HigherIsBetter : MetricSense::LowerIsBetter;
 }
 
 void CompareView::fillMetrics()
@@ -615,6 +676,8 @@ void CompareView::fillMetrics()
         else
             it->second.push_back(i);
     }
+    // A spread only where there is one: groups of one trial get no mean ± std column.
+    std::erase_if(groups, [](const auto& g) { return g.second.size() < 2; });
     QStringList headers{tr("Metric")};
     for (std::size_t i = 0; i < trials.size(); ++i)
         headers << (i == 0 ? labelOf(trials[i].ref)
@@ -629,23 +692,43 @@ void CompareView::fillMetrics()
     m_metrics->setColumnCount(headers.size());
     m_metrics->setHorizontalHeaderLabels(headers);
     m_metrics->setRowCount(static_cast<int>(metrics.size()));
+    const auto full = [](double v) { return QString::number(v, 'g', 17); };
     for (int r = 0; r < metrics.size(); ++r) {
         const QString& metric = metrics[r];
-        m_metrics->setItem(r, 0, new QTableWidgetItem(metric));
+        const MetricSense sense = senseOf(metric, trials);
+        auto* name = new QTableWidgetItem(metric);
+        name->setToolTip(sense == MetricSense::HigherIsBetter  ? tr("%1: higher is better").arg(metric)
+                         : sense == MetricSense::LowerIsBetter ? tr("%1: lower is better").arg(metric)
+                                                               : metric);
+        m_metrics->setItem(r, 0, name);
         std::optional<double> reference;
         for (std::size_t i = 0; i < trials.size(); ++i) {
             auto it = results[i].find(metric);
             QString text = QStringLiteral("—");
+            QString tip;
+            QColor colour;
             if (it != results[i].end()) {
                 text = number(it->second);
-                if (i == 0)
+                tip = full(it->second);
+                if (i == 0) {
                     reference = it->second;
-                else if (reference)
-                    text += QStringLiteral(" (%1%2)").arg(it->second >= *reference ? QStringLiteral("+") : QString(),
-                                                          number(it->second - *reference));
+                } else if (reference) {
+                    const double delta = it->second - *reference;
+                    text += QStringLiteral(" (%1%2)").arg(delta >= 0 ? QStringLiteral("+") : QString(), number(delta));
+                    tip += tr(", %1 against %2").arg(full(delta), full(*reference));
+                    // Coloured by which way is better: green better, red worse; no colour when unknown or equal.
+                    if (delta != 0 && sense != MetricSense::Unknown) {
+                        const bool better = (delta < 0) == (sense == MetricSense::LowerIsBetter);
+                        colour = stateColor(better ? "BEST" : "FAIL", palette());
+                        tip += better ? tr(" (better)") : tr(" (worse)");
+                    }
+                }
             }
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            item->setToolTip(tip);
+            if (colour.isValid())
+                item->setForeground(colour);
             m_metrics->setItem(r, static_cast<int>(i) + 1, item);
         }
         int column = static_cast<int>(trials.size()) + 1;
@@ -655,20 +738,24 @@ void CompareView::fillMetrics()
                 if (auto it = results[i].find(metric); it != results[i].end())
                     values.push_back(it->second);
             const Spread s = spreadOf(values);
-            auto* item = new QTableWidgetItem(
-                values.empty() ? QStringLiteral("—")
-                               : QStringLiteral("%1 ± %2 (n=%3)").arg(number(s.mean), number(s.std)).arg(s.count));
+            QString text = QStringLiteral("—");
+            if (s.count >= 2)
+                text = QStringLiteral("%1 ± %2 (n=%3)").arg(number(s.mean), number(s.std)).arg(s.count);
+            else if (s.count == 1)
+                text = QStringLiteral("%1 (n=1)").arg(number(s.mean));
+            auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (s.count)
+                item->setToolTip(tr("mean %1, sample std %2 over %3 value(s)").arg(full(s.mean), full(s.std)).arg(s.count));
             m_metrics->setItem(r, column++, item);
         }
     }
-    m_metrics->resizeColumnsToContents();
+    shareColumns(m_metrics);
 }
 
 void CompareView::drawCurves()
 {
     m_curves->removeAll();
-    const int target = std::max(64, 2 * m_curves->plotWidth());
     for (const Picked& p : picked()) {
         auto found = p.run ? m_series.find(*p.run) : m_series.end();
         if (found == m_series.end())
@@ -678,7 +765,7 @@ void CompareView::drawCurves()
         QLineSeries* series =
             m_curves->line(label, label.startsWith(QLatin1Char('#')) ? tr("trial %1").arg(p.ref.number) : label);
         series->setPointsVisible(points.size() < 40);
-        m_curves->setPoints(series, lttb(points, target));
+        m_curves->setCurve(series, points);
     }
     m_curves->fitAxes();
 }

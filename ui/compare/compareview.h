@@ -2,15 +2,18 @@
 // The compare view: pick two or more trials of any studies of the database (a tree of studies and their trials;
 // a variant benchmark stores each variant as its own study) and see their configs side by side (from
 // the runs' resolved config_yaml; parameters and recorded config changes for trials without runs, such as
-// Optuna's) with a "differences only" switch, the curves of one chosen metric overlaid (LTTB down-sampled),
-// and a metrics table with deltas against the first trial and mean ± std per group of seeds (trials whose
-// parameters and config changes are the same apart from the seed).
+// Optuna's) with a "differences only" switch, the curves of one chosen metric overlaid (smoothing, zoom,
+// crosshair and export of ChartView), and a metrics table with deltas against the first trial (coloured
+// green when better, red when worse: core/report/metricsense.h, the objective by its study's direction) and
+// mean ± std per group of two or more seeds (trials whose parameters and config changes are the same apart
+// from the seed). Columns share the width; numbers show 5-6 significant digits, the full value in a tooltip.
 // Trials may also come from other databases added to the comparison ("Add database…", opened read-only by
 // the poller): their studies are listed labelled with the database's file name, and trials of several
 // databases are labelled "file / study / #n".
 // Data: trials and runs from the poller's snapshot (and the added databases' snapshots); configs and series
 // through a compare request.
 
+#include "core/report/metricsense.h"
 #include "core/store/records.h"
 #include "ui/poller/storepoller.h"
 
@@ -129,6 +132,7 @@ private:
         QStringList studyOrder;
         std::map<QString, SharedTrials> trials;              // by study, shared with the snapshot
         std::map<std::int64_t, std::int64_t> lastRunOfTrial; // trial id -> latest run id
+        std::map<QString, std::vector<StudyDirection>> directions; // by study
     };
     static Source sourceOf(const QString& database, const StoreSnapshot& snapshot);
     const Source* source(const QString& database) const;
@@ -139,6 +143,8 @@ private:
         std::optional<RunRef> run;
     };
     std::vector<Picked> picked() const;
+    // Which way `metric` is better for these trials (the objective: their studies' direction).
+    MetricSense senseOf(const QString& metric, const std::vector<Picked>& trials) const;
     const TrialRecord* trial(const TrialRef& ref) const;
     // Drops the checked trials that no snapshot holds any more.
     void dropVanished();

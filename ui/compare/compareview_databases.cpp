@@ -20,8 +20,10 @@ CompareView::Source CompareView::sourceOf(const QString& database, const StoreSn
     source.trials = snapshot.studyTrials;
     if (!snapshot.focusStudy.isEmpty())
         source.trials.emplace(snapshot.focusStudy, snapshot.focusTrials); // a snapshot with the focus study only
-    for (const StudySummary& summary : snapshot.studies)
+    for (const StudySummary& summary : snapshot.studies) {
         source.studyOrder << QString::fromStdString(summary.study.name);
+        source.directions[QString::fromStdString(summary.study.name)] = summary.study.directions;
+    }
     for (const auto& entry : source.trials)
         if (!source.studyOrder.contains(entry.first))
             source.studyOrder << entry.first;

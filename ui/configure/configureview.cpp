@@ -112,6 +112,7 @@ ConfigureView::ConfigureView(QWidget* parent)
     m_output->setMaximumBlockCount(500);
     m_output->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_output->setPlaceholderText(tr("Launched work reports here; its runs appear in the Live view."));
+    m_output->setMinimumHeight(3 * m_output->fontMetrics().height()); // a short window (700 px) still fits
 
     auto* vertical = new QSplitter(Qt::Vertical, this);
     vertical->addWidget(splitter);

@@ -1,7 +1,6 @@
 #include "ui/live/liveview.h"
 
 #include "ui/charts/chartview.h"
-#include "ui/charts/lttb.h"
 #include "ui/live/livemodel.h"
 #include "ui/poller/storepoller.h"
 #include "ui/study/studymath.h"
@@ -14,6 +13,7 @@
 #include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QSlider>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -129,11 +129,30 @@ QHBoxLayout* LiveView::buildRunBar()
     m_runs->addItem(tr("Latest run (follow)"), qint64(0));
     m_log = new QCheckBox(tr("&Log scale"), this);
     m_log->setObjectName("liveLogScale");
+    // Smoothing of every curve (debiased exponential moving average, the raw curve faint behind).
+    m_smoothing = new QSlider(Qt::Horizontal, this);
+    m_smoothing->setObjectName("liveSmoothing");
+    m_smoothing->setRange(0, 99);
+    m_smoothing->setFixedWidth(90);
+    m_smoothing->setToolTip(tr("Smoothing weight: each point is an exponential moving average of the points before "
+                               "it (debiased); the raw curve stays faint behind"));
+    auto* smoothingValue = new QLabel(QStringLiteral("0.00"), this);
+    smoothingValue->setObjectName("liveSmoothingValue");
+    connect(m_smoothing, &QSlider::valueChanged, this, [this, smoothingValue](int v) {
+        smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
+        for (ChartView* chart : m_charts)
+            chart->setSmoothing(v / 100.0);
+    });
+    auto* smoothingLabel = new QLabel(tr("S&moothing"), this);
+    smoothingLabel->setBuddy(m_smoothing);
     m_status = new QLabel(this);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(new QLabel(tr("Run:"), this));
     top->addWidget(m_runs);
     top->addWidget(m_log);
+    top->addWidget(smoothingLabel);
+    top->addWidget(m_smoothing);
+    top->addWidget(smoothingValue);
     top->addWidget(m_status, 1);
     return top;
 }
@@ -284,7 +303,6 @@ void LiveView::redraw()
     const auto& specs = chartSpecs();
     for (std::size_t i = 0; i < specs.size(); ++i) {
         ChartView* chart = m_charts[i];
-        const qsizetype target = std::max(64, 2 * chart->plotWidth());
         for (const QString& key : m_model->keys()) {
             if (!specWants(specs[i], key))
                 continue;
@@ -294,7 +312,7 @@ void LiveView::redraw()
                 pen.setWidthF(2.5);
                 series->setPen(pen);
             }
-            QList<QPointF> points = lttb(m_model->overview(key), target);
+            QList<QPointF> points = m_model->overview(key);
             if (specs[i].scale != 1.0 || chart->logY()) {
                 QList<QPointF> kept;
                 kept.reserve(points.size());
@@ -304,7 +322,7 @@ void LiveView::redraw()
                 points = std::move(kept);
             }
             series->setPointsVisible(points.size() < 64);
-            chart->setPoints(series, points);
+            chart->setCurve(series, points);
         }
         chart->setMarks(m_model->stages());
         chart->fitAxes();

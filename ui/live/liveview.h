@@ -3,8 +3,8 @@
 // of the study in focus; the picker pins another): loss (total and per head), compute vs full FPS, learning rate, data
 // wait, CPU % and peak memory, with the stage boundaries marked; a log-scale toggle; progress through stages and
 // epochs; the run's latest events (and why it failed). Data comes from a LiveModel fed by the poller.
-// Redraws are throttled (at most every kRedrawIntervalMs) and each series is down-sampled with LTTB to about
-// two points per pixel of plot width before one bulk replace.
+// Redraws are throttled (at most every kRedrawIntervalMs); each curve goes to its chart whole (ChartView::setCurve
+// smooths it by the Smoothing slider and down-samples it to an envelope that keeps every spike).
 
 #include "core/store/records.h"
 
@@ -19,6 +19,7 @@ class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
+class QSlider;
 class QTimer;
 
 namespace pitwall::ui {
@@ -67,6 +68,7 @@ private:
     LiveModel* m_model;
     QComboBox* m_runs = nullptr;
     QCheckBox* m_log = nullptr;
+    QSlider* m_smoothing = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_stageLabel = nullptr;
     QProgressBar* m_stageBar = nullptr;

@@ -101,10 +101,9 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
         if (file.driving.enabled) {
             // One scored seed: its std over seeds would read "± 0.0"; the route-level standard error is what
             // tells whether two variants differ.
-            MeanStd shown = r.drivingScore;
-            if (shown.count == 1)
-                shown.std = r.drivingScoreStandardError;
-            row.push_back(shown.toString(1));
+            row.push_back(r.drivingScore.count == 1 ? formatFixed(r.drivingScore.mean, 1) + " ± " +
+                                                          formatFixed(r.drivingScoreStandardError, 1)
+                                                    : r.drivingScore.toString(1));
         }
         if (file.driving.enabled && severalSeeds)
             row.push_back(r.drivingScore.count ? formatFixed(r.drivingScoreStandardError, 1) : std::string("–"));
@@ -146,9 +145,10 @@ std::string variantsLegend(const VariantsFile& file)
     const std::string seeds = std::to_string(file.seeds.size()), routes = std::to_string(file.driving.routes);
     std::string text = file.qualityLabel;
     if (!file.driving.enabled)
-        text += ": mean ± sample std over " + seeds + " training seed(s)";
+        text += file.seeds.size() == 1 ? std::string(": one training seed (no spread to show)")
+                                       : ": mean ± sample std over " + seeds + " training seed(s)";
     else if (file.seeds.size() == 1)
-        text += ": mean ± sample std over 1 training seed(s); Driving Score: ± is the standard error over routes " +
+        text += ": one training seed (no spread to show); Driving Score: ± is the standard error over routes " +
                 ("(1 seed, " + routes + " routes: sample std / √" + routes + ")");
     else
         text += " and Driving Score: mean ± sample std over " + seeds + " training seed(s); DS s.e.: the standard " +

@@ -1,5 +1,6 @@
 // Report tables print what the store holds without letting a name break the output: CSV cells are quoted and
 // formula-guarded. If this fails, a spreadsheet would run a trial's text or read shifted columns.
+#include "core/report/metricsense.h"
 #include "core/report/table.h"
 
 #include <QtTest>
@@ -11,7 +12,30 @@ class TestReportTable : public QObject {
 private Q_SLOTS:
     void csvOfKnownRows();
     void namesWithControlCharactersStayOnTheirLine();
+    void aSpreadOnlyWhereThereIsOne();
+    void metricNamesSayWhichWayIsBetter();
 };
+
+void TestReportTable::aSpreadOnlyWhereThereIsOne()
+{
+    QCOMPARE(meanStd({}).toString(), std::string("–"));
+    QCOMPARE(meanStd({1.0294}).toString(3), std::string("1.029")); // one seed: not "1.029 ± 0.000"
+    QCOMPARE(meanStd({1.0, 3.0}).toString(1), std::string("2.0 ± 1.4"));
+    QCOMPARE(meanStd({2.0, 2.0}).toString(1), std::string("2.0 ± 0.0")); // two equal values: a spread of 0
+}
+
+void TestReportTable::metricNamesSayWhichWayIsBetter()
+{
+    for (const char* lower : {"loss", "val/loss", "metrics/waypoint_l1", "depth_mae", "data_wait_ms", "peak_memory_mb",
+                              "collisions", "Loss"})
+        QVERIFY2(metricSense(lower) == MetricSense::LowerIsBetter, lower);
+    for (const char* higher : {"driving_score", "semantic_miou", "detection_map", "full_fps", "route_completion",
+                               "infraction_penalty", "metrics/accuracy"})
+        QVERIFY2(metricSense(higher) == MetricSense::HigherIsBetter, higher);
+    // A spread, or a name that says neither, is not coloured: "cell1x" holds "l1" but not as a word.
+    for (const char* unknown : {"driving_score_std", "driving_score_stderr", "epochs", "cell1x", "seed_count"})
+        QVERIFY2(metricSense(unknown) == MetricSense::Unknown, unknown);
+}
 
 void TestReportTable::csvOfKnownRows()
 {

@@ -62,6 +62,7 @@ QVariant ParamListModel::data(const QModelIndex& index, int role) const
 ParamPicker::ParamPicker(QWidget* parent) : QWidget(parent)
 {
     setObjectName("paramPicker");
+    setMinimumHeight(70); // the Study view fits a 700 px window; the splitter gives it more
     m_model = new ParamListModel(this);
     m_filtered = new QSortFilterProxyModel(this);
     m_filtered->setSourceModel(m_model);
