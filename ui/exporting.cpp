@@ -42,7 +42,7 @@ QString tableToCsv(const QAbstractItemModel& model)
 {
     QStringList header;
     for (int c = 0; c < model.columnCount(); ++c)
-        header << model.headerData(c, Qt::Horizontal).toString();
+        header << model.headerData(c, Qt::Horizontal).toString().replace(QLatin1Char('\n'), QLatin1Char(' '));
     QString out = csvRecord(header);
     for (int r = 0; r < model.rowCount(); ++r) {
         QStringList cells;

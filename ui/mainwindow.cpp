@@ -140,6 +140,9 @@ void MainWindow::buildJobsDock()
     m_jobsDock->setObjectName("jobsDock");
     m_jobsDock->setWidget(m_jobs);
     addDockWidget(Qt::BottomDockWidgetArea, m_jobsDock);
+    // At first the dock is as small as it goes (the header and three jobs); the views take the rest, and the user
+    // may drag the edge.
+    resizeDocks({m_jobsDock}, {m_jobsDock->minimumSizeHint().height()}, Qt::Vertical);
     connect(m_jobs, &JobsPanel::showStudy, this, [this](const QString& name) {
         focusStudy(name);
         showView(View::Study);

@@ -214,4 +214,26 @@ double Distribution::toInternal(const Json& externalValue) const
     return externalValue.get<double>();
 }
 
+std::vector<std::string> objectiveNames(const StudyRecord& study)
+{
+    const std::size_t n = std::max<std::size_t>(1, study.directions.size());
+    std::vector<std::string> names;
+    const auto attr = study.systemAttrs.find(kMetricNamesAttr);
+    if (attr != study.systemAttrs.end() && attr->is_array() && attr->size() == n)
+        for (const Json& name : *attr)
+            if (name.is_string() && !name.get<std::string>().empty())
+                names.push_back(name.get<std::string>());
+    if (names.size() == n)
+        return names;
+    names.clear();
+    for (std::size_t i = 0; i < n; ++i)
+        names.push_back(n == 1 ? std::string("objective") : "objective " + std::to_string(i + 1));
+    return names;
+}
+
+std::string_view directionVerb(StudyDirection direction)
+{
+    return direction == StudyDirection::Maximize ? "maximise" : "minimise";
+}
+
 } // namespace pitwall

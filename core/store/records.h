@@ -84,6 +84,14 @@ struct StudyRecord {
     Json systemAttrs = Json::object();
 };
 
+// The names of the study's objectives, one per direction: Optuna's (Study.set_metric_names stores them as the study
+// system attribute "study:metric_names") when there is one name per objective, else "objective" for a single
+// objective and "objective 1", "objective 2", … for several.
+inline constexpr const char* kMetricNamesAttr = "study:metric_names";
+std::vector<std::string> objectiveNames(const StudyRecord& study);
+// "minimise" or "maximise" (the window's and reports' word for a direction).
+std::string_view directionVerb(StudyDirection direction);
+
 // A study with the counts a study list shows. bestValue follows the first objective's direction.
 struct StudySummary {
     StudyRecord study;

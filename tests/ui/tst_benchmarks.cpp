@@ -9,11 +9,13 @@
 #include "ui/benchmarks/benchmarksview.h"
 #include "ui/charts/chartview.h"
 #include "ui/mainwindow.h"
+#include "ui/studies/studiesview.h"
 
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QComboBox>
 #include <QDir>
+#include <QHeaderView>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSettings>
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void ladderAsBarsPerRung();
     void partitionsAsALinePerMode();
     void otherSuitesHaveNoChart();
+    void longVariantNamesKeepTheFiguresInSight();
 
 private:
     QTemporaryDir m_dir;
@@ -68,6 +71,33 @@ void TestBenchmarks::initTestCase()
     QSettings().clear();
     m_db = m_dir.filePath("benchmarks.db");
     demo::writeDemoDatabase(m_db);
+    // Variants named by their whole override strings, as `bench variants` names unnamed ones; the last two have
+    // the same configuration.
+    auto store = openStore(m_db.toStdString());
+    const std::vector<std::pair<std::string, Json>> variants{
+        {"Baseline", Json::object()},
+        {"+ policy.transfuser.upsample_perspective_logits=true",
+         Json{{"policy.transfuser.upsample_perspective_logits", true}}},
+        {"+ policy.transfuser.upsample_mode=nearest", Json{{"policy.transfuser.upsample_mode", "nearest"}}},
+        {"policy.transfuser.upsample_perspective_logits=true, policy.transfuser.upsample_mode=nearest",
+         Json{{"policy.transfuser.upsample_perspective_logits", true}, {"policy.transfuser.upsample_mode", "nearest"}}},
+        {"policy.transfuser.upsample_mode=nearest, policy.transfuser.upsample_perspective_logits=true",
+         Json{{"policy.transfuser.upsample_mode", "nearest"}, {"policy.transfuser.upsample_perspective_logits", true}}}};
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        BenchmarkRecord b;
+        b.suite = "variants";
+        b.name = "long-names/" + variants[i].first;
+        b.parameters = variants[i].second;
+        b.parameters["experiment.name"] = b.name;
+        b.results = Json{{"Variant", variants[i].first}, {"Pretrain (s)", "5.0"}, {"Post-train (s)", "3.0"},
+                         {"Total (s)", "8.0"}, {"Compute FPS", "120.5"}, {"Full FPS", "118.2"},
+                         {"Waypoint L1 (m) \xE2\x86\x93", "1.1"}, {"Driving Score \xE2\x86\x91", "44.0 \xC2\xB1 2.0"},
+                         {"driving_score_stderr", 2.0}, {"study", b.name}};
+        b.host = "vm";
+        b.time = demo::kStart + static_cast<double>(i);
+        store->addBenchmark(b);
+        store->createStudy(b.name, {StudyDirection::Minimize}); // each variant's study, named the same
+    }
 }
 
 void TestBenchmarks::init()
@@ -97,7 +127,7 @@ void TestBenchmarks::cleanup()
 void TestBenchmarks::variantsAsTimeAgainstDrivingScore()
 {
     m_view->showSuite("variants");
-    QCOMPARE(m_view->benchmarks(), QStringList({"lead-speed", "autospeed-optimizations"}));
+    QCOMPARE(m_view->benchmarks(), QStringList({"lead-speed", "autospeed-optimizations", "long-names"}));
     m_view->showBenchmark("lead-speed");
     QCOMPARE(m_view->table()->rowCount(), 3); // the table holds the chosen benchmark's variants only
     auto* chart = m_view->findChild<ui::ChartView*>("benchmarkTradeoff");
@@ -109,12 +139,12 @@ void TestBenchmarks::variantsAsTimeAgainstDrivingScore()
     for (int i = 0; i < variants.size(); ++i) {
         auto* point = qobject_cast<QScatterSeries*>(chart->find(variants[i]));
         QVERIFY2(point, qPrintable(variants[i]));
-        QCOMPARE(point->name(), variants[i]);
+        QCOMPARE(point->name(), QString::number(i + 1) + "  " + variants[i]); // the legend: number and name
         QCOMPARE(point->count(), 1);
         QCOMPARE(point->at(0).x(), 16.6 - i);                // "Total (s)"
         QCOMPARE(point->at(0).y(), demo::kDrivingScores[i]); // "Driving Score ↑", the mean of "42.0 ± 1.5"
         QVERIFY(point->pointLabelsVisible());
-        QCOMPARE(point->pointLabelsFormat(), variants[i]);
+        QCOMPARE(point->pointLabelsFormat(), QString::number(i + 1)); // numbers never print over each other
     }
 }
 
@@ -198,6 +228,79 @@ void TestBenchmarks::otherSuitesHaveNoChart()
          {"benchmarkTradeoff", "benchmarkStageTimes", "benchmarkLadder", "benchmarkComputeFps", "benchmarkFullFps"})
         QVERIFY2(!m_view->findChild<QWidget*>(name)->isVisible(), name);
     QVERIFY(!m_view->findChild<QComboBox*>("benchmarkFile")->isVisible());
+}
+
+// Long variant names elide in the middle at a third of the table: every figure column, the driving score's
+// included, stays in sight at the default size and at 1024x700; the charts label by number; a variant with the
+// same configuration as an earlier one is flagged.
+void TestBenchmarks::longVariantNamesKeepTheFiguresInSight()
+{
+    for (QSize size : {QSize(1200, 760), QSize(1024, 700)}) {
+        m_window->resize(size);
+        QTRY_COMPARE(m_window->size(), size);
+        m_view->showSuite("variants");
+        m_view->showBenchmark("long-names");
+        QTableWidget* table = m_view->table();
+        QTRY_COMPARE(table->rowCount(), 5);
+        QCoreApplication::processEvents();
+        QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+        for (const QString& column : {QString("Total (s)"), QString("Full FPS"), QString("Waypoint L1 (m) \u2193"),
+                                      QString("Driving Score \u2191")}) {
+            int c = -1;
+            for (int i = 0; i < table->columnCount(); ++i)
+                if (table->horizontalHeaderItem(i)->text().replace('\n', ' ') == column)
+                    c = i;
+            QVERIFY2(c >= 0, qPrintable(column));
+            QVERIFY2(table->columnViewportPosition(c) + table->columnWidth(c) <= table->viewport()->width(),
+                     qPrintable(QStringLiteral("%1 at %2x%3: %4 + %5 > %6")
+                                    .arg(column)
+                                    .arg(size.width())
+                                    .arg(size.height())
+                                    .arg(table->columnViewportPosition(c))
+                                    .arg(table->columnWidth(c))
+                                    .arg(table->viewport()->width())));
+        }
+        // The full name in the tooltip of the elided cell.
+        QVERIFY(table->item(3, 2)->toolTip().contains(
+            "policy.transfuser.upsample_perspective_logits=true, policy.transfuser.upsample_mode=nearest"));
+    }
+    // The same configuration (keys in another order) is flagged, the others are not.
+    QTableWidget* table = m_view->table();
+    QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("#"));
+    QCOMPARE(table->item(0, 0)->text(), QString("1"));
+    QCOMPARE(table->item(3, 0)->text(), QString("4"));
+    QCOMPARE(table->item(4, 0)->text(), QString("5 \u2261 #4"));
+    QVERIFY(table->item(4, 1)->toolTip().startsWith("The same configuration as #4"));
+    // Charts: numbered points and bars (the names are too long to print side by side).
+    auto* tradeoff = m_view->tradeoffChart();
+    auto* point = qobject_cast<QScatterSeries*>(tradeoff->find("+ policy.transfuser.upsample_mode=nearest"));
+    QVERIFY(point);
+    QCOMPARE(point->pointLabelsFormat(), QString("3"));
+    QCOMPARE(m_view->stageTimesChart()->categories(), QStringList({"1", "2", "3", "4", "5"}));
+    QVERIFY(m_view->stageTimesChart()->toolTip().contains("3  + policy.transfuser.upsample_mode=nearest"));
+
+    // The side bar at the default size: the variants' studies' names elide in the middle so that Kind, State, Best
+    // and Done stay in sight; the full name is in the tooltip.
+    m_window->resize(1200, 760);
+    QTRY_COMPARE(m_window->size(), QSize(1200, 760));
+    ui::StudiesView* side = m_window->studiesView();
+    QCoreApplication::processEvents();
+    QCOMPARE(side->textElideMode(), Qt::ElideMiddle);
+    const QString longest =
+        "long-names/policy.transfuser.upsample_perspective_logits=true, policy.transfuser.upsample_mode=nearest";
+    QTreeWidgetItem* row = nullptr;
+    for (int i = 0; i < side->topLevelItemCount(); ++i)
+        if (side->topLevelItem(i)->text(ui::StudiesView::kName) == longest)
+            row = side->topLevelItem(i);
+    QVERIFY(row);
+    QVERIFY(row->toolTip(ui::StudiesView::kName).startsWith(longest + "\n"));
+    QVERIFY(side->columnWidth(ui::StudiesView::kName) < side->fontMetrics().horizontalAdvance(longest));
+    const int done = ui::StudiesView::kComplete;
+    QVERIFY2(side->header()->sectionViewportPosition(done) + side->columnWidth(done) <= side->viewport()->width(),
+             qPrintable(QStringLiteral("Done at %1 + %2 > %3")
+                            .arg(side->header()->sectionViewportPosition(done))
+                            .arg(side->columnWidth(done))
+                            .arg(side->viewport()->width())));
 }
 
 QTEST_MAIN(TestBenchmarks)

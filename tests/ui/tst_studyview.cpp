@@ -7,6 +7,7 @@
 #include "ui/charts/markerlayer.h"
 #include "ui/mainwindow.h"
 #include "ui/poller/storepoller.h"
+#include "ui/studies/studiesview.h"
 #include "ui/study/internal/parallelcoords.h"
 #include "ui/study/internal/studyframe.h"
 #include "ui/study/internal/studywidgets.h"
@@ -14,6 +15,7 @@
 #include "ui/study/studyview.h"
 #include "ui/theme.h"
 
+#include <QLabel>
 #include <QLineSeries>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void filtersTopK();
     void showsASnapshotWithOtherStudiesRuns();
     void ranksImportance();
+    void namesTheObjectivesOfATwoObjectiveStudy();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
 
@@ -55,6 +58,52 @@ void TestStudyView::initTestCase()
     auto store = openStore(m_db.toStdString());
     demo::writeHpoStudy(*store);
     m_trials = store->trials(store->requireStudy("autospeed-hpo").id);
+}
+
+// A two-objective study as Optuna writes it (two directions, the metric names as a study system attribute): the
+// title, the side bar and the history say which objective each shows and never call it "minimise" alone; no
+// best-so-far line (it has no meaning with two objectives).
+void TestStudyView::namesTheObjectivesOfATwoObjectiveStudy()
+{
+    const QString db = m_dir.filePath("two-objectives.db");
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("speed-quality", {StudyDirection::Minimize, StudyDirection::Maximize});
+        store->setStudySystemAttr(study, kMetricNamesAttr, Json::array({"loss", "fps"}));
+        const Distribution lr{Distribution::Kind::Float, 1e-4, 1e-1, true, std::nullopt, {}};
+        // (loss, fps): #1 and #3 are on the front; #3 dominates #0, #0 dominates #2.
+        const std::vector<std::vector<double>> values{{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}};
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const TrialRecord trial = store->createTrial(study);
+            store->setTrialParam(trial.id, "lr", 0.001 * (i + 1), lr);
+            store->finishTrial(trial.id, TrialState::Complete, values[i]);
+        }
+    }
+    ui::MainWindow window;
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study), 10000);
+    auto* title = window.studyView()->findChild<QLabel*>("studyTitle");
+    QVERIFY(title);
+    QVERIFY2(title->text().endsWith("4 trials, 4 complete, 2 objectives: minimise loss, maximise fps · 2 trials on "
+                                    "the Pareto front"),
+             qPrintable(title->text()));
+    ui::ChartView* history = window.studyView()->history();
+    QCOMPARE(history->title(), QString("Optimisation history of loss (objective 1 of 2, minimised)"));
+    QXYSeries* best = history->find("best");
+    QVERIFY(best && !best->isVisible() && best->count() == 0);
+    const QTreeWidgetItem* side = window.studiesView()->topLevelItem(0);
+    QCOMPARE(side->text(ui::StudiesView::kBest), QString("front 2"));
+    QVERIFY2(side->toolTip(ui::StudiesView::kName).contains("minimise loss, maximise fps"),
+             qPrintable(side->toolTip(ui::StudiesView::kName)));
+    // One objective again: the best-so-far line is back and the title says only its direction.
+    window.focusStudy("autospeed-hpo");
+    window.openDatabase(m_db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "autospeed-hpo", 10000);
+    QTRY_VERIFY(title->text().endsWith(", minimise"));
+    QCOMPARE(history->title(), QString("Optimisation history"));
+    QVERIFY(history->find("best")->isVisible() && history->find("best")->count() > 0);
 }
 
 void TestStudyView::drawsTheStudy()

@@ -7,6 +7,7 @@
 #include "ui/configure/configform.h"
 #include "ui/configure/configureview.h"
 #include "ui/exporting.h"
+#include "ui/jobs/jobspanel.h"
 #include "ui/live/liveview.h"
 #include "ui/mainwindow.h"
 #include "ui/studies/studiesview.h"
@@ -14,6 +15,7 @@
 #include "ui/studies/trialsview.h"
 #include "ui/theme.h"
 
+#include "core/store/jobstore.h"
 #include "core/store/store.h"
 
 #include <QAction>
@@ -70,6 +72,7 @@ private Q_SLOTS:
     void startsUnderADecimalCommaLocale();
     void launchReportsABadConfigInPlace();
     void exportsTablesAndCharts();
+    void jobsDockShowsThreeJobsAtTheDefaultSize();
     void switchesViewsWithShortcuts();
     void followsADarkPalette();
     void screenshotModeWritesAPicture();
@@ -265,6 +268,38 @@ void TestWorkbench::exportsTablesAndCharts()
     QCOMPARE(QImage(png).size(), chart->size());
     QVERIFY(chart->property("pitwallExport").toBool()); // offered by Ctrl+E and the context menu
     QVERIFY(window.trialsView()->property("pitwallExport").toBool());
+}
+
+// The Jobs dock at the default size shows its header and three jobs whole, whichever view is current (the views'
+// minimum heights leave it the room).
+void TestWorkbench::jobsDockShowsThreeJobsAtTheDefaultSize()
+{
+    const QString db = m_dir.filePath("jobs.db");
+    writeDemoStudies(db);
+    {
+        JobStore jobs(db.toStdString());
+        for (int i = 0; i < 4; ++i)
+            jobs.create("train", Json{{"argv", {"train", "x.yaml"}}}, JobState::Queued, 0, "");
+    }
+    ui::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.size(), QSize(1200, 760));
+    window.openDatabase(db);
+    QTreeWidget* table = window.findChild<ui::JobsPanel*>()->table();
+    QTRY_COMPARE(table->topLevelItemCount(), 4);
+    for (ui::View view : {ui::View::Studies, ui::View::Configure, ui::View::Live, ui::View::Study, ui::View::Compare,
+                          ui::View::Benchmarks}) {
+        window.showView(view);
+        QCoreApplication::processEvents();
+        const int rowHeight = table->visualItemRect(table->topLevelItem(0)).height();
+        QVERIFY(rowHeight > 0);
+        QVERIFY2(table->viewport()->height() >= 3 * rowHeight,
+                 qPrintable(QStringLiteral("view %1: %2 px for rows of %3 px")
+                                .arg(int(view))
+                                .arg(table->viewport()->height())
+                                .arg(rowHeight)));
+    }
 }
 
 void TestWorkbench::switchesViewsWithShortcuts()

@@ -17,6 +17,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -83,6 +84,25 @@ QString qualityKey(const std::vector<const BenchmarkRecord*>& rows, const QStrin
     return {};
 }
 
+// For each variant, the first earlier variant with the same configuration (its parameters apart from the
+// experiment's name), or -1.
+std::vector<int> identicalTo(const std::vector<const BenchmarkRecord*>& rows)
+{
+    std::vector<Json> configs;
+    for (const BenchmarkRecord* b : rows) {
+        Json config = b->parameters;
+        if (config.is_object())
+            config.erase("experiment.name");
+        configs.push_back(std::move(config));
+    }
+    std::vector<int> out(rows.size(), -1);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < i && out[i] < 0; ++j)
+            if (configs[i] == configs[j])
+                out[i] = static_cast<int>(j);
+    return out;
+}
+
 QString cellText(const Json& value)
 {
     if (value.is_string())
@@ -108,6 +128,9 @@ BenchmarksView::BenchmarksView(QWidget* parent) : QWidget(parent)
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Names elide on one line (word wrap would show "+ …", the first word and nothing else); columns sized to their
+    // figures and two-line headers, without room kept for a sort arrow (a click still sorts).
+    m_table->setWordWrap(false);
     addCsvExportMenu(m_table);
     m_benchmark = new QComboBox(this);
     m_benchmark->setObjectName("benchmarkFile");
@@ -260,11 +283,16 @@ void BenchmarksView::fillTable(const std::vector<const BenchmarkRecord*>& rows)
         if (b->results.is_object())
             for (const auto& [k, v] : b->results.items())
                 keys.insert(QString::fromStdString(k));
-    if (variants)
-        for (const QString& c : variantsOrder())
-            if (keys.count(c))
+    if (variants) {
+        columns << QStringLiteral("#"); // the key the charts label their points and bars with
+        // The CLI's order: the fixed columns, the quality column, the driving score and its error, the rest.
+        QStringList ordered = variantsOrder();
+        ordered << qualityKey(rows, variantsOrder()) << kDrivingScore << kDrivingScoreErrors;
+        for (const QString& c : ordered)
+            if (keys.count(c) && !columns.contains(c))
                 columns << c;
-    if (!variants || columns.isEmpty())
+    }
+    if (!variants || columns.size() <= 1)
         columns << tr("Name");
     for (const QString& k : keys)
         if (!columns.contains(k) && k != QLatin1String("study"))
@@ -273,18 +301,32 @@ void BenchmarksView::fillTable(const std::vector<const BenchmarkRecord*>& rows)
         columns << QStringLiteral("study");
     columns << tr("Host") << tr("Time");
 
+    const std::vector<int> sameAs = variants ? identicalTo(rows) : std::vector<int>(rows.size(), -1);
     m_table->setSortingEnabled(false);
     m_table->clear();
     m_table->setColumnCount(columns.size());
-    m_table->setHorizontalHeaderLabels(columns);
+    // Headers of two lines ("Compute / FPS", "Driving / Score ↑"): the figures' columns as narrow as their numbers.
+    QStringList headers;
+    for (const QString& c : columns)
+        headers << (c.size() > 8 && c.contains(QLatin1Char(' ')) ? QString(c).replace(c.indexOf(QLatin1Char(' ')), 1, QLatin1Char('\n'))
+                                                                 : c);
+    m_table->setHorizontalHeaderLabels(headers);
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const BenchmarkRecord& b = *rows[static_cast<std::size_t>(r)];
-        const QString tooltip = QString::fromStdString(b.name + "\n" + b.parameters.dump(2));
+        QString tooltip = QString::fromStdString(b.name + "\n" + b.parameters.dump(2));
+        const int same = sameAs[static_cast<std::size_t>(r)];
+        if (same >= 0)
+            tooltip = tr("The same configuration as #%1 (%2): its figures differ by noise only.\n")
+                          .arg(same + 1)
+                          .arg(variantOf(*rows[static_cast<std::size_t>(same)])) +
+                      tooltip;
         for (int c = 0; c < columns.size(); ++c) {
             const std::string key = columns[c].toStdString();
             QString text;
-            if (columns[c] == tr("Name"))
+            if (columns[c] == QLatin1String("#"))
+                text = QString::number(r + 1) + (same >= 0 ? tr(" ≡ #%1").arg(same + 1) : QString());
+            else if (columns[c] == tr("Name"))
                 text = QString::fromStdString(b.name);
             else if (columns[c] == tr("Host"))
                 text = QString::fromStdString(b.host);
@@ -294,11 +336,21 @@ void BenchmarksView::fillTable(const std::vector<const BenchmarkRecord*>& rows)
                 text = cellText(b.results[key]);
             auto* item = new QTableWidgetItem(text);
             item->setToolTip(tooltip);
+            if (columns[c] == QLatin1String("#"))
+                item->setData(Qt::UserRole, r + 1);
             m_table->setItem(r, c, item);
         }
     }
     m_table->setSortingEnabled(true);
+    m_table->horizontalHeader()->setSortIndicatorShown(false); // setSortingEnabled shows it
     m_table->resizeColumnsToContents();
+    // A long variant name (a whole override string) elides in the middle at a quarter of the table, so that the
+    // figures stay in sight; its full text is in the tooltip.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    const int nameColumn = std::max(columns.indexOf(QStringLiteral("Variant")), columns.indexOf(tr("Name")));
+    const int cap = std::max(140, m_table->viewport()->width() / 4);
+    if (nameColumn >= 0 && m_table->columnWidth(nameColumn) > cap)
+        m_table->setColumnWidth(nameColumn, cap);
     m_note->setText(rows.empty()
                         ? tr("No benchmark records in this database. Run `pitwall bench variants …` to add some.")
                         : tr("%n record(s)", nullptr, static_cast<int>(rows.size())));
@@ -328,12 +380,14 @@ void BenchmarksView::drawVariants(const std::vector<const BenchmarkRecord*>& row
         const std::optional<double> score = figureOf(b->results, scoreKey);
         if (!time || !score)
             continue;
+        // Labelled by its number (the table's # column): names would print over each other; the legend names it.
+        const QString number = QString::number(names.size());
         auto* point = new QScatterSeries;
-        point->setName(name);
+        point->setName(number + QStringLiteral("  ") + name);
         point->setColor(seriesColor(static_cast<int>(names.size()) - 1, palette()));
         point->setBorderColor(point->color());
         point->setMarkerSize(11);
-        point->setPointLabelsFormat(QString(name).replace(QLatin1Char('@'), QStringLiteral("(at)")));
+        point->setPointLabelsFormat(number);
         point->setPointLabelsVisible(true);
         point->setPointLabelsColor(palette().color(QPalette::Text));
         point->setPointLabelsClipping(false);
@@ -341,11 +395,22 @@ void BenchmarksView::drawVariants(const std::vector<const BenchmarkRecord*>& row
         m_tradeoff->setPoints(point, {QPointF(*time, *score)});
     }
     m_tradeoff->fitAxes();
-    m_stageTimes->setBars(names, {{tr("Pretrain (s)"), columns[QStringLiteral("Pretrain (s)")]},
-                                  {tr("Post-train (s)"), columns[QStringLiteral("Post-train (s)")]}});
-    if (m_benchmark->currentText() == QLatin1String(kLadderBenchmark))
-        m_ladder->setBars(names, {{tr("Compute FPS"), columns[QStringLiteral("Compute FPS")]},
-                                  {tr("Full FPS"), columns[QStringLiteral("Full FPS")]}});
+    // Bars under their names when every name is short; by number otherwise ("+ p…" and "+ p…" could not be told
+    // apart): the tooltip and the table's # column name them.
+    QStringList numbers, key;
+    const bool shortNames = std::all_of(names.cbegin(), names.cend(), [](const QString& n) { return n.size() <= 20; });
+    for (int i = 0; i < names.size(); ++i) {
+        numbers << (shortNames ? names[i] : QString::number(i + 1));
+        key << QStringLiteral("%1  %2").arg(i + 1).arg(names[i]);
+    }
+    m_stageTimes->setBars(numbers, {{tr("Pretrain (s)"), columns[QStringLiteral("Pretrain (s)")]},
+                                    {tr("Post-train (s)"), columns[QStringLiteral("Post-train (s)")]}});
+    m_stageTimes->setToolTip(key.join(QLatin1Char('\n')));
+    if (m_benchmark->currentText() == QLatin1String(kLadderBenchmark)) {
+        m_ladder->setBars(numbers, {{tr("Compute FPS"), columns[QStringLiteral("Compute FPS")]},
+                                    {tr("Full FPS"), columns[QStringLiteral("Full FPS")]}});
+        m_ladder->setToolTip(key.join(QLatin1Char('\n')));
+    }
 }
 
 void BenchmarksView::drawPartitions(const std::vector<const BenchmarkRecord*>& rows)

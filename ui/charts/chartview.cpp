@@ -372,7 +372,7 @@ void ChartView::fitTitles()
     if (plot.isEmpty())
         return;
     const QFontMetricsF metrics(m_y->titleFont());
-    const bool yFits = m_yTitle.isEmpty() || metrics.horizontalAdvance(m_yTitle) + 8 <= plot.height();
+    const bool yFits = m_yTitle.isEmpty() || metrics.horizontalAdvance(m_yTitle) + 24 <= plot.height();
     const bool xFits = m_xTitle.isEmpty() || plot.height() >= 5 * metrics.height();
     m_y->setTitleText(yFits ? m_yTitle : QString());
     m_x->setTitleText(xFits ? m_xTitle : QString());

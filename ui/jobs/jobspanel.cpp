@@ -123,6 +123,9 @@ JobsPanel::JobsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath())
                               tr("ETA"), tr("Devices"), tr("Host / pid")});
     m_table->setRootIsDecorated(false);
     m_table->setUniformRowHeights(true);
+    // The header and three jobs whole at any window size (a row: the text or the state icon, and the item margins).
+    const int row = std::max(m_table->fontMetrics().height(), 16) + 8;
+    m_table->setMinimumHeight(m_table->header()->sizeHint().height() + 3 * row + 2 * m_table->frameWidth());
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->header()->setStretchLastSection(false);
     m_table->header()->setSectionResizeMode(kMessage, QHeaderView::Stretch);

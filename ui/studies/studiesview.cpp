@@ -1,4 +1,5 @@
 #include "ui/studies/studiesview.h"
+#include "ui/study/studymath.h"
 
 #include "ui/exporting.h"
 
@@ -38,6 +39,8 @@ StudiesView::StudiesView(QWidget* parent) : QTreeWidget(parent)
     header()->setStretchLastSection(false);
     for (int c = 0; c < columnCount(); ++c)
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    header()->setSectionResizeMode(kName, QHeaderView::Interactive);
+    setTextElideMode(Qt::ElideMiddle);
     addCsvExportMenu(this);
     connect(this, &QTreeWidget::itemSelectionChanged, this, [this] {
         const QString name = selectedStudy();
@@ -89,19 +92,25 @@ void StudiesView::showSnapshot(const StoreSnapshot& snapshot)
         item->setText(kName, QString::fromStdString(s.study.name));
         item->setText(kKind, kindOf(s.study));
         item->setText(kState, stateOf(s));
-        item->setText(kBest, s.bestValue ? QString::number(*s.bestValue, 'g', 6) : QStringLiteral("–"));
+        const bool several = s.study.directions.size() > 1;
+        if (several) // no single best: the size of the Pareto front
+            item->setText(kBest, s.paretoSize ? tr("front %1").arg(*s.paretoSize) : QStringLiteral("–"));
+        else
+            item->setText(kBest, s.bestValue ? QString::number(*s.bestValue, 'g', 6) : QStringLiteral("–"));
         item->setText(kComplete, QString::number(s.complete));
         item->setText(kRunning, QString::number(s.running));
         item->setText(kPruned, QString::number(s.pruned));
         item->setText(kFailed, QString::number(s.failed));
-        const QString direction = s.study.directions.empty() || s.study.directions[0] == StudyDirection::Minimize
-                                      ? tr("minimize")
-                                      : tr("maximize");
-        item->setToolTip(kName,
-                         tr("%1 trials, %2%3")
-                             .arg(s.total())
-                             .arg(direction)
-                             .arg(s.bestTrialNumber ? tr(", best trial #%1").arg(*s.bestTrialNumber) : QString()));
+        const QString objectives =
+            describeObjectives(s.study.directions, objectiveNames(s.study), several ? s.paretoSize : std::nullopt);
+        item->setToolTip(kName, tr("%1\n%2 trials, %3%4")
+                                    .arg(item->text(kName))
+                                    .arg(s.total())
+                                    .arg(objectives)
+                                    .arg(!several && s.bestTrialNumber ? tr(", best trial #%1").arg(*s.bestTrialNumber)
+                                                                       : QString()));
+        item->setToolTip(kBest, several ? tr("Trials on the Pareto front (%1)").arg(objectives)
+                                        : tr("Best value (%1)").arg(objectives));
         for (int c = kBest; c < columnCount(); ++c)
             item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
         if (item->text(kName) == keep) {
@@ -110,6 +119,25 @@ void StudiesView::showSnapshot(const StoreSnapshot& snapshot)
         }
     }
     setFilter(m_filter);
+    fitNameColumn();
+}
+
+void StudiesView::fitNameColumn()
+{
+    int longest = header()->fontMetrics().horizontalAdvance(headerItem()->text(kName)) + 24;
+    for (int i = 0; i < topLevelItemCount(); ++i)
+        longest = std::max(longest, fontMetrics().horizontalAdvance(topLevelItem(i)->text(kName)) + 16);
+    int others = 0;
+    for (int c = kKind; c <= kComplete; ++c)
+        others += header()->sectionSize(c);
+    const int room = viewport()->width() - others;
+    header()->resizeSection(kName, std::max(std::min(longest, room), fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12));
+}
+
+void StudiesView::resizeEvent(QResizeEvent* event)
+{
+    QTreeWidget::resizeEvent(event);
+    fitNameColumn();
 }
 
 } // namespace pitwall::ui

@@ -1,7 +1,9 @@
 #pragma once
 // The side bar: every study of the open database with its kind (study system attribute `pitwall:kind`;
 // "hpo" for a study with a Pitwall sampler; "–" otherwise, e.g. Optuna's own), state, best value and trial
-// counts. A filter hides the studies whose name does not contain its text.
+// counts. A filter hides the studies whose name does not contain its text. A long name (a variant benchmark's
+// whole override string) elides in the middle, its full text in the tooltip, so that Kind, State, Best and Done
+// stay in sight.
 
 #include "ui/poller/storepoller.h"
 
@@ -27,7 +29,13 @@ public:
 Q_SIGNALS:
     void studySelected(const QString& name);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // The name column as wide as its longest name, but never so wide that Done leaves the viewport (at least
+    // a minimum).
+    void fitNameColumn();
     QString m_filter;
 };
 

@@ -1,4 +1,5 @@
 #include "ui/study/studymath.h"
+#include "ui/wording.h"
 
 #include "core/store/besttrial.h"
 
@@ -259,6 +260,25 @@ std::uint64_t runsSignature(const std::vector<RunRecord>& runs, const std::unord
         f.add(r.endTime.value_or(-1));
     }
     return f.hash;
+}
+
+QString describeObjectives(const std::vector<StudyDirection>& directions, const std::vector<std::string>& names,
+                           std::optional<int> paretoSize)
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < directions.size(); ++i) {
+        const QString verb = QString::fromUtf8(directionVerb(directions[i]).data());
+        const QString name = i < names.size() ? QString::fromStdString(names[i]) : QString();
+        parts << (name.isEmpty() || (directions.size() == 1 && name == QLatin1String("objective"))
+                      ? verb
+                      : verb + QLatin1Char(' ') + name);
+    }
+    if (directions.size() <= 1)
+        return parts.value(0, QStringLiteral("minimise"));
+    QString text = QStringLiteral("%1 objectives: %2").arg(directions.size()).arg(parts.join(QStringLiteral(", ")));
+    if (paretoSize)
+        text += QStringLiteral(" · ") + counted(*paretoSize, "trial", "trials") + QStringLiteral(" on the Pareto front");
+    return text;
 }
 
 } // namespace pitwall::ui

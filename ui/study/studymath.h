@@ -79,4 +79,9 @@ inline Spread spreadOf(const std::vector<double>& values)
     return meanStd(values);
 }
 
+// A study's objectives in words: "minimise", "maximise loss" (one named objective), or "2 objectives: minimise a,
+// maximise b · 3 trials on the Pareto front" (paretoSize when known).
+QString describeObjectives(const std::vector<StudyDirection>& directions, const std::vector<std::string>& names,
+                           std::optional<int> paretoSize);
+
 } // namespace pitwall::ui

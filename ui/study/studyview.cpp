@@ -18,6 +18,8 @@
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QSpinBox>
@@ -37,6 +39,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
 {
     setObjectName("studyView");
     m_title = new QLabel(tr("No study selected."), this);
+    m_title->setObjectName("studyTitle");
     m_topK = new QSpinBox(this);
     m_topK->setObjectName("studyTopK");
     m_topK->setRange(0, 100000);
@@ -147,9 +150,20 @@ void StudyView::setPickedParams(std::optional<QStringList> names)
 void StudyView::showSnapshot(const StoreSnapshot& snapshot)
 {
     StudyDirection direction = StudyDirection::Minimize;
+    std::vector<StudyDirection> directions{StudyDirection::Minimize};
+    std::vector<std::string> names{"objective"};
+    std::optional<int> paretoSize;
     for (const StudySummary& s : snapshot.studies)
-        if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty())
+        if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty()) {
             direction = s.study.directions[0];
+            directions = s.study.directions;
+            names = objectiveNames(s.study);
+            paretoSize = s.paretoSize;
+        }
+    const bool objectivesChanged = directions != m_directions || names != m_objectiveNames || paretoSize != m_paretoSize;
+    m_directions = directions;
+    m_objectiveNames = names;
+    m_paretoSize = paretoSize;
     // The trials and every run are shared with the snapshot, not copied: the frame's timeline keeps only the
     // runs of these trials. The signature and the running check look at those runs only.
     std::unordered_set<std::int64_t> ids;
@@ -161,7 +175,7 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
         return r.status == RunStatus::Running && r.trialId && ids.count(*r.trialId);
     });
     const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs, ids) * 31);
-    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running)
+    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running && !objectivesChanged)
         return; // metric rows moved the change counter; nothing this view shows changed
     m_signature = signature;
     if (snapshot.focusStudy != m_name)
@@ -185,6 +199,9 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
         m_picked.reset(); // another study: its most important parameters
     m_name = name;
     m_direction = direction;
+    m_directions = {direction};
+    m_objectiveNames = {"objective"};
+    m_paretoSize.reset();
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
                 std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     releaseRetired(); // no computation follows to take them
@@ -201,6 +218,9 @@ void StudyView::setStudy(const QString& name, StudyDirection direction, std::vec
         m_picked.reset(); // another study: its most important parameters
     m_name = name;
     m_direction = direction;
+    m_directions = {direction};
+    m_objectiveNames = {"objective"};
+    m_paretoSize.reset();
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
                 std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     draw();
@@ -223,6 +243,7 @@ StudyInput StudyView::makeInput() const
 {
     StudyInput input;
     input.direction = m_direction;
+    input.objectiveName = QString::fromStdString(m_objectiveNames[0]);
     input.trials = m_trials;
     input.runs = m_runs;
     input.topK = m_topK->value();
@@ -279,19 +300,48 @@ void StudyView::applyFrame(StudyFrame frame)
                              .arg(m_name.toHtmlEscaped())
                              .arg(frame.trialCount)
                              .arg(frame.completeCount)
-                             .arg(m_direction == StudyDirection::Minimize ? tr("minimise") : tr("maximise")));
+                             .arg(objectivesText().toHtmlEscaped()));
     }
     applyHistory(frame);
+    nameObjectives();
     applyIntermediate(frame);
     m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
                         m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
                         frame.parallelBrushes);
     applyParams(frame);
-    m_importance->setValues(
-        std::move(frame.importance),
-        tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised"));
+    QString method =
+        tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised");
+    if (m_directions.size() > 1)
+        method = tr("For %1 (objective 1 of %2). ").arg(QString::fromStdString(m_objectiveNames[0])).arg(m_directions.size()) +
+                 method;
+    m_importance->setValues(std::move(frame.importance), method);
     m_timeline->setBars(std::move(frame.bars));
     Q_EMIT drawn();
+}
+
+QString StudyView::objectivesText() const
+{
+    return describeObjectives(m_directions, m_objectiveNames, m_paretoSize);
+}
+
+void StudyView::nameObjectives()
+{
+    // Several objectives: the history, the parallel coordinates' colour and the importance are about the first one
+    // (until the Pareto view exists); its name and direction are in the titles, and a best-so-far line, which has no
+    // meaning with several objectives, is not drawn.
+    const bool several = m_directions.size() > 1;
+    const QString first = QString::fromStdString(m_objectiveNames[0]);
+    const QString verb = m_directions[0] == StudyDirection::Minimize ? tr("minimised") : tr("maximised");
+    m_history->setTitle(several ? tr("Optimisation history of %1 (objective 1 of %2, %3)").arg(first).arg(m_directions.size()).arg(verb)
+                                : tr("Optimisation history"));
+    m_history->setAxisTitles(tr("trial"), first);
+    if (QXYSeries* best = m_history->find(QStringLiteral("best"))) {
+        if (several)
+            m_history->setPoints(best, {});
+        best->setVisible(!several);
+        for (QLegendMarker* marker : m_history->chart()->legend()->markers(best))
+            marker->setVisible(!several);
+    }
 }
 
 void StudyView::applyParams(const StudyFrame& frame)

@@ -96,8 +96,17 @@ private:
     void applyHistory(const StudyFrame& frame);
     void applyIntermediate(const StudyFrame& frame);
 
+    // The objectives as the title and the charts name them: "minimise", "minimise loss", or for several
+    // "minimise a, maximise b".
+    QString objectivesText() const;
+    // The chart titles, axis titles and legend entries that depend on the study's objectives.
+    void nameObjectives();
+
     QString m_name;
-    StudyDirection m_direction = StudyDirection::Minimize;
+    StudyDirection m_direction = StudyDirection::Minimize; // the first objective's
+    std::vector<StudyDirection> m_directions{StudyDirection::Minimize};
+    std::vector<std::string> m_objectiveNames{"objective"};
+    std::optional<int> m_paretoSize; // several objectives: trials on the Pareto front
     std::shared_ptr<const std::vector<TrialRecord>> m_trials;
     std::shared_ptr<const std::vector<RunRecord>> m_runs;
     std::vector<std::shared_ptr<const void>> m_retired;

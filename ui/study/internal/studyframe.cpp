@@ -82,8 +82,10 @@ void parallelFrame(const StudyInput& input, const std::vector<TrialRecord>& tria
         const ParamAxis& p = table.axes[a];
         frame.axes.push_back({p.name, p.log, p.categories, p.low, p.high});
     }
-    ParallelCoordinates::Axis axis{QCoreApplication::translate("pitwall::ui::StudyView", "objective"), false, {}, 0,
-                                   1};
+    ParallelCoordinates::Axis axis{input.objectiveName.isEmpty()
+                                       ? QCoreApplication::translate("pitwall::ui::StudyView", "objective")
+                                       : input.objectiveName,
+                                   false, {}, 0, 1};
     bool first = true;
     for (std::size_t i = 0; i < trials.size(); ++i) {
         const TrialRecord& t = trials[i];

@@ -29,6 +29,7 @@ namespace pitwall::ui {
 struct StudyInput {
     std::uint64_t generation = 0; // the view's count of data changes; older frames are dropped
     StudyDirection direction = StudyDirection::Minimize;
+    QString objectiveName; // the parallel coordinates' colour axis (empty: "objective")
     std::shared_ptr<const std::vector<TrialRecord>> trials;
     std::shared_ptr<const std::vector<RunRecord>> runs; // may hold other trials' runs: they are skipped
     int topK = 0;           // 0: all trials
