@@ -15,10 +15,11 @@ constexpr int kBarWidth = 24;
 
 ProgressLine::ProgressLine(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out)) != 0) {}
 
-void ProgressLine::update(const std::string& label, double done, double total, const std::string& suffix)
+void ProgressLine::update(const std::string& label, double done, double total, const std::string& suffix,
+                          double overall)
 {
     const double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
-    reportJobProgress(fraction, suffix.empty() ? label : label + "  " + suffix); // the job record, if any
+    reportJobProgress(overall, suffix.empty() ? label : label + "  " + suffix); // the job record, if any
     const bool newLabel = label != m_lastLabel;
     m_lastLabel = label;
     if (m_tty) {
@@ -61,7 +62,7 @@ void ProgressLine::message(const std::string& text)
 ProgressReporter ProgressLine::reporter()
 {
     ProgressReporter r;
-    r.onProgress = [this](const ProgressReport& p) { update(p.label, p.done, p.total, p.detail); };
+    r.onProgress = [this](const ProgressReport& p) { update(p.label, p.done, p.total, p.detail, p.overallFraction()); };
     r.onPhaseDone = [this] { finish(); };
     r.onMessage = [this](const std::string& text) { message(text); };
     r.onWarning = [this](const std::string& text) { message("warning: " + text); };

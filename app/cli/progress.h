@@ -12,8 +12,9 @@ namespace pitwall::cli {
 class ProgressLine {
 public:
     explicit ProgressLine(std::FILE* out = stderr);
-    // Draws "label [#####-----] done/total suffix".
-    void update(const std::string& label, double done, double total, const std::string& suffix);
+    // Draws "label [#####-----] done/total suffix"; `overall` (the whole work's fraction, ProgressReport::
+    // overallFraction) goes to the job record.
+    void update(const std::string& label, double done, double total, const std::string& suffix, double overall);
     // Ends the current line (keeps it on screen).
     void finish();
     // Prints a whole line above the progress line.

@@ -23,7 +23,8 @@ nlohmann::json studyListJson(const std::vector<StudySummary>& studies)
             {"trials", s.total()},
             {"complete", s.complete},
             {"pruned", s.pruned},
-            {"failed", s.failed},
+            {"failed", s.failures()},       // by the trials' own fault
+            {"interrupted", s.interrupted}, // stopped or lost: not counted against a target, re-run on resume
             {"running", s.running},
             {"best_value", jsonNumber(s.bestValue)},
             {"best_trial", s.bestTrialNumber ? nlohmann::json(*s.bestTrialNumber) : nlohmann::json(nullptr)}};
@@ -53,20 +54,20 @@ std::string studyListText(const std::vector<StudySummary>& studies)
     int nameWidth = 28;
     for (const StudySummary& s : studies)
         nameWidth = std::max(nameWidth, static_cast<int>(printable(s.study.name).size()));
-    std::string text = stringPrintf("%-*s %-*s %-7s %-9s %6s %8s %6s %6s %7s  %s\n", nameWidth, "study", directionWidth,
-                                    "direction", "sampler", "pruner", "trials", "complete", "pruned", "failed",
-                                    "running", "best");
+    std::string text = stringPrintf("%-*s %-*s %-7s %-9s %6s %8s %6s %6s %11s %7s  %s\n", nameWidth, "study",
+                                    directionWidth, "direction", "sampler", "pruner", "trials", "complete", "pruned",
+                                    "failed", "interrupted", "running", "best");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const nlohmann::json& row = rows[i];
         const std::optional<double>& best = studies[i].bestValue;
         text +=
-            stringPrintf("%-*s %-*s %-7s %-9s %6d %8d %6d %6d %7d  %s\n", nameWidth,
+            stringPrintf("%-*s %-*s %-7s %-9s %6d %8d %6d %6d %11d %7d  %s\n", nameWidth,
                          printable(studies[i].study.name).c_str(),
                          directionWidth,
                          join(row["directions"].get<std::vector<std::string>>(), ",").c_str(),
                          row.value("sampler", std::string("-")).c_str(), row.value("pruner", std::string("-")).c_str(),
                          row["trials"].get<int>(), row["complete"].get<int>(), row["pruned"].get<int>(),
-                         row["failed"].get<int>(), row["running"].get<int>(),
+                         row["failed"].get<int>(), row["interrupted"].get<int>(), row["running"].get<int>(),
                          studies[i].paretoSize ? ("Pareto front of " + std::to_string(*studies[i].paretoSize)).c_str()
                          : best                ? formatDouble(*best).c_str()
                                                : "-");

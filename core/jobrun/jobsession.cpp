@@ -4,6 +4,7 @@
 #include "core/util/exitcodes.h"
 #include "core/util/timefmt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -17,11 +18,10 @@ namespace {
 struct ProgressState {
     std::mutex mutex;
     bool active = false;
-    double fraction = 0;
+    double fraction = 0; // of the whole job; never goes back
     std::string message;
-    std::string phase;
-    double phaseStartTime = 0;
-    double phaseStartFraction = 0;
+    double startTime = 0;     // when this process first reported progress (0: not yet)
+    double startFraction = 0; // the fraction then (a resumed job starts where it was)
     std::optional<double> eta;
 };
 
@@ -29,12 +29,6 @@ ProgressState& progressState()
 {
     static ProgressState state;
     return state;
-}
-
-std::string phaseOf(const std::string& message)
-{
-    const auto digit = message.find_first_of("0123456789");
-    return message.substr(0, digit);
 }
 
 } // namespace
@@ -46,18 +40,19 @@ void reportJobProgress(double fraction, const std::string& message)
     if (!p.active)
         return;
     const double now = nowSeconds();
-    const std::string phase = phaseOf(message);
-    if (phase != p.phase || fraction < p.fraction) {
-        p.phase = phase;
-        p.phaseStartTime = now;
-        p.phaseStartFraction = fraction;
+    if (p.startTime == 0) {
+        p.startTime = now;
+        p.startFraction = fraction;
     }
-    p.fraction = fraction;
+    // The job's bar never goes back (a trial interrupted mid-way takes its epochs with it; the work's parts report
+    // their place in the whole: ProgressReporter::within). The ETA is for the whole job, from this process's pace.
+    p.fraction = std::max(p.fraction, std::clamp(fraction, 0.0, 1.0));
     p.message = message;
-    const double done = fraction - p.phaseStartFraction;
+    const double done = p.fraction - p.startFraction;
     constexpr double kMinFractionForEta = 0.02;
-    p.eta = done > kMinFractionForEta ? std::optional<double>((now - p.phaseStartTime) * (1.0 - fraction) / done)
-                                      : std::nullopt;
+    p.eta = done > kMinFractionForEta && p.fraction < 1.0
+                ? std::optional<double>((now - p.startTime) * (1.0 - p.fraction) / done)
+                : std::nullopt;
 }
 
 JobSession::JobSession(const std::string& storeLocation, const std::string& kind, const Json& spec,
@@ -65,9 +60,12 @@ JobSession::JobSession(const std::string& storeLocation, const std::string& kind
     : m_location(storeLocation)
 {
     JobStore& store = m_store.emplace(storeLocation);
+    double resumedFrom = 0; // a resumed job's progress goes on from where it was
     if (adoptId) {
         m_id = *adoptId;
         store.start(m_id, ::getpid());
+        if (const auto record = store.job(m_id))
+            resumedFrom = record->progress;
     } else {
         m_id = store.create(kind, spec, JobState::Running, ::getpid(), logFile);
     }
@@ -76,6 +74,11 @@ JobSession::JobSession(const std::string& storeLocation, const std::string& kind
         ProgressState& p = progressState();
         std::lock_guard lock(p.mutex);
         p.active = true;
+        p.fraction = resumedFrom; // this job's progress starts here (a child job's too)
+        p.message.clear();
+        p.startTime = 0;
+        p.startFraction = 0;
+        p.eta.reset();
     }
     m_thread = std::thread([this] { beat(); });
 }
@@ -178,12 +181,22 @@ int runChildJob(const std::string& storeLocation, const std::string& kind, const
     // The parent's id and progress come back however the child ends.
     struct RestoreParent {
         std::int64_t id;
+        double fraction = 0, startTime = 0, startFraction = 0;
+        std::string message;
+        explicit RestoreParent(std::int64_t parentId) : id(parentId)
+        {
+            ProgressState& p = progressState();
+            std::lock_guard lock(p.mutex);
+            fraction = p.fraction, startTime = p.startTime, startFraction = p.startFraction, message = p.message;
+        }
         ~RestoreParent()
         {
             ::setenv("PITWALL_JOB_ID", std::to_string(id).c_str(), 1);
             ProgressState& p = progressState();
             std::lock_guard lock(p.mutex);
             p.active = true;
+            p.fraction = fraction, p.startTime = startTime, p.startFraction = startFraction, p.message = message;
+            p.eta.reset();
         }
     } restore{*parent};
     JobSession child(storeLocation, kind, spec, std::nullopt, "");

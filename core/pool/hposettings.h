@@ -11,7 +11,7 @@
 
 namespace pitwall {
 
-inline constexpr const char* kHpoSettingsAttr = "pitwall:hpo";
+// kHpoSettingsAttr ("pitwall:hpo") is declared in core/store/records.h: objectiveNames reads the objectives there.
 
 struct HpoSettings {
     int targetTrials = 0;               // trials that count against the target (see StudyCounts::counted)

@@ -27,9 +27,12 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
     BestTracker best(direction);
     for (const TrialRecord& t : trials) {
         const auto done = t.userAttrs.find(kEpochsDoneAttr);
-        c.epochsDone +=
+        const std::int64_t epochs =
             std::max(static_cast<std::int64_t>(t.intermediateValues.size()),
                      done != t.userAttrs.end() && done->is_number_integer() ? done->get<std::int64_t>() : 0);
+        c.epochsDone += epochs;
+        if (t.state == TrialState::Running)
+            c.runningEpochs += epochs;
         switch (t.state) {
         case TrialState::Running:
             ++c.running;
@@ -56,6 +59,12 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
     c.bestValue = best.value();
     c.bestTrial = best.number();
     return c;
+}
+
+std::string countsText(const StudyCounts& c)
+{
+    return "complete " + std::to_string(c.complete) + " · pruned " + std::to_string(c.pruned) + " · failed " +
+           std::to_string(c.failed - c.interrupted) + " · interrupted " + std::to_string(c.interrupted);
 }
 
 bool failTrial(Store& store, const TrialRecord& trial, const std::string& reason, FailKind kind,

@@ -22,7 +22,6 @@
 namespace pitwall {
 
 inline constexpr const char* kFailReasonAttr = "fail_reason";
-inline constexpr const char* kInterruptedAttr = "pitwall:interrupted";
 inline constexpr const char* kWorkerAttr = "pitwall:worker";
 inline constexpr const char* kEpochsDoneAttr = "epochs_done"; // trial user attr: epochs trained so far
 
@@ -36,6 +35,7 @@ struct StudyCounts {
     int interrupted = 0; // FAIL trials marked pitwall:interrupted
     int untracked = 0;   // RUNNING trials with neither a heartbeat nor a worker (e.g. Optuna without heartbeats)
     std::int64_t epochsDone = 0; // over all trials: epochs_done, or the intermediate values reported if more
+    std::int64_t runningEpochs = 0; // the part of epochsDone trained by RUNNING trials
     std::optional<double> bestValue;
     std::optional<int> bestTrial;
 
@@ -46,6 +46,10 @@ struct StudyCounts {
 };
 
 StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection direction);
+// The finished trials by state as every display words them (the search's progress, its final line, jobs show, the
+// window): "complete 5 · pruned 1 · failed 0 · interrupted 2", where failed are the trials' own failures and
+// interrupted the trials that were stopped or lost (not counted, re-run on resume).
+std::string countsText(const StudyCounts& counts);
 bool isInterrupted(const TrialRecord& trial);
 
 enum class FailKind {

@@ -224,8 +224,15 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
                 reporter.message(e.message);
         },
         [&](const PoolStatus& s) {
-            reporter.progress({"trials", static_cast<double>(s.counts.finished()),
-                               static_cast<double>(std::max(1, s.target)), searchProgressDetail(s, epochs)});
+            // By epochs when a trial's are known: a finished trial counts all of its epochs (a pruned one ended early),
+            // a running one those it trained, so the bar moves before the first trial ends.
+            const double target = std::max(1, s.target);
+            const double done =
+                epochs ? std::min<double>(target * *epochs, static_cast<double>(s.counts.finished()) * *epochs +
+                                                                static_cast<double>(s.counts.runningEpochs)) /
+                             *epochs
+                       : s.counts.finished();
+            reporter.progress({"trials", done, target, searchProgressDetail(s, epochs)});
         });
     reporter.phaseDone();
     return status;
@@ -236,12 +243,12 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
 std::string searchProgressDetail(const PoolStatus& s, std::optional<int> epochsPerTrial)
 {
     const StudyCounts& c = s.counts;
-    std::string text = "running " + std::to_string(c.running) + " · pending " + std::to_string(s.pending) +
-                       " · complete " + std::to_string(c.complete) + " · pruned " + std::to_string(c.pruned) +
-                       " · failed " + std::to_string(c.failed - c.interrupted) + " · epochs " +
-                       std::to_string(c.epochsDone);
+    // Epochs against a target that counts re-runs: an interrupted trial's epochs are done, and its replacement
+    // trains them again.
+    std::string text = "running " + std::to_string(c.running) + " · pending " + std::to_string(s.pending) + " · " +
+                       countsText(c) + " · epochs " + std::to_string(c.epochsDone);
     if (epochsPerTrial)
-        text += "/" + std::to_string(*epochsPerTrial * s.target);
+        text += "/" + std::to_string(*epochsPerTrial * (s.target + c.interrupted));
     if (c.bestValue)
         text += " · best " + formatDouble(*c.bestValue) + " (#" + std::to_string(*c.bestTrial) + ")";
     return text;

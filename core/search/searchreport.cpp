@@ -67,10 +67,9 @@ Json searchResultJson(const std::string& storeLocation, const SearchResult& r, c
 std::string searchSummaryText(const std::string& storeLocation, const SearchResult& r)
 {
     const StudyCounts& c = r.counts;
-    std::string text = stringPrintf(
-        "\nstudy '%s' in %s: %d complete, %d pruned, %d failed (%d interrupted) in %.1f s on %zu worker(s)\n",
-        printable(r.studyName).c_str(), printable(storeLocation).c_str(), c.complete, c.pruned, c.failed, c.interrupted,
-        r.seconds, r.workers);
+    std::string text = stringPrintf("\nstudy '%s' in %s: %s in %.1f s on %zu worker(s)\n",
+                                    printable(r.studyName).c_str(), printable(storeLocation).c_str(),
+                                    countsText(c).c_str(), r.seconds, r.workers);
     for (const TrialRecord& t : r.trials)
         if (t.state == TrialState::Fail && !isInterrupted(t) && t.systemAttrs.contains(kFailReasonAttr))
             text +=

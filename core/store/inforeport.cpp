@@ -28,7 +28,8 @@ nlohmann::json databaseInfoJson(const SchemaInfo& info, const std::vector<StudyS
                                      {"trials", s.total()},
                                      {"complete", s.complete},
                                      {"pruned", s.pruned},
-                                     {"failed", s.failed},
+                                     {"failed", s.failures()},
+                                     {"interrupted", s.interrupted},
                                      {"running", s.running},
                                      {"best_value", jsonNumber(s.bestValue)}});
     return out;
@@ -51,10 +52,10 @@ std::string databaseInfoText(const SchemaInfo& info, const std::vector<StudySumm
     text += "contents:        " + std::to_string(info.studies) + " studies, " + std::to_string(info.trials) +
             " trials, " + std::to_string(info.runs) + " runs, " + std::to_string(info.metricRows) + " metric rows\n";
     if (!studies.empty()) {
-        Table table({"study", "trials", "complete", "pruned", "failed", "running", "best"});
+        Table table({"study", "trials", "complete", "pruned", "failed", "interrupted", "running", "best"});
         for (const StudySummary& s : studies)
             table.addRow({s.study.name, std::to_string(s.total()), std::to_string(s.complete), std::to_string(s.pruned),
-                          std::to_string(s.failed), std::to_string(s.running),
+                          std::to_string(s.failures()), std::to_string(s.interrupted), std::to_string(s.running),
                           s.bestValue ? formatFixed(*s.bestValue, 6) : "-"});
         text += "\n" + table.toText();
     }

@@ -56,6 +56,11 @@ JobRecord readJob(const Statement& row)
     } catch (const Json::exception&) {
         job.spec = row.text(2);
     }
+    if (job.spec.is_object() && job.spec.contains(kSecondsBeforeKey)) {
+        if (job.spec[kSecondsBeforeKey].is_number())
+            job.secondsBefore = std::max(0.0, job.spec[kSecondsBeforeKey].get<double>());
+        job.spec.erase(kSecondsBeforeKey);
+    }
     job.state = parseJobState(row.text(3)).value_or(JobState::Failed);
     job.host = row.text(4);
     job.pid = row.int64(5);
@@ -123,7 +128,7 @@ std::optional<JobState> parseJobState(const std::string& text)
 
 double jobElapsedSeconds(const JobRecord& j, double now)
 {
-    return j.startTime ? j.endTime.value_or(now) - *j.startTime : 0.0;
+    return j.secondsBefore + (j.startTime ? j.endTime.value_or(now) - *j.startTime : 0.0);
 }
 
 Json jobToJson(const JobRecord& j, double now)
@@ -344,10 +349,15 @@ void JobStore::requeue(std::int64_t id, const Json& spec, const std::string& log
         // The claim: one statement that only a cancelled or failed job matches. The heartbeat is now, not the old
         // run's, so that no reaper takes the queued job for vanished before its process starts (which let a
         // second `jobs resume` claim it again).
-        auto update = m_db->cached("UPDATE pitwall_jobs SET state = 'queued', spec_json = ?, pid = 0, "
-                                   "process_start = NULL, heartbeat_time = ?, log_file = ?, end_time = NULL, "
-                                   "exit_code = NULL, error = '', progress = 0, progress_message = '', "
-                                   "eta_seconds = NULL WHERE job_id = ? AND state IN ('failed', 'cancelled')");
+        // The time it ran so far goes into the new spec (kSecondsBeforeKey), so that its elapsed time goes on; its
+        // progress stays where it was (the resumed process goes on from there).
+        auto update = m_db->cached(
+            "UPDATE pitwall_jobs SET state = 'queued', spec_json = json_set(?, '$.run_seconds_before', "
+            "COALESCE(CASE WHEN json_valid(spec_json) THEN json_extract(spec_json, '$.run_seconds_before') END, 0) + "
+            "COALESCE(end_time - start_time, 0)), "
+            "pid = 0, process_start = NULL, heartbeat_time = ?, log_file = ?, start_time = NULL, end_time = NULL, "
+            "exit_code = NULL, "
+            "error = '', progress_message = '', eta_seconds = NULL WHERE job_id = ? AND state IN ('failed', 'cancelled')");
         update.bind(1, spec.dump()).bind(2, now).bind(3, logFile).bind(4, id).run();
         if (m_db->changes() > 0)
             return;

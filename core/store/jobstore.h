@@ -48,7 +48,10 @@ struct JobRecord {
     std::optional<std::int64_t> processStart;
     double createTime = 0;  // Unix seconds
     std::optional<double> startTime, endTime, heartbeatTime;
-    double progress = 0;    // 0..1 of the current phase
+    double progress = 0;    // 0..1 of the whole job (a resumed job goes on from where it was)
+    // Seconds it ran before its latest resume (kept in its spec_json under kSecondsBeforeKey, which `spec` leaves
+    // out): a resumed job's elapsed time goes on from there.
+    double secondsBefore = 0;
     std::string progressMessage;
     std::optional<double> etaSeconds;
     std::optional<int> exitCode;
@@ -57,7 +60,8 @@ struct JobRecord {
     std::vector<JobLink> links;
 };
 
-// Seconds the job has run, to its end or to `now`; 0 before it started.
+inline constexpr const char* kSecondsBeforeKey = "run_seconds_before";
+// Seconds the job has run over all its resumptions, to its end or to `now`; 0 before it started.
 double jobElapsedSeconds(const JobRecord& job, double now);
 // The record as `pitwall jobs list|show --json` prints it (elapsed_seconds up to `now`).
 Json jobToJson(const JobRecord& job, double now);

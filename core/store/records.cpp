@@ -226,6 +226,21 @@ std::vector<std::string> objectiveNames(const StudyRecord& study)
     if (names.size() == n)
         return names;
     names.clear();
+    const auto hpo = study.systemAttrs.find(kHpoSettingsAttr);
+    if (hpo != study.systemAttrs.end() && hpo->is_object()) {
+        const auto several = hpo->find("objectives");
+        if (several != hpo->end() && several->is_array() && several->size() == n)
+            for (const Json& name : *several)
+                if (name.is_string() && !name.get<std::string>().empty())
+                    names.push_back(name.get<std::string>());
+        const auto one = hpo->find("objective");
+        if (names.size() != n && n == 1 && one != hpo->end() && one->is_string() && !one->get<std::string>().empty() &&
+            one->get<std::string>() != "objective")
+            names = {one->get<std::string>()};
+        if (names.size() == n)
+            return names;
+        names.clear();
+    }
     for (std::size_t i = 0; i < n; ++i)
         names.push_back(n == 1 ? std::string("objective") : "objective " + std::to_string(i + 1));
     return names;

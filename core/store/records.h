@@ -85,17 +85,28 @@ struct StudyRecord {
 };
 
 // The names of the study's objectives, one per direction: Optuna's (Study.set_metric_names stores them as the study
-// system attribute "study:metric_names") when there is one name per objective, else "objective" for a single
+// system attribute "study:metric_names") when there is one name per objective, else the metrics a `pitwall hpo`
+// search reads (its settings' "objective" or "objectives", core/pool/hposettings.h), else "objective" for a single
 // objective and "objective 1", "objective 2", … for several.
 inline constexpr const char* kMetricNamesAttr = "study:metric_names";
+inline constexpr const char* kHpoSettingsAttr = "pitwall:hpo";
 std::vector<std::string> objectiveNames(const StudyRecord& study);
 // "minimise" or "maximise" (the window's and reports' word for a direction).
 std::string_view directionVerb(StudyDirection direction);
 
+// Trial system attribute: true when a FAIL trial's failure was not its own fault (stopped, its worker lost, not run
+// because the study was full). Such trials are "interrupted": shown apart from failures, not counted against a
+// search's target, re-run on resume (core/pool/trialstate.h).
+inline constexpr const char* kInterruptedAttr = "pitwall:interrupted";
+
 // A study with the counts a study list shows. bestValue follows the first objective's direction.
 struct StudySummary {
     StudyRecord study;
-    int running = 0, waiting = 0, complete = 0, pruned = 0, failed = 0;
+    int running = 0, waiting = 0, complete = 0, pruned = 0;
+    int failed = 0;      // FAIL trials, the interrupted ones included (Optuna's count)
+    int interrupted = 0; // FAIL trials marked kInterruptedAttr
+    // FAIL trials that failed by their own fault: what every display calls "failed", beside "interrupted".
+    int failures() const { return failed - interrupted; }
     std::optional<double> bestValue;
     std::optional<int> bestTrialNumber;
     std::optional<int> paretoSize; // several objectives: how many trials are on the Pareto front (core/store/pareto.h)

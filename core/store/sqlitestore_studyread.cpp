@@ -214,6 +214,16 @@ std::vector<StudySummary> SqliteStore::listStudies()
                 }
             }
         }
+        {
+            // Interrupted failures (core/store/records.h), counted apart from the trials' own failures.
+            auto statement = m_db->cached(
+                "SELECT t.study_id, COUNT(*) FROM trials t JOIN trial_system_attributes a ON a.trial_id = t.trial_id "
+                "AND a.\"key\" = ? WHERE t.state = 'FAIL' AND a.value_json = 'true' GROUP BY t.study_id");
+            statement.bind(1, kInterruptedAttr);
+            while (statement.step())
+                if (const auto it = indexOf.find(statement.int64(0)); it != indexOf.end())
+                    summaries[it->second].interrupted = static_cast<int>(statement.int64(1));
+        }
         // The best trial by core/store/besttrial.h's rule, over the COMPLETE trials' first values.
         std::vector<BestTracker> best;
         best.reserve(summaries.size());

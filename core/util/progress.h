@@ -19,8 +19,14 @@ struct ProgressReport {
     double total = 0;
     std::string detail; // free text after the counts, may be empty
 
+    // Where this phase lies in the whole work, as fractions of it (ProgressReporter::within sets them): a job's bar
+    // moves from spanFrom to spanTo while this phase goes from 0 to total.
+    double spanFrom = 0, spanTo = 1;
+
     // done / total clamped to 0..1 (0 while total is 0).
     double fraction() const;
+    // The whole work's fraction: spanFrom + (spanTo - spanFrom) * fraction().
+    double overallFraction() const;
     // The label, two spaces and the detail (just the label when there is no detail).
     std::string message() const;
 };
@@ -43,6 +49,10 @@ public:
     // For operations that take a (done, total) callback: reports `label` and ends the phase at done == total.
     // The callback holds a copy of this reporter.
     std::function<void(std::int64_t done, std::int64_t total)> counter(const std::string& label) const;
+    // A reporter for a part of the work that spans `from`..`to` of this reporter's whole (0 <= from <= to <= 1):
+    // its reports reach this one with their spans mapped into that part; everything else goes through unchanged.
+    // Parts nest.
+    ProgressReporter within(double from, double to) const;
 };
 
 } // namespace pitwall

@@ -11,10 +11,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -92,6 +94,8 @@ private Q_SLOTS:
     void flagsABadListInPlace();
     void keepsExtraEditorsInStep();
     void coversTheRealSchemaWithSpeedPanel();
+    void speedPanelShowsTheModelsOptionsOnly();
+    void filterHidesGroupsWithoutAMatch();
     void showsResolvedYamlLiveAndSavesChangedKeys();
     void devicePanelShowsLogicalDevicesAndWhyAModeIsUnavailable();
     void devicePanelShowsWhatEachModeGivesAndMeasured();
@@ -233,6 +237,66 @@ void TestConfigForm::coversTheRealSchemaWithSpeedPanel()
             QVERIFY2(speed->findChild<QWidget*>(key), qPrintable("speed panel lacks " + key));
     }
     QVERIFY(schema.find("policy.transfuser.upsample_mode")); // plugin keys come from the plugin's schema file
+}
+
+// The Speed options panel lists the core's options and the config's model's: a TransFuser config shows LEAD's
+// options, not AutoSpeed's; switching experiment.model to autospeed swaps them.
+void TestConfigForm::speedPanelShowsTheModelsOptionsOnly()
+{
+    ui::ConfigureView view;
+    QWidget* speed = view.panels()->findChild<QWidget*>("speedPanel");
+    QVERIFY(speed);
+    auto* form = qobject_cast<QFormLayout*>(speed->layout());
+    QVERIFY(form);
+    const auto shown = [&](const char* key) { // the row whose label is the key
+        for (QLabel* label : speed->findChildren<QLabel*>())
+            if (label->text() == QLatin1String(key))
+                return form->isRowVisible(label);
+        return false;
+    };
+    QCOMPARE(QString::fromStdString(view.form()->config().getString("experiment.model")), QString("transfuser"));
+    QVERIFY(shown("policy.transfuser.upsample_perspective_logits"));
+    QVERIFY(!shown("autospeed.disable_vectorized_loss"));
+    QVERIFY(shown("training.optimization.batch_size")); // the core's, for every model
+    QCOMPARE(view.form()->setText("experiment.model", "autospeed"), QString());
+    QVERIFY(!shown("policy.transfuser.upsample_perspective_logits"));
+    QVERIFY(shown("autospeed.disable_vectorized_loss"));
+    QVERIFY(shown("training.optimization.batch_size"));
+
+    // "Compare these" compares speed options, not partition modes: the partition benchmark does that.
+    QTemporaryDir dir;
+    view.setDatabase(dir.filePath("speed.db"));
+    QCOMPARE(view.form()->setText("device.partition_mode", "DPX"), QString());
+    auto* compare = speed->findChild<QPushButton*>("compareSpeedOptions");
+    QVERIFY(compare);
+    QTest::mouseClick(compare, Qt::LeftButton);
+    QVERIFY2(view.launchOutput()->toPlainText().contains("compared by a partition benchmark"),
+             qPrintable(view.launchOutput()->toPlainText()));
+}
+
+// Typing in the form's filter hides the keys that do not match, and a group with none left is hidden whole (no empty
+// boxes); clearing the filter shows every group again.
+void TestConfigForm::filterHidesGroupsWithoutAMatch()
+{
+    ui::ConfigureView view;
+    auto* filter = view.findChild<QLineEdit*>("configFilter");
+    QVERIFY(filter);
+    const QList<QGroupBox*> groups = view.form()->findChildren<QGroupBox*>();
+    QVERIFY(groups.size() > 3);
+    QTest::keyClicks(filter, "upsample_mode");
+    int shown = 0;
+    for (QGroupBox* group : groups) {
+        if (group->isHidden())
+            continue;
+        ++shown;
+        // A group still shown has a matching key showing.
+        QVERIFY2(!group->findChildren<QWidget*>("policy.transfuser.upsample_mode").isEmpty(),
+                 qPrintable(group->title()));
+    }
+    QCOMPARE(shown, 1);
+    filter->clear();
+    for (QGroupBox* group : groups)
+        QVERIFY2(!group->isHidden(), qPrintable(group->title()));
 }
 
 void TestConfigForm::showsResolvedYamlLiveAndSavesChangedKeys()

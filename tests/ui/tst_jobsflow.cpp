@@ -26,6 +26,7 @@
 #include <QCheckBox>
 #include <QColor>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -312,6 +313,25 @@ void TestJobsFlow::searchStartsStopsAndResumesFromTheWindow()
     const int keptComplete = states["COMPLETE"];
     QVERIFY2(keptComplete >= 1 && keptComplete < 4, qPrintable(QString::number(keptComplete)));
     QCOMPARE(states["RUNNING"], 0);
+    // One source for the counts: the job's message in the Jobs dock, the side bar's Failed and Interrupted columns,
+    // `pitwall jobs show` and the job's log say the same (the trials the stop interrupted are not failures).
+    QTreeWidgetItem* side = nullptr;
+    QTRY_VERIFY((side = window.studiesView()->findItems(study, Qt::MatchExactly).value(0)) &&
+                side->text(ui::StudiesView::kFailed).toInt() + side->text(ui::StudiesView::kInterrupted).toInt() ==
+                    states["FAIL"]);
+    const QString counts = QStringLiteral(" · failed %1 · interrupted %2")
+                               .arg(side->text(ui::StudiesView::kFailed), side->text(ui::StudiesView::kInterrupted));
+    QCOMPARE(side->text(ui::StudiesView::kFailed), QString("0")); // nothing failed by its own fault
+    QTRY_VERIFY2(jobRow(jobs, id)->text(4).contains(counts + " · epochs"),
+                 qPrintable(jobRow(jobs, id)->text(4) + " vs" + counts));
+    const CliResult shown = runCli({"jobs", "show", QString::number(id), "--db", db});
+    QVERIFY2(shown.exitCode == 0 && shown.out.contains(counts + " · epochs"), qPrintable(shown.out + shown.err));
+    const auto record = JobStore(db.toStdString(), OpenMode::ReadOnly).job(id);
+    QVERIFY(record && !record->logFile.empty());
+    QFile logFile(QString::fromStdString(record->logFile));
+    QVERIFY(logFile.open(QIODevice::ReadOnly));
+    const QString logText = QString::fromUtf8(logFile.readAll());
+    QVERIFY2(logText.contains(counts + " in "), qPrintable(logText.right(1500)));
 
     // Resume: the same job continues until the study has its 4 trials.
     clickRow(jobs, id);

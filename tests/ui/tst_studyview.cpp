@@ -41,6 +41,7 @@ private Q_SLOTS:
     void showsASnapshotWithOtherStudiesRuns();
     void ranksImportance();
     void namesTheObjectivesOfATwoObjectiveStudy();
+    void greysImportanceFromFewTrials();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
 
@@ -277,6 +278,52 @@ void TestStudyView::ranksImportance()
     for (const auto& [name, value] : importance)
         if (name == "box")
             QVERIFY(value < 0.2);
+}
+
+// Importance says how many complete trials it rests on and is grey below ImportanceBars::kSettledTrials: the
+// demo search (24 complete) is settled; its first 5 trials are not.
+void TestStudyView::greysImportanceFromFewTrials()
+{
+    ui::MainWindow window;
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(m_db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study), 10000);
+    ui::ImportanceBars* bars = window.studyView()->importance();
+    int complete = 0;
+    for (const TrialRecord& t : m_trials)
+        complete += t.state == TrialState::Complete;
+    QVERIFY(complete >= ui::ImportanceBars::kSettledTrials);
+    QCOMPARE(bars->trials(), complete);
+    QVERIFY(bars->settled());
+    QVERIFY2(bars->caption().startsWith(QStringLiteral("From %1 complete trials. fANOVA-lite").arg(complete)),
+             qPrintable(bars->caption()));
+
+    // The first five trials only: grey bars and a caption that says so.
+    std::vector<TrialRecord> few(m_trials.begin(), m_trials.begin() + 5);
+    int fewComplete = 0;
+    for (const TrialRecord& t : few)
+        fewComplete += t.state == TrialState::Complete;
+    window.studyView()->setStudy("autospeed-hpo", StudyDirection::Minimize, few, {});
+    QTRY_VERIFY(window.studyView()->ready());
+    QCOMPARE(bars->trials(), fewComplete);
+    QVERIFY(!bars->settled());
+    QVERIFY2(bars->caption().startsWith(
+                 QStringLiteral("From %1 complete trials only: not settled below 10.").arg(fewComplete)),
+             qPrintable(bars->caption()));
+    QVERIFY(!bars->values().empty());
+    // The bars are drawn in the palette's grey (Mid), not the series colour.
+    const QImage image = bars->grab().toImage();
+    bool grey = false, coloured = false;
+    const QColor placeholder = bars->palette().color(QPalette::Mid);
+    const QColor series = ui::seriesColor(0, bars->palette());
+    for (int x = 0; x < image.width(); ++x)
+        for (int y = 0; y < image.height(); ++y) {
+            const QColor c = image.pixelColor(x, y);
+            grey = grey || c.rgb() == placeholder.rgb();
+            coloured = coloured || c.rgb() == series.rgb();
+        }
+    QVERIFY2(grey && !coloured, qPrintable(QStringLiteral("grey %1, coloured %2").arg(grey).arg(coloured)));
 }
 
 void TestStudyView::agreesOnTheBestTrial_data()

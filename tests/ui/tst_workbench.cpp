@@ -15,11 +15,13 @@
 #include "ui/studies/trialsview.h"
 #include "ui/theme.h"
 
+#include "core/hpo/studyreport.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
 
 #include <QAction>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -63,6 +65,7 @@ class TestWorkbench : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void showsStudiesWithKindStateCountsAndBest();
+    void namesInterruptedTrialsApartFromFailures();
     void filtersStudies();
     void showsTrialsOfTheSelectedStudy();
     void showsWhyATrialFailedWithTheEventsTail();
@@ -110,6 +113,48 @@ void TestWorkbench::showsStudiesWithKindStateCountsAndBest()
     QCOMPARE(window.studiesView()->topLevelItem(1)->text(Col::kBest), QString("–"));
     QCOMPARE(window.studiesView()->topLevelItem(1)->text(Col::kState), QString("empty"));
     QCOMPARE(ui::MainWindow::recentFiles().value(0), QFileInfo(m_db).absoluteFilePath());
+}
+
+// A stopped search: one trial failed by its own fault, two were interrupted by the stop. The side bar says so in
+// its Failed and Interrupted columns, as `pitwall study list` does (core/store: StudySummary::failures).
+void TestWorkbench::namesInterruptedTrialsApartFromFailures()
+{
+    const QString db = m_dir.filePath("stopped.db");
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("stopped-search", {StudyDirection::Minimize});
+        store->setStudySystemAttr(study, kHpoSettingsAttr, Json{{"objective", "val/loss"}});
+        store->finishTrial(store->createTrial(study).id, TrialState::Complete, {0.5});
+        const TrialRecord crashed = store->createTrial(study);
+        store->setTrialSystemAttr(crashed.id, "fail_reason", "exit status 137");
+        store->finishTrial(crashed.id, TrialState::Fail, {});
+        for (int i = 0; i < 2; ++i) {
+            const TrialRecord stopped = store->createTrial(study);
+            store->setTrialSystemAttr(stopped.id, kInterruptedAttr, true);
+            store->finishTrial(stopped.id, TrialState::Fail, {});
+        }
+    }
+    ui::MainWindow window;
+    window.openDatabase(db);
+    QTRY_COMPARE(window.studiesView()->topLevelItemCount(), 1);
+    const QTreeWidgetItem* item = window.studiesView()->topLevelItem(0);
+    QCOMPARE(item->text(Col::kComplete), QString("1"));
+    QCOMPARE(item->text(Col::kFailed), QString("1"));
+    QCOMPARE(item->text(Col::kInterrupted), QString("2"));
+    // The Studies view's trials: the same counts in its title, and the Value column names its metric.
+    window.showView(ui::View::Studies);
+    auto* title = window.trialsPage()->findChild<QLabel*>("trialsTitle");
+    QVERIFY(title);
+    QTRY_VERIFY2(title->text().contains("4 trials") && title->text().contains("1 failed") &&
+                     title->text().endsWith(", 2 interrupted"),
+                 qPrintable(title->text()));
+    QCOMPARE(window.trialsView()->headerText(ui::TrialsView::kValue), QString("Value: val/loss"));
+    // `pitwall study list`'s rows, from the same summary.
+    const Json rows = studyListJson(openStore(db.toStdString(), OpenMode::ReadOnly)->listStudies());
+    QCOMPARE(rows[0]["failed"].get<int>(), 1);
+    QCOMPARE(rows[0]["interrupted"].get<int>(), 2);
+    QVERIFY(studyListText(openStore(db.toStdString(), OpenMode::ReadOnly)->listStudies())
+                .find("failed interrupted") != std::string::npos);
 }
 
 void TestWorkbench::filtersStudies()

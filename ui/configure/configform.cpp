@@ -17,6 +17,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace pitwall::ui {
 
@@ -339,8 +340,16 @@ void ConfigForm::syncEditor(const KeySpec& spec, QWidget* editor)
 void ConfigForm::filter(const QString& text)
 {
     const QString needle = text.trimmed().toLower();
-    for (auto& [key, row] : m_rows)
-        row.layout->setRowVisible(row.field, needle.isEmpty() || row.haystack.contains(needle));
+    std::map<QFormLayout*, bool> anyShown; // per group's layout: does a row still show?
+    for (auto& [key, row] : m_rows) {
+        const bool shown = needle.isEmpty() || row.haystack.contains(needle);
+        row.layout->setRowVisible(row.field, shown);
+        anyShown[row.layout] = anyShown[row.layout] || shown;
+    }
+    // A group none of whose keys match is hidden whole, not left as an empty box.
+    for (const auto& [layout, shown] : anyShown)
+        if (QWidget* group = layout->parentWidget())
+            group->setVisible(shown);
 }
 
 } // namespace pitwall::ui

@@ -229,6 +229,8 @@ void ConfigureView::followForm()
                             m_devices->logicalDevices()->topLevelItemCount());
     };
     connect(m_form, &ConfigForm::changed, this, &ConfigureView::updateYaml);
+    connect(m_form, &ConfigForm::changed, this, &ConfigureView::filterSpeedOptions);
+    filterSpeedOptions();
     connect(m_form, &ConfigForm::changed, this, follow);
     connect(m_devices, &DevicePanel::devicesShown, this, follow);
     connect(m_run, &RunOptions::kindChanged, this,
@@ -254,6 +256,7 @@ QWidget* ConfigureView::buildSpeedPanel()
         auto* label = new QLabel(key, panel);
         label->setToolTip(QString::fromStdString(spec.doc));
         layout->addRow(label, editor);
+        m_speedRows.emplace_back(spec.owner, label);
     }
     auto* compare = new QPushButton(tr("Compare these…"), panel);
     compare->setObjectName("compareSpeedOptions");
@@ -269,6 +272,15 @@ QWidget* ConfigureView::buildSpeedPanel()
     scroll->setWidget(panel);
     scroll->setWidgetResizable(true);
     return scroll;
+}
+
+void ConfigureView::filterSpeedOptions()
+{
+    const std::string model =
+        m_form->config().contains("experiment.model") ? m_form->config().getString("experiment.model") : std::string();
+    for (const auto& [owner, label] : m_speedRows)
+        if (auto* form = qobject_cast<QFormLayout*>(label->parentWidget()->layout()))
+            form->setRowVisible(label, owner == "core" || owner == model);
 }
 
 void ConfigureView::updateYaml()
@@ -522,15 +534,25 @@ QString ConfigureView::speedComparisonYaml(const QString& configFile, QString& p
 {
     // Toggled: the speed options changed since the config was loaded (or since the view opened).
     std::vector<std::pair<std::string, std::string>> toggled; // key, value before as text
+    // The partition mode and logical devices are compared by a partition benchmark, not a variant one.
+    bool partitionToggled = false;
     for (const KeySpec& spec : m_schema.keys()) {
         if (!spec.speed || !m_form->config().contains(spec.key) || !m_loaded.contains(spec.key))
             continue;
+        if (spec.key.starts_with("device.") || spec.key.starts_with("training.distribution.")) {
+            partitionToggled = partitionToggled ||
+                               m_form->config().value(spec.key).toText() != m_loaded.value(spec.key).toText();
+            continue;
+        }
         if (m_form->config().value(spec.key).toText() != m_loaded.value(spec.key).toText())
             toggled.emplace_back(spec.key, m_loaded.value(spec.key).toText());
     }
     if (toggled.empty()) {
-        problem = tr("Toggle at least one speed option first: Compare these compares the config as loaded with "
-                     "the options changed since.");
+        problem = partitionToggled
+                      ? tr("The partition mode and logical devices are compared by a partition benchmark (What to run "
+                           "▸ Partition benchmark), not by Compare these; toggle another speed option to compare it.")
+                      : tr("Toggle at least one speed option first: Compare these compares the config as loaded with "
+                           "the options changed since.");
         return {};
     }
     VariantsFile file;

@@ -79,6 +79,8 @@ private:
     QWidget* buildFormColumn(); // the filter, the form and the schema's problems
     void buildPanels();         // What to run, Speed options, Devices, Search space, Resolved YAML
     QWidget* buildSpeedPanel();
+    // Shows the speed options of the core and of the config's model (experiment.model) only.
+    void filterSpeedOptions();
     QHBoxLayout* buildButtonBar();
     // Save asks for a file unless this view wrote one already (`ask`: Save as, always).
     void saveConfigAsking(bool ask);
@@ -102,6 +104,7 @@ private:
     RunOptions* m_run = nullptr;
     QTabWidget* m_panels = nullptr;
     QPlainTextEdit* m_yaml = nullptr;
+    std::vector<std::pair<std::string, QWidget*>> m_speedRows; // (owner, label) of each Speed options row
     QPlainTextEdit* m_output = nullptr;
     QLabel* m_fileLabel = nullptr;
     QLabel* m_dbLabel = nullptr;

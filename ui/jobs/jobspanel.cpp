@@ -289,7 +289,7 @@ void JobsPanel::showJobs(JobsRead read)
         const QString message = QString::fromStdString(j.error.empty() ? j.progressMessage : j.error);
         item->setText(kMessage, message);
         item->setToolTip(kMessage, message);
-        item->setText(kElapsed, j.startTime ? duration(jobElapsedSeconds(j, now)) : QString());
+        item->setText(kElapsed, j.startTime || j.secondsBefore > 0 ? duration(jobElapsedSeconds(j, now)) : QString());
         item->setText(kEta, !isFinal(j.state) && j.etaSeconds ? duration(*j.etaSeconds) : QString());
         const QStringList devices = stringsOf(j.spec.value("devices", Json::array()));
         item->setText(kDevices, devices.isEmpty() ? QString() : tr("%1 logical device%2").arg(devices.size()).arg(devices.size() == 1 ? QString() : QStringLiteral("s")));

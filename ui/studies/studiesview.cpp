@@ -35,7 +35,11 @@ StudiesView::StudiesView(QWidget* parent) : QTreeWidget(parent)
     setRootIsDecorated(false);
     setUniformRowHeights(true);
     setHeaderLabels(
-        {tr("Study"), tr("Kind"), tr("State"), tr("Best"), tr("Done"), tr("Run"), tr("Pruned"), tr("Failed")});
+        {tr("Study"), tr("Kind"), tr("State"), tr("Best"), tr("Done"), tr("Run"), tr("Pruned"), tr("Failed"),
+         tr("Interrupted")});
+    headerItem()->setToolTip(kFailed, tr("Trials that failed by their own fault (a crash, bad output)"));
+    headerItem()->setToolTip(kInterrupted, tr("Trials stopped or lost (not their fault): not counted against a search's "
+                                              "target, run again on resume"));
     header()->setStretchLastSection(false);
     for (int c = 0; c < columnCount(); ++c)
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -100,7 +104,8 @@ void StudiesView::showSnapshot(const StoreSnapshot& snapshot)
         item->setText(kComplete, QString::number(s.complete));
         item->setText(kRunning, QString::number(s.running));
         item->setText(kPruned, QString::number(s.pruned));
-        item->setText(kFailed, QString::number(s.failed));
+        item->setText(kFailed, QString::number(s.failures()));
+        item->setText(kInterrupted, QString::number(s.interrupted));
         const QString objectives =
             describeObjectives(s.study.directions, objectiveNames(s.study), several ? s.paretoSize : std::nullopt);
         item->setToolTip(kName, tr("%1\n%2 trials, %3%4")

@@ -14,7 +14,7 @@ namespace pitwall::ui {
 class StudiesView : public QTreeWidget {
     Q_OBJECT
 public:
-    enum Column { kName, kKind, kState, kBest, kComplete, kRunning, kPruned, kFailed, kColumns };
+    enum Column { kName, kKind, kState, kBest, kComplete, kRunning, kPruned, kFailed, kInterrupted, kColumns };
 
     explicit StudiesView(QWidget* parent = nullptr);
     // Replaces the rows, keeping the selection by study name.

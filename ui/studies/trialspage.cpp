@@ -18,6 +18,7 @@ TrialsPage::TrialsPage(QWidget* parent) : QWidget(parent)
 {
     setObjectName("trialsPage");
     m_title = new QLabel(tr("Select a study in the side bar."), this);
+    m_title->setObjectName("trialsTitle");
     m_table = new TrialsView(this);
     m_details = new QPlainTextEdit(this);
     m_details->setObjectName("trialDetails");
@@ -70,6 +71,17 @@ void TrialsPage::showSnapshot(const StoreSnapshot& snapshot)
     }
     m_signature = signature;
     m_study = snapshot.focusStudy;
+    m_valueName.clear();
+    for (const StudySummary& s : snapshot.studies)
+        if (QString::fromStdString(s.study.name) == m_study) {
+            // The first objective's name ("val/loss"; "loss, 1 of 2" with several); none for an unnamed one.
+            const std::vector<std::string> names = objectiveNames(s.study);
+            const QString first = QString::fromStdString(names.front());
+            if (names.size() > 1)
+                m_valueName = tr("%1, 1 of %2").arg(first).arg(names.size());
+            else if (first != QLatin1String("objective"))
+                m_valueName = first;
+        }
     m_records = snapshot.focusTrials;
     m_runs = snapshot.runs;
     m_dirty = true;
@@ -90,14 +102,20 @@ void TrialsPage::fill()
     if (m_shownStudy != m_study)
         m_details->clear();
     m_shownStudy = m_study;
-    int failed = 0;
-    for (const TrialRecord& t : *m_records)
-        failed += t.state == TrialState::Fail ? 1 : 0;
-    m_title->setText(tr("<b>%1</b> — %2%3")
+    // Failures and interrupted trials apart, as the side bar, the job and `study list` count them.
+    int failed = 0, interrupted = 0;
+    for (const TrialRecord& t : *m_records) {
+        if (t.state != TrialState::Fail)
+            continue;
+        const auto mark = t.systemAttrs.find(kInterruptedAttr);
+        (mark != t.systemAttrs.end() && mark->is_boolean() && mark->get<bool>() ? interrupted : failed) += 1;
+    }
+    m_title->setText(tr("<b>%1</b> — %2%3%4")
                          .arg(m_study.toHtmlEscaped())
                          .arg(counted(static_cast<qint64>(m_records->size()), "trial", "trials"))
-                         .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString()));
-    m_table->showTrials(m_records);
+                         .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString())
+                         .arg(interrupted ? tr(", %1 interrupted").arg(interrupted) : QString()));
+    m_table->showTrials(m_records, m_valueName);
 }
 
 void TrialsPage::showDetails(const TrialDetails& details)

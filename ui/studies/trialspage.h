@@ -38,6 +38,7 @@ private:
     const TrialRecord* trialByNumber(int number) const;
 
     QString m_study;
+    QString m_valueName; // the metric the Value column holds
     QString m_shownStudy;
     SharedTrials m_records = shareRecords(std::vector<TrialRecord>{}); // shared with the snapshot
     SharedRuns m_runs = shareRecords(std::vector<RunRecord>{});

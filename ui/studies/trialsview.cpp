@@ -104,7 +104,7 @@ QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int r
     case kState:
         return tr("State");
     case kValue:
-        return tr("Value");
+        return m_valueName.isEmpty() ? tr("Value") : tr("Value: %1").arg(m_valueName);
     case kDuration:
         return tr("Duration (s)");
     case kNote:
@@ -175,12 +175,21 @@ QString TrialsView::cellText(int row, int column) const
     return m_sorted->index(row, column).data(Qt::DisplayRole).toString();
 }
 
-void TrialsView::showTrials(SharedTrials trials)
+void TrialsModel::setValueName(const QString& name)
+{
+    if (name == m_valueName)
+        return;
+    m_valueName = name;
+    Q_EMIT headerDataChanged(Qt::Horizontal, kValue, kValue);
+}
+
+void TrialsView::showTrials(SharedTrials trials, const QString& valueName)
 {
     const int keep = selectedTrial();
     const std::size_t count = trials->size();
     m_filling = true;
     m_model->setTrials(std::move(trials));
+    m_model->setValueName(valueName);
     if (count <= 2000)
         for (int c = 0; c < std::min(columnCount(), kFirstParam + kFittedColumns); ++c)
             resizeColumnToContents(c);

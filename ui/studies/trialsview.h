@@ -24,6 +24,8 @@ public:
 
     // The parameters' columns are every trial's parameter names, sorted.
     void setTrials(SharedTrials trials);
+    // What the Value column holds, in its header ("Value: val/loss"; empty: "Value").
+    void setValueName(const QString& name);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -34,6 +36,7 @@ private:
 
     SharedTrials m_trials = shareRecords(std::vector<TrialRecord>{});
     QStringList m_paramNames;
+    QString m_valueName;
     // Per trial: (parameter column - kFirstParam, index into its params), sorted by column.
     std::vector<std::vector<std::pair<int, int>>> m_paramIndex;
 };
@@ -49,7 +52,8 @@ public:
     static constexpr int kFittedColumns = 40;
 
     explicit TrialsView(QWidget* parent = nullptr);
-    void showTrials(SharedTrials trials);
+    // `valueName`: the metric the Value column holds (the study's first objective), for its header.
+    void showTrials(SharedTrials trials, const QString& valueName = {});
     // Number of the selected trial, -1 when none.
     int selectedTrial() const;
     bool selectTrial(int number);

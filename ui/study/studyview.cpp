@@ -314,7 +314,7 @@ void StudyView::applyFrame(StudyFrame frame)
     if (m_directions.size() > 1)
         method = tr("For %1 (objective 1 of %2). ").arg(QString::fromStdString(m_objectiveNames[0])).arg(m_directions.size()) +
                  method;
-    m_importance->setValues(std::move(frame.importance), method);
+    m_importance->setValues(std::move(frame.importance), method, frame.completeCount);
     m_timeline->setBars(std::move(frame.bars));
     Q_EMIT drawn();
 }

@@ -280,7 +280,12 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
     auto store = openStore(options.storeLocation);
     result.study = config.getString("experiment.name");
     const std::int64_t studyId = trainStudy(*store, result.study);
-    for (std::int64_t seed : seeds) {
+    for (std::size_t seedIndex = 0; seedIndex < seeds.size(); ++seedIndex) {
+        const std::int64_t seed = seeds[seedIndex];
+        // Each seed an equal part of the work's progress.
+        const ProgressReporter seedReporter = options.reporter.within(
+            static_cast<double>(seedIndex) / static_cast<double>(seeds.size()),
+            static_cast<double>(seedIndex + 1) / static_cast<double>(seeds.size()));
         const SeedTrial seedTrial = trialForSeed(*store, studyId, seed, config, options.resume);
         const TrialRecord& trial = seedTrial.trial;
         const fs::path checkpoints = fs::path(config.getString("experiment.output_dir")) / studyFolder(result.study) /
@@ -297,7 +302,7 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         request.checkpointDir = checkpoints.string();
         request.resume = seedTrial.resuming;
         request.cancel = options.cancel;
-        request.progress = [&](const TrainProgress& p) { reportTrainProgress(options.reporter, seed, p); };
+        request.progress = [&](const TrainProgress& p) { reportTrainProgress(seedReporter, seed, p); };
         try {
             SeedResult seedResult{seed, trial.number, checkpoints.string(),
                                   devices.size() > 1 ? trainDataParallel(request, devices) : train(request)};

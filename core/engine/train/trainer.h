@@ -29,6 +29,7 @@ struct TrainProgress {
     double loss = 0.0;
     double computeFps = 0.0;  // so far in this epoch, warm-up excluded
     bool epochDone = false;
+    bool lastEpoch = false; // the run's final epoch (of its last stage with epochs): training is paid for
     std::map<std::string, double> validation; // at epoch ends
 };
 

@@ -265,6 +265,8 @@ void Run::finishEpoch(StageContext& context, int epoch, const EpochMeters& meter
         TrainProgress progress =
             progressOf(context, epoch, context.stepsPerEpoch, context.meters.lastLoss, meters.computeFps());
         progress.epochDone = true;
+        progress.lastEpoch = epoch + 1 == context.epochs &&
+                             (context.stage == Stage::Posttrain || stageEpochs(Stage::Posttrain) == 0);
         progress.validation = context.meters.validation;
         m_request.progress(progress);
     }

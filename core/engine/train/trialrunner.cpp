@@ -50,14 +50,17 @@ public:
                 stop.request();
             if (!p.epochDone || stop.requested())
                 return;
-            // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch.
+            // A stage may lack the metric (TransFuser's pretrain has no waypoints): no value for that epoch. The
+            // last epoch's value is reported, but its pruner verdict is not followed: the training is paid for, and
+            // the trial completes with it (Optuna would prune it; docs/commands.md, pitwall hpo, says so).
+            bool prune = false;
             if (m_setup.settings.objectives.empty()) {
                 const auto it = p.validation.find(m_metric);
-                if (it != p.validation.end() && context.report(epoch, it->second)) {
-                    pruned = true;
-                    stop.request();
-                }
-            } else if (const auto values = epochObjectives(p); values && context.reportValues(epoch, *values)) {
+                prune = it != p.validation.end() && context.report(epoch, it->second);
+            } else if (const auto values = epochObjectives(p)) {
+                prune = context.reportValues(epoch, *values);
+            }
+            if (prune && !p.lastEpoch) {
                 pruned = true;
                 stop.request();
             }

@@ -9,6 +9,7 @@
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -112,6 +113,9 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
     checkVariantsBench(spec);
     VariantsBenchResult out;
     const VariantsFile& file = spec.file;
+    // Each variant is an equal part of the job's progress; with driving, its routes take the last fifth of it.
+    const double part = 1.0 / static_cast<double>(std::max<std::size_t>(1, file.variants.size()));
+    const double trainShare = file.driving.enabled ? 0.8 : 1.0;
     for (std::size_t i = 0; i < file.variants.size(); ++i) {
         const std::string& name = file.variants[i].name;
         reporter.message("== variant " + std::to_string(i + 1) + "/" + std::to_string(file.variants.size()) + ": " +
@@ -121,11 +125,15 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
         options.seeds = file.seeds;
         options.cancel = &cancel;
         // The variant's lines indented under its heading, its progress bars named after it.
+        const double from = static_cast<double>(i) * part;
+        const ProgressReporter training = reporter.within(from, from + part * trainShare);
         options.reporter = reporter;
         options.reporter.onMessage = [&](const std::string& text) { reporter.message("   " + text); };
         options.reporter.onProgress = [&](const ProgressReport& p) {
             const bool data = p.label == synth::kSynthesisingFrames;
-            reporter.progress({"   " + (data ? p.label : name + " " + p.label), p.done, p.total, p.detail});
+            ProgressReport named = p;
+            named.label = "   " + (data ? p.label : name + " " + p.label);
+            training.progress(named);
         };
         const double cpuStart = processTreeCpuSeconds();
         const auto wallStart = std::chrono::steady_clock::now();
@@ -136,7 +144,8 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
         out.results.push_back(summariseVariant(file, name, run));
         out.results.back().cpuPercent = wall > 0 ? 100.0 * cpu / wall : 0;
         if (file.driving.enabled)
-            driveSeeds(file, spec.storeLocation, run, reporter, out.results.back());
+            driveSeeds(file, spec.storeLocation, run, reporter.within(from + part * trainShare, from + part),
+                       out.results.back());
     }
     out.table = variantsTable(file, out.results);
     storeRecords(spec, out);

@@ -119,11 +119,15 @@ void TestHpoStudyReport::studyListAsTextAndJson()
     s.complete = 3;
     s.pruned = 1;
     s.running = 1;
+    s.failed = 3;      // every FAIL trial,
+    s.interrupted = 2; // two of them stopped or lost: listed apart
     s.bestValue = 0.125;
     s.bestTrialNumber = 2;
     const nlohmann::json rows = studyListJson({s});
     QCOMPARE(rows.size(), std::size_t(1));
-    QCOMPARE(rows[0]["trials"].get<int>(), 5);
+    QCOMPARE(rows[0]["trials"].get<int>(), 8);
+    QCOMPARE(rows[0]["failed"].get<int>(), 1);
+    QCOMPARE(rows[0]["interrupted"].get<int>(), 2);
     QCOMPARE(rows[0]["directions"], nlohmann::json({"minimize"}));
     QCOMPARE(rows[0]["sampler"].get<std::string>(), std::string("tpe")); // Optuna's defaults for a bare study
     QCOMPARE(rows[0]["pruner"].get<std::string>(), std::string("median"));
@@ -131,7 +135,8 @@ void TestHpoStudyReport::studyListAsTextAndJson()
     const QStringList lines = QString::fromStdString(studyListText({s})).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith("study ") && lines[0].endsWith("running  best"), qPrintable(lines[0]));
-    QCOMPARE(lines[1].simplified(), QString("speed minimize tpe median 5 3 1 0 1 0.125"));
+    QVERIFY2(lines[0].contains(" failed interrupted running "), qPrintable(lines[0]));
+    QCOMPARE(lines[1].simplified(), QString("speed minimize tpe median 8 3 1 1 2 1 0.125"));
     // A name longer than the column widens it for every row: the other columns stay aligned.
     StudySummary longer = s;
     longer.study.name = "lead-speed-demo/Logits + nearest + frozen backbone";

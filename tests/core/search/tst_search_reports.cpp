@@ -39,7 +39,7 @@ void TestSearchReports::searchSummaryAndJson()
     r.bestParamsPath = "/out/best_params.yaml";
     const std::string text = searchSummaryText("/db/x.db", r);
     QCOMPARE(text,
-             std::string("\nstudy 'speed' in /db/x.db: 1 complete, 0 pruned, 1 failed (0 interrupted) in 12.3 s on "
+             std::string("\nstudy 'speed' in /db/x.db: complete 1 · pruned 0 · failed 1 · interrupted 0 in 12.3 s on "
                          "2 worker(s)\n  trial 1 failed: out of memory\nbest trial 0: val/loss 0.25\n"
                          "best parameters written to /out/best_params.yaml\n"));
     const Json json = searchResultJson("/db/x.db", r, std::nullopt, {}, false);

@@ -18,8 +18,9 @@ private Q_SLOTS:
     void bestParamsAreTheSampledValues();
 };
 
-// The text after a search's trial counter: wrong, and `pitwall hpo` shows failed trials that were only cancelled,
-// an epoch total that is not the study's, or no best value.
+// The text after a search's trial counter: wrong, and `pitwall hpo` shows failed trials that were only cancelled
+// (interrupted ones are named as such), an epoch total that leaves out the re-run of an interrupted trial (26/24),
+// or no best value.
 void TestSearchUnits::searchProgressNamesEveryCount()
 {
     PoolStatus status;
@@ -31,11 +32,12 @@ void TestSearchUnits::searchProgressNamesEveryCount()
     status.counts.interrupted = 1;
     status.counts.epochsDone = 5;
     QCOMPARE(searchProgressDetail(status, std::nullopt),
-             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · epochs 5"));
+             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · interrupted 1 · epochs 5"));
     status.counts.bestValue = 0.25;
     status.counts.bestTrial = 3;
     QCOMPARE(searchProgressDetail(status, 3),
-             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · epochs 5/12 · best 0.25 (#3)"));
+             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · interrupted 1 · epochs 5/15 · best "
+                         "0.25 (#3)"));
 }
 
 // best_params.yaml holds the best trial's values under the space's names, typed as sampled (a categorical

@@ -1,4 +1,5 @@
 #include "ui/study/internal/studywidgets.h"
+#include "ui/wording.h"
 
 #include "ui/charts/axisscale.h"
 #include "ui/exporting.h"
@@ -104,13 +105,22 @@ ImportanceBars::ImportanceBars(QWidget* parent) : QWidget(parent)
     addPngExportMenu(this);
 }
 
-void ImportanceBars::setValues(std::vector<std::pair<QString, double>> values, const QString& method)
+void ImportanceBars::setValues(std::vector<std::pair<QString, double>> values, const QString& method, int trials)
 {
     std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     m_values = std::move(values);
     m_method = method;
-    setToolTip(method);
+    m_trials = trials;
+    setToolTip(caption());
     update();
+}
+
+QString ImportanceBars::caption() const
+{
+    const QString basis = counted(m_trials, "complete trial", "complete trials");
+    if (!settled())
+        return tr("From %1 only: not settled below %2. ").arg(basis).arg(kSettledTrials) + m_method;
+    return tr("From %1. ").arg(basis) + m_method;
 }
 
 void ImportanceBars::paintEvent(QPaintEvent*)
@@ -149,13 +159,13 @@ void ImportanceBars::paintEvent(QPaintEvent*)
         p.drawText(QRectF(4, y, labelWidth, rowHeight), Qt::AlignVCenter | Qt::AlignRight,
                    fm.elidedText(m_values[i].first, Qt::ElideMiddle, labelWidth));
         p.fillRect(QRectF(barLeft, y + rowHeight * 0.15, barWidth * m_values[i].second, rowHeight * 0.7),
-                   seriesColor(0, pal));
+                   settled() ? seriesColor(0, pal) : pal.color(QPalette::Mid)); // grey: not settled
         p.drawText(QRectF(barLeft + barWidth * m_values[i].second + 4, y, 48, rowHeight),
                    Qt::AlignVCenter | Qt::AlignLeft, QString::number(m_values[i].second, 'f', 2));
     }
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(QRectF(4, bottom, width() - 8, fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(m_method, Qt::ElideRight, width() - 8));
+               fm.elidedText(caption(), Qt::ElideRight, width() - 8));
 }
 
 } // namespace pitwall::ui

@@ -41,9 +41,16 @@ class ImportanceBars : public QWidget {
     Q_OBJECT
 public:
     explicit ImportanceBars(QWidget* parent = nullptr);
-    // (name, importance in [0, 1]), drawn largest first.
-    void setValues(std::vector<std::pair<QString, double>> values, const QString& method);
+    // Importance shares move a lot while few trials are complete (1.00 for one parameter after 5 trials is
+    // noise): below this many the bars are grey and the caption says they are not settled.
+    static constexpr int kSettledTrials = 10;
+    // (name, importance in [0, 1]), drawn largest first; `trials`: the complete trials they rest on.
+    void setValues(std::vector<std::pair<QString, double>> values, const QString& method, int trials);
     const std::vector<std::pair<QString, double>>& values() const { return m_values; }
+    int trials() const { return m_trials; }
+    bool settled() const { return m_trials >= kSettledTrials; }
+    // The line under the bars: how many trials they rest on, and the method.
+    QString caption() const;
     QSize sizeHint() const override { return {320, 160}; }
 
 protected:
@@ -52,6 +59,7 @@ protected:
 private:
     std::vector<std::pair<QString, double>> m_values;
     QString m_method;
+    int m_trials = 0;
 };
 
 } // namespace pitwall::ui
