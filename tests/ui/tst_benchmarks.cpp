@@ -13,7 +13,9 @@
 
 #include <QAbstractBarSeries>
 #include <QBarSet>
+#include <QChart>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QDir>
 #include <QHeaderView>
 #include <QLineSeries>
@@ -26,6 +28,26 @@
 using namespace pitwall;
 
 namespace {
+
+// A bar chart's category labels: the variants' names when every one fits its bar, else their numbers 1..n with the
+// names in the chart's tooltip ("2  Logits"). Either way each bar can be told apart.
+bool labelsTellBarsApart(const ui::BarChartView* bars, const QStringList& names)
+{
+    const QStringList categories = bars->categories();
+    if (categories == names) {
+        const QFontMetricsF metrics(bars->chart()->axes(Qt::Horizontal).value(0)->labelsFont());
+        for (const QString& name : names)
+            if (metrics.horizontalAdvance(name) > bars->chart()->plotArea().width() / names.size())
+                return false; // a name that does not fit is elided
+        return true;
+    }
+    for (int i = 0; i < names.size(); ++i)
+        if (categories.value(i) != QString::number(i + 1) ||
+            !bars->toolTip().contains(QString::number(i + 1) + "  " + names[i]))
+            return false;
+    return categories.size() == names.size();
+}
+
 // The bar set labelled `label`: its values by category.
 QList<double> barValues(ui::BarChartView* chart, const QString& label)
 {
@@ -155,7 +177,7 @@ void TestBenchmarks::variantsStageTimesAsStackedBars()
     auto* bars = m_view->findChild<ui::BarChartView*>("benchmarkStageTimes");
     QVERIFY(bars && bars->isVisible());
     QCOMPARE(bars->series()->type(), QAbstractSeries::SeriesTypeStackedBar);
-    QCOMPARE(bars->categories(), QStringList({"Baseline", "Logits", "Logits+Nearest"}));
+    QVERIFY2(labelsTellBarsApart(bars, {"Baseline", "Logits", "Logits+Nearest"}), qPrintable(bars->categories().join('|')));
     compareValues(barValues(bars, "Pretrain (s)"), {9.1, 8.1, 7.1});
     compareValues(barValues(bars, "Post-train (s)"), {7.5, 7.5, 7.5});
     QVERIFY(!m_view->findChild<ui::BarChartView*>("benchmarkLadder")->isVisible()); // not a ladder
@@ -183,7 +205,7 @@ void TestBenchmarks::ladderAsBarsPerRung()
         full << QString::number(demo::kLadderComputeFps[i] * 0.8, 'f', 1).toDouble(); // stored with one decimal
         seconds << demo::kLadderSeconds[i];
     }
-    QCOMPARE(ladder->categories(), rungs);
+    QVERIFY2(labelsTellBarsApart(ladder, rungs), qPrintable(ladder->categories().join('|')));
     QCOMPARE(ladder->series()->type(), QAbstractSeries::SeriesTypeBar);
     compareValues(barValues(ladder, "Compute FPS"), compute);
     compareValues(barValues(ladder, "Full FPS"), full);

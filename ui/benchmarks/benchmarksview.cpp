@@ -8,6 +8,7 @@
 #include "core/util/timefmt.h"
 
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -395,12 +396,23 @@ void BenchmarksView::drawVariants(const std::vector<const BenchmarkRecord*>& row
         m_tradeoff->setPoints(point, {QPointF(*time, *score)});
     }
     m_tradeoff->fitAxes();
-    // Bars under their names when every name is short; by number otherwise ("+ p…" and "+ p…" could not be told
-    // apart): the tooltip and the table's # column name them.
+    // Bars under their names when every name fits its bar's width; by number otherwise ("+ p…" and "+ p…" could not
+    // be told apart): the tooltip and the table's # column name them.
     QStringList numbers, key;
-    const bool shortNames = std::all_of(names.cbegin(), names.cend(), [](const QString& n) { return n.size() <= 20; });
+    const auto fitting = [&](const BarChartView* chart) {
+        const double plot = chart->chart()->plotArea().width() > 0 ? chart->chart()->plotArea().width()
+                                                                   : chart->width() * 0.8;
+        const double room = plot / std::max<qsizetype>(1, names.size()) - 8;
+        const QFontMetricsF metrics(chart->chart()->axes(Qt::Horizontal).value(0)
+                                        ? chart->chart()->axes(Qt::Horizontal).value(0)->labelsFont()
+                                        : chart->font());
+        return std::all_of(names.cbegin(), names.cend(),
+                           [&](const QString& n) { return metrics.horizontalAdvance(n) <= room; });
+    };
+    const bool namesFit = fitting(m_stageTimes) &&
+                          (m_benchmark->currentText() != QLatin1String(kLadderBenchmark) || fitting(m_ladder));
     for (int i = 0; i < names.size(); ++i) {
-        numbers << (shortNames ? names[i] : QString::number(i + 1));
+        numbers << (namesFit ? names[i] : QString::number(i + 1));
         key << QStringLiteral("%1  %2").arg(i + 1).arg(names[i]);
     }
     m_stageTimes->setBars(numbers, {{tr("Pretrain (s)"), columns[QStringLiteral("Pretrain (s)")]},
