@@ -46,6 +46,49 @@ std::optional<double> optionalTime(const Statement& statement, int column)
     return text ? parseTimestamp(*text) : std::nullopt;
 }
 
+// The summaries' trial counts by state, and how many of their FAIL trials were interrupted.
+void countTrialStates(store_internal::Connection& db, const std::unordered_map<std::int64_t, std::size_t>& indexOf,
+                      std::vector<StudySummary>& summaries)
+{
+    {
+        auto statement = db.cached("SELECT study_id, state, COUNT(*) FROM trials GROUP BY study_id, state");
+        while (statement.step()) {
+            const auto it = indexOf.find(statement.int64(0));
+            if (it == indexOf.end())
+                continue;
+            auto& summary = summaries[it->second];
+            const int count = static_cast<int>(statement.int64(2));
+            switch (parseTrialState(statement.text(1)).value_or(TrialState::Fail)) {
+            case TrialState::Running:
+                summary.running += count;
+                break;
+            case TrialState::Waiting:
+                summary.waiting += count;
+                break;
+            case TrialState::Complete:
+                summary.complete += count;
+                break;
+            case TrialState::Pruned:
+                summary.pruned += count;
+                break;
+            case TrialState::Fail:
+                summary.failed += count;
+                break;
+            }
+        }
+    }
+    {
+        // Interrupted failures (core/store/records.h), counted apart from the trials' own failures.
+        auto statement = db.cached(
+            "SELECT t.study_id, COUNT(*) FROM trials t JOIN trial_system_attributes a ON a.trial_id = t.trial_id "
+            "AND a.\"key\" = ? WHERE t.state = 'FAIL' AND a.value_json = 'true' GROUP BY t.study_id");
+        statement.bind(1, kInterruptedAttr);
+        while (statement.step())
+            if (const auto it = indexOf.find(statement.int64(0)); it != indexOf.end())
+                summaries[it->second].interrupted = static_cast<int>(statement.int64(1));
+    }
+}
+
 void readAttrs(store_internal::Connection& db, const std::string& sql, std::int64_t id, Json& into)
 {
     auto statement = db.cached(sql);
@@ -187,43 +230,7 @@ std::vector<StudySummary> SqliteStore::listStudies()
             readAttrs(*m_db, "SELECT \"key\", value_json FROM study_system_attributes WHERE study_id = ?",
                       summary.study.id, summary.study.systemAttrs);
         }
-        {
-            auto statement = m_db->cached("SELECT study_id, state, COUNT(*) FROM trials GROUP BY study_id, state");
-            while (statement.step()) {
-                const auto it = indexOf.find(statement.int64(0));
-                if (it == indexOf.end())
-                    continue;
-                auto& summary = summaries[it->second];
-                const int count = static_cast<int>(statement.int64(2));
-                switch (parseTrialState(statement.text(1)).value_or(TrialState::Fail)) {
-                case TrialState::Running:
-                    summary.running += count;
-                    break;
-                case TrialState::Waiting:
-                    summary.waiting += count;
-                    break;
-                case TrialState::Complete:
-                    summary.complete += count;
-                    break;
-                case TrialState::Pruned:
-                    summary.pruned += count;
-                    break;
-                case TrialState::Fail:
-                    summary.failed += count;
-                    break;
-                }
-            }
-        }
-        {
-            // Interrupted failures (core/store/records.h), counted apart from the trials' own failures.
-            auto statement = m_db->cached(
-                "SELECT t.study_id, COUNT(*) FROM trials t JOIN trial_system_attributes a ON a.trial_id = t.trial_id "
-                "AND a.\"key\" = ? WHERE t.state = 'FAIL' AND a.value_json = 'true' GROUP BY t.study_id");
-            statement.bind(1, kInterruptedAttr);
-            while (statement.step())
-                if (const auto it = indexOf.find(statement.int64(0)); it != indexOf.end())
-                    summaries[it->second].interrupted = static_cast<int>(statement.int64(1));
-        }
+        countTrialStates(*m_db, indexOf, summaries);
         // The best trial by core/store/besttrial.h's rule, over the COMPLETE trials' first values.
         std::vector<BestTracker> best;
         best.reserve(summaries.size());

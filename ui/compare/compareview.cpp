@@ -630,6 +630,31 @@ QStringList CompareView::visibleConfigKeys() const
     return keys;
 }
 
+QTableWidgetItem* CompareView::metricItem(std::optional<double> value, std::optional<double> reference,
+                                          MetricSense sense) const
+{
+    const auto full = [](double v) { return QString::number(v, 'g', 17); };
+    auto* item = new QTableWidgetItem(value ? number(*value) : QStringLiteral("—"));
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (!value)
+        return item;
+    QString tip = full(*value);
+    if (reference) {
+        const double delta = *value - *reference;
+        item->setText(item->text() +
+                      QStringLiteral(" (%1%2)").arg(delta >= 0 ? QStringLiteral("+") : QString(), number(delta)));
+        tip += tr(", %1 against %2").arg(full(delta), full(*reference));
+        // Coloured by which way is better: green better, red worse; no colour when unknown or equal.
+        if (delta != 0 && sense != MetricSense::Unknown) {
+            const bool better = (delta < 0) == (sense == MetricSense::LowerIsBetter);
+            item->setForeground(stateColor(better ? "BEST" : "FAIL", palette()));
+            tip += better ? tr(" (better)") : tr(" (worse)");
+        }
+    }
+    item->setToolTip(tip);
+    return item;
+}
+
 MetricSense CompareView::senseOf(const QString& metric, const std::vector<Picked>& trials) const
 {
     if (metric != QLatin1String("objective"))
@@ -704,32 +729,12 @@ void CompareView::fillMetrics()
         std::optional<double> reference;
         for (std::size_t i = 0; i < trials.size(); ++i) {
             auto it = results[i].find(metric);
-            QString text = QStringLiteral("—");
-            QString tip;
-            QColor colour;
-            if (it != results[i].end()) {
-                text = number(it->second);
-                tip = full(it->second);
-                if (i == 0) {
-                    reference = it->second;
-                } else if (reference) {
-                    const double delta = it->second - *reference;
-                    text += QStringLiteral(" (%1%2)").arg(delta >= 0 ? QStringLiteral("+") : QString(), number(delta));
-                    tip += tr(", %1 against %2").arg(full(delta), full(*reference));
-                    // Coloured by which way is better: green better, red worse; no colour when unknown or equal.
-                    if (delta != 0 && sense != MetricSense::Unknown) {
-                        const bool better = (delta < 0) == (sense == MetricSense::LowerIsBetter);
-                        colour = stateColor(better ? "BEST" : "FAIL", palette());
-                        tip += better ? tr(" (better)") : tr(" (worse)");
-                    }
-                }
-            }
-            auto* item = new QTableWidgetItem(text);
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            item->setToolTip(tip);
-            if (colour.isValid())
-                item->setForeground(colour);
-            m_metrics->setItem(r, static_cast<int>(i) + 1, item);
+            std::optional<double> value;
+            if (it != results[i].end())
+                value = it->second;
+            m_metrics->setItem(r, static_cast<int>(i) + 1, metricItem(value, i == 0 ? std::nullopt : reference, sense));
+            if (i == 0)
+                reference = value;
         }
         int column = static_cast<int>(trials.size()) + 1;
         for (const auto& [key, members] : groups) {

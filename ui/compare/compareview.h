@@ -34,6 +34,7 @@ class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 class QTableWidget;
+class QTableWidgetItem;
 class QTabWidget;
 
 namespace pitwall::ui {
@@ -145,6 +146,9 @@ private:
     std::vector<Picked> picked() const;
     // Which way `metric` is better for these trials (the objective: their studies' direction).
     MetricSense senseOf(const QString& metric, const std::vector<Picked>& trials) const;
+    // A metric's cell: the value (5 significant digits; every digit in the tooltip), and against `reference` its
+    // delta, coloured by `sense` (green better, red worse).
+    QTableWidgetItem* metricItem(std::optional<double> value, std::optional<double> reference, MetricSense sense) const;
     const TrialRecord* trial(const TrialRef& ref) const;
     // Drops the checked trials that no snapshot holds any more.
     void dropVanished();
