@@ -1,8 +1,9 @@
 // Chart refresh cost of the workbench (goal: < 16 ms per refresh, one frame at 60 Hz).
 //
 // 1. Live view, a run with 1,000,000 loss points (plus per-head losses and the other live metrics at the
-//    trainer's usual density): LTTB to 2 points per pixel and a bulk replace of the series, for one chart and
-//    for the whole view (six charts), then the same with painting (grab) included.
+//    trainer's usual density): LTTB to 2 points per pixel and a bulk replace of the series, for one chart, then
+//    what the charts do now (ChartView::setCurve: the envelope, and with smoothing), then the whole view (six
+//    charts, through setCurve), and the same with painting (grab) included.
 // 2. Study view with 10,000 trials (4 parameters, 5 intermediate values each, runs on 16 logical devices):
 //    a full redraw (history, intermediate values, parallel coordinates, importance, timeline), then with
 //    painting included. These lines call showStudy, which computes everything on the calling thread (and
@@ -15,6 +16,7 @@
 // Prints milliseconds per refresh (median and worst of N). Runs offscreen; not part of CTest:
 //   build/bench/bench_chart_refresh [repetitions]
 #include "ui/charts/chartview.h"
+#include "ui/charts/curves.h"
 #include "ui/charts/lttb.h"
 #include "ui/live/livemodel.h"
 #include "ui/live/liveview.h"
@@ -210,6 +212,27 @@ int main(int argc, char** argv)
                lossChart->fitAxes();
                (void)lossChart->grab();
            }));
+    // What the charts do now (ChartView::setCurve), side by side with LTTB above: the envelope that keeps every
+    // spike, and the same with smoothing (EMA over every point, then LTTB of the smoothed curve).
+    report("envelope of 1,000,000 points (2 per pixel column at most)",
+           measure(repetitions, [&] { (void)ui::envelope(loss, lossChart->plotWidth()); }));
+    report("loss chart: setCurve (envelope) + replace + paint", measure(repetitions, [&] {
+               lossChart->setCurve(series, loss);
+               lossChart->fitAxes();
+               (void)lossChart->grab();
+           }));
+    report("debiased EMA of 1,000,000 points", measure(repetitions, [&] { (void)ui::debiasedEma(loss, 0.6); }));
+    lossChart->setSmoothing(0.6);
+    report("loss chart: setCurve smoothed 0.6 (+ faint raw), no paint", measure(repetitions, [&] {
+               lossChart->setCurve(series, loss);
+               lossChart->fitAxes();
+           }));
+    report("loss chart: setCurve smoothed 0.6 (+ faint raw) + paint", measure(repetitions, [&] {
+               lossChart->setCurve(series, loss);
+               lossChart->fitAxes();
+               (void)lossChart->grab();
+           }));
+    lossChart->setSmoothing(0);
     report("live view: redraw of all six charts (model data -> series)", measure(repetitions, [&] { live.redraw(); }));
     report("live view: redraw of all six charts + paint", measure(repetitions, [&] {
                live.redraw();

@@ -94,7 +94,7 @@ void TestChartTools::envelopeKeepsEveryExtreme()
     points[876543].setY(-60);  // and a dip
     const int columns = 300;
     const QList<QPointF> out = envelope(points, columns);
-    QVERIFY(out.size() <= 4 * columns);
+    QVERIFY(out.size() <= 2 * columns + 2);
     QCOMPARE(out.first(), points.first());
     QCOMPARE(out.last(), points.last());
     QVERIFY(out.contains(points[123457]));

@@ -11,18 +11,19 @@ QList<QPointF> debiasedEma(const QList<QPointF>& points, double weight)
     if (!(weight > 0))
         return points;
     const double w = std::min(weight, 0.999);
-    QList<QPointF> out;
-    out.reserve(points.size());
+    QList<QPointF> out(points.size());
+    QPointF* to = out.data(); // written in place: no per-point append
     double sum = 0;   // sum of w^age * y over the finite points so far, times (1 - w)
-    double decay = 1; // w^n over the n finite points so far
+    double decay = 1; // w^n over the n finite points so far (0 once it underflows: no denormal arithmetic)
     for (const QPointF& p : points) {
-        if (!std::isfinite(p.y())) {
-            out.append(p);
+        const double y = p.y();
+        if (!std::isfinite(y)) {
+            *to++ = p;
             continue;
         }
-        sum = sum * w + (1 - w) * p.y();
-        decay *= w;
-        out.append(QPointF(p.x(), sum / (1 - decay)));
+        sum = sum * w + (1 - w) * y;
+        decay = decay > 1e-300 ? decay * w : 0.0;
+        *to++ = QPointF(p.x(), sum / (1 - decay));
     }
     return out;
 }
@@ -35,7 +36,7 @@ QList<QPointF> envelope(const QPointF* points, qsizetype count, int columns)
     const double x0 = points[0].x();
     const double span = points[count - 1].x() - x0;
     QList<QPointF> out;
-    out.reserve(4 * columns);
+    out.reserve(2 * columns + 2);
     qsizetype i = 0;
     while (i < count) {
         // The column of point i, and the points that share it.
@@ -53,7 +54,8 @@ QList<QPointF> envelope(const QPointF* points, qsizetype count, int columns)
                 hi = end;
             ++end;
         }
-        std::array<qsizetype, 4> kept{i, lo, hi, end - 1};
+        // The column's lowest and highest point in x order; the curve's first and last point besides.
+        std::array<qsizetype, 4> kept{i == 0 ? i : lo, lo, hi, end == count ? end - 1 : hi};
         std::sort(kept.begin(), kept.end());
         for (std::size_t k = 0; k < kept.size(); ++k)
             if (k == 0 || kept[k] != kept[k - 1])
