@@ -211,8 +211,10 @@ function(pitwall_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  # XDG_CONFIG_HOME: the windows that tests open (and the pitwall-gui processes they start) keep their settings
+  # (recent databases, theme) in the build tree, not in the settings of the user who runs the tests.
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR};${PITWALL_TEST_PATHS}")
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_CONFIG_HOME=${CMAKE_BINARY_DIR}/test-settings;PITWALL_PLUGIN_PATH=${PITWALL_PLUGIN_OUTPUT_DIR};${PITWALL_TEST_PATHS}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()

@@ -71,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_live->showRun(runId);
         showView(View::Live);
     });
+    connect(m_trialsPage, &TrialsPage::configureRequested, this, [this] { showView(View::Configure); });
     buildJobsDock();
     connectLaunches();
     connectCompare();

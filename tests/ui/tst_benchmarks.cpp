@@ -323,6 +323,29 @@ void TestBenchmarks::longVariantNamesKeepTheFiguresInSight()
                             .arg(side->header()->sectionViewportPosition(done))
                             .arg(side->columnWidth(done))
                             .arg(side->viewport()->width())));
+    QVERIFY(!side->isColumnHidden(ui::StudiesView::kKind) && !side->isColumnHidden(ui::StudiesView::kState));
+
+    // At 1024x700 the side bar is too narrow for every column: Kind and State give way (the name's tooltip says
+    // both), Best and Done stay in sight.
+    m_window->resize(1024, 700);
+    QTRY_COMPARE(m_window->size(), QSize(1024, 700));
+    QCoreApplication::processEvents();
+    for (int column : {int(ui::StudiesView::kBest), done}) {
+        QVERIFY(!side->isColumnHidden(column));
+        QVERIFY2(side->header()->sectionViewportPosition(column) + side->columnWidth(column) <= side->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 at %2 + %3 > %4")
+                                .arg(column)
+                                .arg(side->header()->sectionViewportPosition(column))
+                                .arg(side->columnWidth(column))
+                                .arg(side->viewport()->width())));
+    }
+    QVERIFY(side->isColumnHidden(ui::StudiesView::kKind));
+    QVERIFY(row->toolTip(ui::StudiesView::kName).contains(row->text(ui::StudiesView::kKind) + " · " +
+                                                          row->text(ui::StudiesView::kState)));
+    m_window->resize(1200, 760);
+    QTRY_COMPARE(m_window->size(), QSize(1200, 760));
+    QCoreApplication::processEvents();
+    QVERIFY(!side->isColumnHidden(ui::StudiesView::kKind) && !side->isColumnHidden(ui::StudiesView::kState));
 }
 
 QTEST_MAIN(TestBenchmarks)

@@ -72,6 +72,7 @@ private Q_SLOTS:
     void labelsAreCompactAndDistinct();
     void horizontalLabelsFitBetweenTheirTicks();
     void timeTicksAreDistinct();
+    void clockTicksFallOnWholeLocalTimes();
     void emptyChartSaysSoOnAUnitRange();
     void noViewElidesAnAxisLabel_data();
     void noViewElidesAnAxisLabel();
@@ -198,6 +199,40 @@ void TestChartAxes::timeTicksAreDistinct()
                 QVERIFY2(seen.insert(timeLabel(t, step)).second,
                          qPrintable(QString("span %1 s, step %2 s: '%3' twice").arg(span).arg(step).arg(timeLabel(t, step))));
         }
+}
+
+void TestChartAxes::clockTicksFallOnWholeLocalTimes()
+{
+    // A run from 13:52:10 to 16:07:40 local time (the zone is whatever this machine's is).
+    const QDateTime start(QDate(2026, 12, 6), QTime(13, 52, 10));
+    const double t0 = static_cast<double>(start.toSecsSinceEpoch()), t1 = t0 + 2 * 3600 + 15 * 60 + 30;
+    for (double pixels : {220.0, 400.0, 900.0}) {
+        const AxisScale s = timeScale(t0, t1, pixels, 7.0, TimeAxis::Clock);
+        QVERIFY(s.lo <= t0 && s.hi >= t1);
+        const double origin = timeOrigin(s.lo, s.step, TimeAxis::Clock);
+        std::set<QString> seen;
+        for (double t = s.lo; t <= s.hi + 1e-6; t += s.step) {
+            const QDateTime at = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(std::llround(t)));
+            // On a whole multiple of the step in local time: 14:00, 14:30, not 13:52 + k * step.
+            const int localSeconds = at.time().msecsSinceStartOfDay() / 1000;
+            QVERIFY2(localSeconds % static_cast<int>(s.step) == 0,
+                     qPrintable(QString("tick %1 on a %2 s step").arg(at.toString()).arg(s.step)));
+            QVERIFY2(std::abs(std::remainder(t - origin, s.step)) < 1e-6, qPrintable(at.toString()));
+            const QString label = clockLabel(t, s.step);
+            QCOMPARE(label, at.toString(s.step >= 60 ? "HH:mm" : "HH:mm:ss"));
+            QVERIFY2(seen.insert(label).second, qPrintable(label));
+            QVERIFY2(label.size() * 7.0 + 14 <= pixels / ((s.hi - s.lo) / s.step) + 1e-9,
+                     qPrintable(QString("'%1' in %2 px").arg(label).arg(pixels)));
+        }
+        QVERIFY(seen.size() >= 2);
+    }
+    QCOMPARE(clockLabel(t0, 1), QString("13:52:10"));
+    QCOMPARE(clockLabel(t0 + 0.4, 0.2), QString("13:52:10.4"));
+    // Elapsed time starts at 0, never below.
+    const AxisScale e = timeScale(3, 3700, 600, 7.0, TimeAxis::Elapsed);
+    QCOMPARE(e.lo, 0.0);
+    QVERIFY(e.hi >= 3700);
+    QCOMPARE(timeLabel(e.hi, e.step).count(QLatin1Char(':')), 2); // past an hour: h:mm:ss
 }
 
 void TestChartAxes::emptyChartSaysSoOnAUnitRange()

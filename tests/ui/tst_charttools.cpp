@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QFile>
 #include <QLineSeries>
@@ -58,6 +59,9 @@ private Q_SLOTS:
     void crosshairReadsEverySeriesAtTheCursor();
     void dragZoomsAlongXAndFitsYToWhatIsIn();
     void wheelZoomsAroundTheCursorAndShiftDragPans();
+    void ctrlDragZoomsABoxInXAndY();
+    void logAxesShowDecadesAndThinInLogX();
+    void timeAxesReadAsTimes();
     void exportsAreValidSvgPdfAndCsv();
 };
 
@@ -235,6 +239,113 @@ void TestChartTools::wheelZoomsAroundTheCursorAndShiftDragPans()
                     Qt::NoScrollPhase, false);
     QApplication::sendEvent(chart.port(), &out);
     QVERIFY(!chart.view.zoomed());
+}
+
+void TestChartTools::ctrlDragZoomsABoxInXAndY()
+{
+    SquareChart chart;
+    const QPoint from = chart.view.viewPosAt(20, 3000), to = chart.view.viewPosAt(60, 1000);
+    QTest::mousePress(chart.port(), Qt::LeftButton, Qt::ControlModifier, from);
+    QTest::mouseMove(chart.port(), to);
+    QTest::mouseRelease(chart.port(), Qt::LeftButton, Qt::ControlModifier, to);
+    const auto [x0, x1] = chart.view.xRange();
+    const auto [y0, y1] = chart.view.yRange();
+    // The box, not y fitted to 400..3600 (what the curve spans over 20..60).
+    QVERIFY2(near(x0, 20, 0.5) && near(x1, 60, 0.5), qPrintable(QStringLiteral("%1..%2").arg(x0).arg(x1)));
+    QVERIFY2(near(y0, 1000, 30) && near(y1, 3000, 30), qPrintable(QStringLiteral("%1..%2").arg(y0).arg(y1)));
+    QTest::keyClick(&chart.view, Qt::Key_Escape);
+    QVERIFY(chart.view.yRange().second >= 9801);
+}
+
+void TestChartTools::logAxesShowDecadesAndThinInLogX()
+{
+    // y = 1 / x over x = 0..100000: on log axes a straight line over five decades.
+    ChartView view(QStringLiteral("Loss"));
+    view.resize(640, 420);
+    view.setAxisTitles(QStringLiteral("step"), QStringLiteral("loss"));
+    view.offerLogScales();
+    QLineSeries* series = view.line(QStringLiteral("loss"));
+    QList<QPointF> points;
+    for (int i = 0; i <= 100000; ++i)
+        points << QPointF(i, 1.0 / std::max(i, 1));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setCurve(series, points);
+    view.fitAxes();
+    QAction* logX = view.findChild<QAction*>(QStringLiteral("logScaleX"));
+    QAction* logY = view.findChild<QAction*>(QStringLiteral("logScaleY"));
+    QVERIFY(logX && logY && view.actions().contains(logX) && view.actions().contains(logY));
+    logX->trigger();
+    logY->trigger();
+    QCOMPARE(view.xAxis(), ChartView::XAxis::Log);
+    QVERIFY(view.logY());
+    QCoreApplication::processEvents();
+    QCOMPARE(view.xRange(), qMakePair(1.0, 100000.0));
+    QCOMPARE(view.yRange(), qMakePair(1e-5, 1.0));
+    // x = 0 cannot be drawn; x = 1..10 take a fifth of the plot, so each of them is drawn (thinning in linear x
+    // would have kept 2 of the first 170 steps).
+    const QList<QPointF> drawn = series->points();
+    QVERIFY(drawn.size() <= 4 * view.plotWidth() + 2);
+    QVERIFY(!drawn.isEmpty() && drawn.first().x() > 0);
+    for (int x = 1; x <= 10; ++x)
+        QVERIFY2(std::any_of(drawn.begin(), drawn.end(), [x](const QPointF& p) { return p.x() == x; }),
+                 qPrintable(QStringLiteral("step %1 is not drawn").arg(x)));
+    // Positions map in log x: 100 sits two fifths of the way from 1 to 100000; the wheel zooms around the cursor in
+    // log x (the value under it stays under it).
+    const QPoint at = view.viewPosAt(100, 0.01);
+    const QRectF plot = view.chart()->plotArea();
+    const QPointF scene = view.chart()->mapFromScene(view.mapToScene(at));
+    QVERIFY(near((scene.x() - plot.left()) / plot.width(), 0.4, 0.01));
+    QVERIFY(near(view.xAt(at), 100, 2));
+    QWheelEvent in(at, view.viewport()->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                   Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view.viewport(), &in);
+    const auto [lo, hi] = view.xRange();
+    QVERIFY2(near(std::log10(hi / lo), 5 * 0.8, 1e-6), qPrintable(QStringLiteral("%1..%2").arg(lo).arg(hi)));
+    QVERIFY(near(view.xAt(at), 100, 2));
+    QVERIFY(view.crosshairLines(100).first().startsWith(QStringLiteral("step 100")));
+    // Back to linear: every point again, from x = 0.
+    logX->trigger();
+    QCOMPARE(view.xAxis(), ChartView::XAxis::Linear);
+    QVERIFY(!view.zoomed());
+    QCOMPARE(view.xRange().first, 0.0);
+}
+
+void TestChartTools::timeAxesReadAsTimes()
+{
+    // Elapsed seconds 0..5400 (1 h 30 min): labels m:ss or h:mm:ss, distinct; the crosshair reads the time.
+    ChartView view(QStringLiteral("Loss"));
+    view.resize(640, 420);
+    view.setAxisTitles(QStringLiteral("time"), QStringLiteral("loss"));
+    QLineSeries* series = view.line(QStringLiteral("loss"));
+    QList<QPointF> points;
+    for (int i = 0; i <= 5400; i += 10)
+        points << QPointF(i, 5400 - i);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setXAxis(ChartView::XAxis::Elapsed);
+    view.setCurve(series, points);
+    view.fitAxes();
+    QCoreApplication::processEvents();
+    auto* x = qobject_cast<QCategoryAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x);
+    const QStringList labels = x->categoriesLabels();
+    QVERIFY2(labels.size() >= 3, qPrintable(labels.join(", ")));
+    QCOMPARE(labels.first(), QStringLiteral("0:00"));
+    QVERIFY2(labels.contains(QStringLiteral("1:00:00")), qPrintable(labels.join(", ")));
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+    QCOMPARE(view.crosshairLines(65).first(), QStringLiteral("time 1:05"));
+    // Wall time: Unix seconds drawn as the local time of day.
+    const double t0 = static_cast<double>(QDateTime(QDate(2026, 12, 6), QTime(13, 52, 10)).toSecsSinceEpoch());
+    for (QPointF& p : points)
+        p.setX(p.x() + t0);
+    view.setXAxis(ChartView::XAxis::Clock);
+    view.setCurve(series, points);
+    view.fitAxes();
+    QCoreApplication::processEvents();
+    const QStringList clock = qobject_cast<QCategoryAxis*>(view.chart()->axes(Qt::Horizontal).value(0))->categoriesLabels();
+    QVERIFY2(clock.contains(QStringLiteral("14:00")) && clock.contains(QStringLiteral("15:00")), qPrintable(clock.join(", ")));
+    QCOMPARE(view.crosshairLines(t0 + 65).first(), QStringLiteral("time 13:53:15"));
 }
 
 void TestChartTools::exportsAreValidSvgPdfAndCsv()

@@ -224,7 +224,7 @@ void TestCompare::overlaysTheChosenMetric()
     // ("Metric per trial: data_wait_ms"; ChartView never elides an axis title).
     const auto yNamed = [compare](const QString& name) {
         const QChart* chart = compare->curves()->chart();
-        return chart->axes(Qt::Vertical).value(0)->titleText() == name ||
+        return chart->axes(Qt::Vertical).value(0)->titleText() == name || chart->title() == name ||
                chart->title().endsWith(QStringLiteral(": ") + name) ||
                chart->title().contains(QStringLiteral(": ") + name + QStringLiteral(" by "));
     };

@@ -12,7 +12,9 @@
 
 #include "core/store/store.h"
 
+#include <QComboBox>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -29,6 +31,7 @@ class TestLiveModel : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void placesStagesOneAfterTheOther();
+    void mapsStepsToTheTimeTheyWereLogged();
     void picksUpRowsWrittenByAnotherProcess();
 
 private:
@@ -62,6 +65,42 @@ void TestLiveModel::placesStagesOneAfterTheOther()
     model.apply(delta);
     QCOMPARE(model.series("loss").size(), 15);
     QCOMPARE(model.stages().size(), std::size_t(2));
+}
+
+void TestLiveModel::mapsStepsToTheTimeTheyWereLogged()
+{
+    // Steps 1..10 at 100 + 2 * step seconds (two keys per step), then a posttrain stage whose steps 1..5 come at
+    // 200 + step: global steps 11..15.
+    ui::LiveSeriesBuilder builder;
+    ui::LiveDelta delta;
+    std::vector<MetricRow> rows;
+    for (int step = 1; step <= 10; ++step) {
+        rows.push_back({2 * step, {1, "pretrain", step, "loss", 1.0, 100.0 + 2 * step}});
+        rows.push_back({2 * step + 1, {1, "pretrain", step, "lr", 0.1, 100.5 + 2 * step}});
+    }
+    for (int step = 1; step <= 5; ++step)
+        rows.push_back({30 + step, {1, "posttrain", step, "loss", 2.0, 200.0 + step}});
+    builder.add(rows, delta);
+    // One clock entry per new step (the first row of each), not one per row.
+    QCOMPARE(delta.clock.size(), 15);
+    QCOMPARE(delta.clock[0], QPointF(1, 102));
+    QCOMPARE(delta.clock[10], QPointF(11, 201));
+    ui::LiveModel model;
+    delta.runId = 1;
+    model.apply(delta);
+    QCOMPARE(model.firstTime(), 102.0);
+    QCOMPARE(model.timeAt(4), 108.0);
+    QCOMPARE(model.timeAt(4.5), 109.0); // between steps: interpolated
+    QCOMPARE(model.timeAt(13), 203.0);
+    QCOMPARE(model.timeAt(0), 102.0);  // before the first row: its time
+    QCOMPARE(model.timeAt(99), 205.0); // after the last: the last time
+    const QList<QPointF> relative = model.inTime(model.series("loss"), model.firstTime());
+    QCOMPARE(relative.size(), 15);
+    QCOMPARE(relative[0], QPointF(0, 1.0));
+    QCOMPARE(relative[9], QPointF(18, 1.0));
+    QCOMPARE(relative[14], QPointF(103, 2.0));
+    // Points that go back in x are mapped too.
+    QCOMPARE(model.inTime({QPointF(12, 0), QPointF(2, 0)}, 0), QList<QPointF>({QPointF(202, 0), QPointF(104, 0)}));
 }
 
 void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
@@ -119,6 +158,24 @@ void TestLiveModel::picksUpRowsWrittenByAnotherProcess()
     QVERIFY(total && loss->find("loss/depth"));
     QVERIFY(total->count() > 0 && total->count() <= std::max(64, 2 * loss->plotWidth()));
     QCOMPARE(total->at(total->count() - 1).x(), double(2 * kSteps)); // the last point is kept
+
+    // The x axis by relative time, chosen in the run bar's x picker: each step at the seconds since the first
+    // row, labelled as times; by step on a log scale: a log axis.
+    auto* xPicker = window.findChild<QComboBox*>("liveXAxis");
+    QVERIFY(xPicker && xPicker->isVisible());
+    xPicker->setFocus();
+    QTest::keyClick(xPicker, Qt::Key_Down);
+    QTest::keyClick(xPicker, Qt::Key_Down);
+    QCOMPARE(xPicker->currentText(), QString("relative time"));
+    QCOMPARE(loss->xAxis(), ui::ChartView::XAxis::Elapsed);
+    const QPointF last = total->at(total->count() - 1);
+    QVERIFY2(std::abs(last.x() - (model->timeAt(2 * kSteps) - model->firstTime())) < 1e-9, qPrintable(QString::number(last.x())));
+    QVERIFY(last.x() > 0 && last.x() < 600);
+    QVERIFY(loss->crosshairLines(last.x()).first().startsWith("time since the first row "));
+    QTest::keyClick(xPicker, Qt::Key_Up);
+    QCOMPARE(loss->xAxis(), ui::ChartView::XAxis::Log);
+    QVERIFY(qobject_cast<QLogValueAxis*>(loss->chart()->axes(Qt::Horizontal).value(0)));
+    QCOMPARE(total->at(total->count() - 1).x(), double(2 * kSteps));
 }
 
 QTEST_MAIN(TestLiveModel)

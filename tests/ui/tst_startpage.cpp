@@ -149,6 +149,17 @@ void TestStartPage::newDatabaseCreatesAndOpensIt()
     QCOMPARE(window.studiesView()->topLevelItemCount(), 0);
     window.statusBar()->clearMessage();
     QTRY_COMPARE(window.statusBar()->findChild<QLabel*>("statusText")->text(), path + " — 0 studies, 0 runs");
+    // The Studies page says where studies come from (not "select a study" with none to select), and its link opens
+    // Configure.
+    auto* title = window.findChild<QLabel*>("trialsTitle");
+    QVERIFY(title && title->isVisible());
+    QVERIFY2(title->text().startsWith("No study in this database yet."), qPrintable(title->text()));
+    const QString before = "No study in this database yet. ";
+    const QPoint link(title->contentsRect().left() + title->fontMetrics().horizontalAdvance(before) +
+                          title->fontMetrics().horizontalAdvance("Conf"),
+                      title->height() / 2);
+    QTest::mouseClick(title, Qt::LeftButton, {}, link);
+    QTRY_COMPARE(window.currentView(), View::Configure);
 }
 
 void TestStartPage::anExistingFileIsOpenedNotReplaced()

@@ -9,6 +9,7 @@
 #include "ui/poller/storepoller.h"
 #include "ui/studies/studiesview.h"
 #include "ui/study/internal/parallelcoords.h"
+#include "ui/study/internal/parampicker.h"
 #include "ui/study/internal/studyframe.h"
 #include "ui/study/internal/studywidgets.h"
 #include "ui/study/studymath.h"
@@ -21,6 +22,8 @@
 #include <QTemporaryDir>
 #include <QXYSeries>
 #include <QtTest>
+
+#include <QListView>
 
 #include <cmath>
 #include <memory>
@@ -298,6 +301,12 @@ void TestStudyView::greysImportanceFromFewTrials()
     QVERIFY(bars->settled());
     QVERIFY2(bars->caption().startsWith(QStringLiteral("From %1 complete trials. fANOVA-lite").arg(complete)),
              qPrintable(bars->caption()));
+    // The parameter picker's numbers are in the list's normal colour.
+    QListView* list = window.studyView()->picker()->list();
+    QVERIFY(list->model()->rowCount() > 0);
+    const QModelIndex firstParam = list->model()->index(0, 0);
+    QVERIFY(!list->model()->data(firstParam, Qt::ForegroundRole).isValid());
+    QVERIFY(!list->model()->data(firstParam, Qt::ToolTipRole).toString().contains("not settled"));
 
     // The first five trials only: grey bars and a caption that says so.
     std::vector<TrialRecord> few(m_trials.begin(), m_trials.begin() + 5);
@@ -324,6 +333,14 @@ void TestStudyView::greysImportanceFromFewTrials()
             coloured = coloured || c.rgb() == series.rgb();
         }
     QVERIFY2(grey && !coloured, qPrintable(QStringLiteral("grey %1, coloured %2").arg(grey).arg(coloured)));
+    // The picker's importance numbers are grey too, and their tooltip says what they rest on.
+    QTRY_VERIFY(!window.studyView()->picker()->model()->settled());
+    const QModelIndex row = list->model()->index(0, 0);
+    QCOMPARE(list->model()->data(row, Qt::ForegroundRole).value<QColor>(), list->palette().color(QPalette::PlaceholderText));
+    QVERIFY2(list->model()->data(row, Qt::ToolTipRole)
+                 .toString()
+                 .contains(QStringLiteral("from %1 complete trials only, not settled below 10").arg(fewComplete)),
+             qPrintable(list->model()->data(row, Qt::ToolTipRole).toString()));
 }
 
 void TestStudyView::agreesOnTheBestTrial_data()

@@ -1,5 +1,7 @@
 #include "ui/charts/axisscale.h"
 
+#include <QDateTime>
+
 #include <algorithm>
 #include <cmath>
 
@@ -128,6 +130,44 @@ QString timeLabel(double seconds, double step)
             .arg(std::llabs(s) / 60 % 60, 2, 10, QLatin1Char('0'))
             .arg(std::llabs(s) % 60, 2, 10, QLatin1Char('0'));
     return QStringLiteral("%1:%2").arg(s / 60).arg(std::llabs(s) % 60, 2, 10, QLatin1Char('0'));
+}
+
+double timeOrigin(double near, double step, TimeAxis kind)
+{
+    if (kind != TimeAxis::Clock || !std::isfinite(near))
+        return 0;
+    const int offset = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(near * 1000)).offsetFromUtc();
+    return step >= 60 ? -static_cast<double>(offset) : 0;
+}
+
+AxisScale timeScale(double lo, double hi, double pixels, double charWidth, TimeAxis kind)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        return {0, 1, 0.2};
+    if (hi < lo)
+        std::swap(lo, hi);
+    if (hi == lo)
+        hi = lo + 1;
+    const int ticks = charWidth > 0 && pixels > 0 ? std::clamp(static_cast<int>(pixels / (10 * charWidth + 14)), 1, 10) : 5;
+    const double step = niceTimeStep(hi - lo, ticks);
+    const double origin = timeOrigin(lo, step, kind);
+    AxisScale s{origin + std::floor((lo - origin) / step + 1e-9) * step, origin + std::ceil((hi - origin) / step - 1e-9) * step,
+                step};
+    if (kind == TimeAxis::Elapsed && lo >= 0)
+        s.lo = std::max(0.0, s.lo);
+    return s;
+}
+
+QString clockLabel(double unixSeconds, double step)
+{
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(unixSeconds * 1000)));
+    if (step >= 86400)
+        return at.toString(QStringLiteral("d MMM"));
+    if (step >= 60)
+        return at.toString(QStringLiteral("HH:mm"));
+    if (step >= 1)
+        return at.toString(QStringLiteral("HH:mm:ss"));
+    return at.toString(QStringLiteral("HH:mm:ss")) + QLatin1Char('.') + QString::number(at.time().msec() / 100);
 }
 
 TickBudget tickBudget(QSizeF plot, double labelHeight)

@@ -37,6 +37,20 @@ double niceTimeStep(double span, int ticks);
 // step, else m:ss (h:mm:ss from an hour).
 QString timeLabel(double seconds, double step);
 
+// A time axis: seconds since a start, labelled by timeLabel (1:15), or Unix seconds, labelled by clockLabel with the
+// local time of day (14:05:30).
+enum class TimeAxis { Elapsed, Clock };
+// The scale of a time axis over lo..hi seconds along `pixels`: a niceTimeStep that leaves each label about 9
+// characters (of `charWidth` pixels; 0: 5 intervals), the range rounded out to the step's multiples (for the
+// clock, multiples in local time, so that hour ticks fall on whole hours wherever the zone is).
+AxisScale timeScale(double lo, double hi, double pixels, double charWidth, TimeAxis kind);
+// Where the multiples of `step` start on a clock axis: ticks are origin + k * step (minus the zone's offset from UTC
+// at `near`, so that local times are whole multiples). 0 for elapsed time.
+double timeOrigin(double near, double step, TimeAxis kind);
+// Unix seconds as the local time of day for ticks `step` apart: 14:05:30 below a one-minute step, 14:05 below a
+// day, else the date (6 Dec); tenths of a second below a one-second step (14:05:30.4).
+QString clockLabel(double unixSeconds, double step);
+
 // How many intervals fit on the axes of a plot area of `plot` pixels, with labels of about `labelHeight` pixels
 // (the font's line height): one tick per 1.8 lines vertically, one per 7 characters (plus a gap) horizontally;
 // at least 1, at most 8 vertically and 10 horizontally. An empty size (not laid out yet) gets 5 and 5.

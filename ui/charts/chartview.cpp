@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace pitwall::ui {
 
@@ -181,7 +182,7 @@ void ChartView::setPoints(QXYSeries* series, const QList<QPointF>& points)
 void ChartView::setBoundsOnly(QXYSeries* series, const QList<QPointF>& points)
 {
     constexpr double inf = std::numeric_limits<double>::infinity();
-    Bounds b{inf, -inf, inf, -inf, inf};
+    Bounds b{inf, -inf, inf, -inf, inf, inf};
     for (const QPointF& p : points) {
         if (!std::isfinite(p.y()) || !std::isfinite(p.x()))
             continue;
@@ -191,6 +192,8 @@ void ChartView::setBoundsOnly(QXYSeries* series, const QList<QPointF>& points)
         b.y1 = std::max(b.y1, p.y());
         if (p.y() > 0)
             b.positiveY0 = std::min(b.positiveY0, p.y());
+        if (p.x() > 0)
+            b.positiveX0 = std::min(b.positiveX0, p.x());
         if (p.x() != std::floor(p.x()))
             b.wholeX = false;
     }
@@ -200,7 +203,7 @@ void ChartView::setBoundsOnly(QXYSeries* series, const QList<QPointF>& points)
 namespace {
 // Puts `scale` on a linear axis: its range, and a label at every tick (a QCategoryAxis, whose labels are text:
 // axisLabel's compact numbers); a plain QValueAxis gets the range and tick count.
-void applyScale(QAbstractAxis* axis, const AxisScale& scale)
+void applyScale(QAbstractAxis* axis, const AxisScale& scale, ChartView::XAxis kind = ChartView::XAxis::Linear)
 {
     auto* value = qobject_cast<QValueAxis*>(axis);
     if (!value)
@@ -216,12 +219,15 @@ void applyScale(QAbstractAxis* axis, const AxisScale& scale)
     }
     // Ticks on the multiples of the step within the range (a zoomed range need not start on one).
     QList<double> ticks;
-    const double first = std::ceil(scale.lo / scale.step - 1e-9) * scale.step;
+    const double origin = kind == ChartView::XAxis::Clock ? timeOrigin(scale.lo, scale.step, TimeAxis::Clock) : 0.0;
+    const double first = origin + std::ceil((scale.lo - origin) / scale.step - 1e-9) * scale.step;
     for (int i = 0; first + i * scale.step <= scale.hi + scale.step * 1e-9 && i <= intervals + 1; ++i)
         ticks << first + i * scale.step;
     QStringList labels;
     for (double tick : ticks)
-        labels << axisLabel(tick, scale.step);
+        labels << (kind == ChartView::XAxis::Elapsed ? timeLabel(tick, scale.step)
+                   : kind == ChartView::XAxis::Clock ? clockLabel(tick, scale.step)
+                                                     : axisLabel(tick, scale.step));
     if (category->categoriesLabels() == labels && category->min() == scale.lo && category->max() == scale.hi)
         return;
     for (const QString& label : category->categoriesLabels())
@@ -235,6 +241,26 @@ void applyScale(QAbstractAxis* axis, const AxisScale& scale)
 }
 } // namespace
 
+namespace {
+QLogValueAxis* newLogAxis()
+{
+    auto* axis = new QLogValueAxis;
+    axis->setBase(10);
+    axis->setLabelFormat(QStringLiteral("%.4g"));
+    axis->setMinorTickCount(8);
+    return axis;
+}
+
+// Whole decades around lo..hi (lo > 0), so that the range (and the layout) changes only when the data crosses one.
+QPair<double, double> decades(double lo, double hi)
+{
+    if (hi <= lo)
+        hi = lo * 10;
+    const double a = std::pow(10.0, std::floor(std::log10(lo))), b = std::pow(10.0, std::ceil(std::log10(hi)));
+    return {a, b > a ? b : a * 10};
+}
+} // namespace
+
 QValueAxis* ChartView::newLinearAxis()
 {
     auto* axis = new QCategoryAxis;
@@ -243,30 +269,48 @@ QValueAxis* ChartView::newLinearAxis()
     return axis;
 }
 
+void ChartView::swapAxis(QAbstractAxis*& slot, QAbstractAxis* fresh, Qt::Alignment where, const QString& title)
+{
+    QAbstractAxis* old = slot;
+    slot = fresh;
+    chart()->addAxis(fresh, where);
+    // Every series, the faint raw companions of smoothed curves included.
+    for (QAbstractSeries* series : chart()->series()) {
+        series->detachAxis(old);
+        series->attachAxis(fresh);
+    }
+    chart()->removeAxis(old);
+    delete old;
+    fresh->setTitleText(title);
+    applyTheme(this);
+}
+
 void ChartView::setLogY(bool log)
 {
     if (log == m_logY)
         return;
     m_logY = log;
-    QAbstractAxis* old = m_y;
-    if (log) {
-        auto* axis = new QLogValueAxis;
-        axis->setBase(10);
-        axis->setLabelFormat(QStringLiteral("%.4g"));
-        axis->setMinorTickCount(8);
-        m_y = axis;
-    } else {
-        m_y = newLinearAxis();
-    }
-    chart()->addAxis(m_y, Qt::AlignLeft);
-    for (QXYSeries* series : std::as_const(m_series)) {
-        series->detachAxis(old);
-        series->attachAxis(m_y);
-    }
-    chart()->removeAxis(old);
-    delete old;
-    m_y->setTitleText(m_yTitle);
-    applyTheme(this);
+    m_zoomedY = false;
+    swapAxis(m_y, log ? static_cast<QAbstractAxis*>(newLogAxis()) : newLinearAxis(), Qt::AlignLeft, m_yTitle);
+    for (auto it = m_curves.constBegin(); it != m_curves.constEnd(); ++it)
+        drawCurve(static_cast<QLineSeries*>(const_cast<QXYSeries*>(it.key())));
+    fitAxes();
+}
+
+void ChartView::setXAxis(XAxis kind)
+{
+    if (kind == m_xKind)
+        return;
+    const bool wasLog = m_xKind == XAxis::Log;
+    m_xKind = kind;
+    m_zoomed = m_zoomedY = false;
+    if (wasLog != (kind == XAxis::Log))
+        swapAxis(m_x, kind == XAxis::Log ? static_cast<QAbstractAxis*>(newLogAxis()) : newLinearAxis(), Qt::AlignBottom,
+                 m_xTitle);
+    for (auto it = m_curves.constBegin(); it != m_curves.constEnd(); ++it)
+        drawCurve(static_cast<QLineSeries*>(const_cast<QXYSeries*>(it.key())));
+    fitAxes();
+    viewport()->update();
 }
 
 void ChartView::setTitle(const QString& title)
@@ -287,30 +331,37 @@ void ChartView::setAxisTitles(const QString& x, const QString& y)
 }
 
 ChartView::AxisRanges ChartView::fittedRanges(double x0, double x1, double y0, double y1, bool logY,
-                                              TickBudget budget, bool wholeX)
+                                              TickBudget budget, bool wholeX, XAxis xKind)
 {
-    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(y1)) {
+    const bool logX = xKind == XAxis::Log;
+    if (!std::isfinite(x0) || !std::isfinite(x1) || !std::isfinite(y0) || !std::isfinite(y1)) {
         // No data: 0..1 on both axes (1..10 on a log one), no margin.
         AxisRanges empty;
-        empty.xStep = niceScale(0, 1, budget.x).step;
+        empty.xStep = logX ? 0 : niceScale(0, 1, budget.x).step;
+        if (logX)
+            empty.x0 = 1, empty.x1 = 10;
         empty.yStep = logY ? 0 : niceScale(0, 1, budget.y).step;
         if (logY)
             empty.y0 = 1, empty.y1 = 10;
         return empty;
     }
-    if (x1 <= x0)
-        x1 = x0 + 1;
     AxisRanges ranges;
-    const double minStep = wholeX ? 1.0 : 0.0;
-    const AxisScale x = budget.xPixels > 0 ? fittingScale(x0, x1, budget.xPixels, budget.charWidth, budget.x, minStep)
-                                           : niceScale(x0, x1, budget.x, minStep);
-    ranges.x0 = x.lo, ranges.x1 = x.hi, ranges.xStep = x.step;
+    if (logX) {
+        std::tie(ranges.x0, ranges.x1) = decades(x0, x1);
+    } else if (xKind == XAxis::Elapsed || xKind == XAxis::Clock) {
+        const AxisScale x = timeScale(x0, x1, budget.xPixels, budget.charWidth,
+                                      xKind == XAxis::Clock ? TimeAxis::Clock : TimeAxis::Elapsed);
+        ranges.x0 = x.lo, ranges.x1 = x.hi, ranges.xStep = x.step;
+    } else {
+        if (x1 <= x0)
+            x1 = x0 + 1;
+        const double minStep = wholeX ? 1.0 : 0.0;
+        const AxisScale x = budget.xPixels > 0 ? fittingScale(x0, x1, budget.xPixels, budget.charWidth, budget.x, minStep)
+                                               : niceScale(x0, x1, budget.x, minStep);
+        ranges.x0 = x.lo, ranges.x1 = x.hi, ranges.xStep = x.step;
+    }
     if (logY) {
-        if (y1 <= y0)
-            y1 = y0 * 10;
-        // Whole decades, so the range (and the layout) changes only when the data crosses one.
-        ranges.y0 = std::pow(10.0, std::floor(std::log10(y0)));
-        ranges.y1 = std::pow(10.0, std::ceil(std::log10(y1)));
+        std::tie(ranges.y0, ranges.y1) = decades(y0, y1);
     } else {
         // A margin, so that markers and lines at the extremes are not cut by the plot's edge; never below zero for
         // data that is not (niceScale keeps lo >= 0 then).
@@ -331,13 +382,13 @@ void ChartView::fitAxes()
         if (!b.key()->isVisible())
             continue;
         wholeX = wholeX && b->wholeX;
-        x0 = std::min(x0, b->x0);
+        x0 = std::min(x0, m_xKind == XAxis::Log ? b->positiveX0 : b->x0);
         x1 = std::max(x1, b->x1);
         y0 = std::min(y0, m_logY ? b->positiveY0 : b->y0);
         y1 = std::max(y1, b->y1);
     }
     for (const StageMark& mark : m_marks)
-        if (std::isfinite(x0)) {
+        if (std::isfinite(x0) && (m_xKind != XAxis::Log || mark.x > 0)) {
             x0 = std::min(x0, mark.x);
             x1 = std::max(x1, mark.x);
         }
@@ -350,10 +401,20 @@ void ChartView::fitAxes()
         x0 = m_zoomLo, x1 = m_zoomHi;
         zoomedBounds(y0, y1);
     }
-    AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX);
+    AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX, m_xKind);
     if (m_zoomed)
         ranges.x0 = m_zoomLo, ranges.x1 = m_zoomHi;
-    applyScale(m_x, {ranges.x0, ranges.x1, ranges.xStep});
+    if (m_zoomedY) {
+        // The box's y range as it is; ticks on a step that fits it.
+        ranges.y0 = m_zoomYLo, ranges.y1 = m_zoomYHi;
+        ranges.yStep = m_logY ? 0 : niceScale(m_zoomYLo, m_zoomYHi, m_budget.y).step;
+    }
+    if (auto* logX = qobject_cast<QLogValueAxis*>(m_x)) {
+        if (logX->min() != ranges.x0 || logX->max() != ranges.x1)
+            logX->setRange(ranges.x0, ranges.x1);
+    } else {
+        applyScale(m_x, {ranges.x0, ranges.x1, ranges.xStep}, m_xKind);
+    }
     if (m_logY) {
         auto* log = qobject_cast<QLogValueAxis*>(m_y);
         if (log && (log->min() != ranges.y0 || log->max() != ranges.y1))
@@ -376,13 +437,16 @@ void ChartView::fitTitles()
     const bool xFits = m_xTitle.isEmpty() || plot.height() >= 5 * metrics.height();
     m_y->setTitleText(yFits ? m_yTitle : QString());
     m_x->setTitleText(xFits ? m_xTitle : QString());
-    QString title = m_title;
-    if (!yFits && !xFits)
-        title += QStringLiteral(": ") + m_yTitle + tr(" by ") + m_xTitle;
-    else if (!yFits)
-        title += QStringLiteral(": ") + m_yTitle;
-    else if (!xFits)
-        title += tr(" by ") + m_xTitle;
+    // The longest of these that fits the chart's width: the y title matters more than the x one.
+    const QString withY = yFits ? m_title : m_title + QStringLiteral(": ") + m_yTitle;
+    QString title = xFits ? withY : withY + tr(" by ") + m_xTitle;
+    const QFontMetricsF titleMetrics(chart()->titleFont());
+    const double room = chart()->size().width() - 16;
+    // Without room for both, the y title alone (a metric's name says more than "Metric per trial").
+    const QString last = yFits ? m_title : titleMetrics.elidedText(m_yTitle, Qt::ElideMiddle, room);
+    for (const QString& shorter : {withY, last})
+        if (titleMetrics.horizontalAdvance(title) > room)
+            title = shorter;
     if (chart()->title() != title)
         chart()->setTitle(title);
 }

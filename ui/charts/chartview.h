@@ -5,8 +5,9 @@
 // - curves (setCurve) smoothed with a debiased exponential moving average (the raw curve faint behind) and
 //   down-sampled to an envelope that keeps every spike (ui/charts/curves.h);
 // - a crosshair that shows every series' value at the cursor;
-// - zoom (drag a box along x, or the wheel) and pan (Shift+drag or middle drag), reset by a double click, Escape
-//   or the context menu;
+// - an x axis by step, on a log scale, or by time (elapsed or time of day), and a log y axis;
+// - zoom (drag along x, Ctrl+drag a box in x and y, or the wheel) and pan (Shift+drag or middle drag), reset by a
+//   double click, Escape or the context menu;
 // - export as PNG, SVG or PDF and of its data as CSV (context menu, Ctrl+E).
 // GUI thread only.
 
@@ -59,8 +60,20 @@ public:
     // includes them; the series keeps its own points (typically none: a legend entry only).
     void setBoundsOnly(QXYSeries* series, const QList<QPointF>& points);
 
-    // The axis ranges fitAxes sets for data within x0..x1, y0..y1 (infinite bounds: no data). Pure: any
-    // thread, so that what is drawn for the plot (a MarkerLayer image) can be prepared off the GUI thread.
+    // What the x axis shows: numbers (steps, trial numbers; 1-2-5 ticks), numbers on a log scale (whole
+    // decades), seconds since a start (m:ss) or Unix seconds as the local time of day (14:05).
+    enum class XAxis { Linear, Log, Elapsed, Clock };
+    // Sets the x axis' kind; the zoom is reset (its units change) and the curves are redrawn (a log axis drops
+    // x <= 0 and down-samples in log x, where its pixel columns are).
+    void setXAxis(XAxis kind);
+    XAxis xAxis() const { return m_xKind; }
+    // Offers "Log scale x" and "Log scale y" in the chart's context menu (for charts whose owner has no switch
+    // of its own; the Live view has one for all its charts).
+    void offerLogScales();
+
+    // The axis ranges fitAxes sets for data within x0..x1, y0..y1 (infinite bounds: no data; on a log axis the
+    // smallest positive value). Pure: any thread, so that what is drawn for the plot (a MarkerLayer image) can be
+    // prepared off the GUI thread.
     struct AxisRanges {
         double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
         double xStep = 0, yStep = 0; // between ticks; 0 on a log axis
@@ -69,7 +82,7 @@ public:
     // `budget`: how many tick intervals each axis has room for (tickBudget of the plot area and label height).
     // wholeX: the x values are whole numbers (steps, trial numbers): no tick between them.
     static AxisRanges fittedRanges(double x0, double x1, double y0, double y1, bool logY, TickBudget budget = {},
-                                   bool wholeX = false);
+                                   bool wholeX = false, XAxis xKind = XAxis::Linear);
     // The budget fitAxes uses for this chart now: its plot area and its axis labels' line height.
     TickBudget tickBudgetNow() const;
     // The axis labels' line height in pixels (for tickBudget off the GUI thread).
@@ -77,6 +90,7 @@ public:
     // What an empty chart says in its middle (default: "No data yet").
     void setEmptyText(const QString& text);
 
+    // A log y axis (whole decades); y <= 0 is not drawn. Redraws the curves.
     void setLogY(bool log);
     bool logY() const { return m_logY; }
     void setAxisTitles(const QString& x, const QString& y);
@@ -93,8 +107,10 @@ public:
     // A linear axis whose tick labels are axisLabel's compact numbers, never elided (a QCategoryAxis).
     static QValueAxis* newLinearAxis();
 
-    // Zoom along x: the axis shows lo..hi (and y fits the points within) until resetZoom.
+    // Zoom along x: the axis shows lo..hi (and y fits the points within) until resetZoom. setZoomY also fixes
+    // y to lo..hi (a box drawn with Ctrl held); resetZoom releases both.
     void setZoomX(double lo, double hi);
+    void setZoomY(double lo, double hi);
     void resetZoom();
     bool zoomed() const { return m_zoomed; }
     QPair<double, double> xRange() const;
@@ -102,8 +118,11 @@ public:
     // The crosshair's text at x (what the cursor shows there): the x value, then one line per named series,
     // "name: value" at the nearest point (with the raw value beside a smoothed one). Empty without data.
     QStringList crosshairLines(double x) const;
+    // The crosshair's text for an x value ("step 1.2k", "time 1:05", "time of day 14:05:30").
+    QString xText(double x, double step) const;
     // The x value under a view position (plot coordinates), for the crosshair and tests.
     double xAt(const QPoint& viewPos) const;
+    double yAt(const QPoint& viewPos) const;
     // Where the crosshair is (NaN: the cursor is not over the plot).
     double crosshairX() const { return m_cursorX; }
     QPoint viewPosAt(double x, double y) const;
@@ -127,12 +146,17 @@ private:
     void drawCurve(QLineSeries* series);
     void drawCrosshair(QPainter* painter);
     bool zoomedBounds(double& y0, double& y1) const;
+    void swapAxis(QAbstractAxis*& slot, QAbstractAxis* fresh, Qt::Alignment where, const QString& title);
+    QList<QPointF> drawable(const QList<QPointF>& points) const; // without what the log axes cannot show
+    double toAxisX(double x) const;   // x in the axis' linear coordinate (log10 x on a log axis)
+    double fromAxisX(double u) const; // and back
     void plotAreaMoved();
     bool hasData() const;
     void updateLegend();
 
     struct Bounds {
         double x0, x1, y0, y1, positiveY0; // positiveY0: smallest y above 0 (for a log axis)
+        double positiveX0;                 // smallest x above 0
         bool wholeX = true;                // every x is a whole number
     };
     void fitTitles();
@@ -141,6 +165,7 @@ private:
     QAbstractAxis* m_x = nullptr;
     QAbstractAxis* m_y = nullptr;
     bool m_logY = false;
+    XAxis m_xKind = XAxis::Linear;
     int m_nextColor = 0;
     std::vector<StageMark> m_marks;
     QString m_yTitle;
@@ -152,8 +177,10 @@ private:
     double m_smoothing = 0;
     bool m_zoomed = false;
     double m_zoomLo = 0, m_zoomHi = 1;
+    bool m_zoomedY = false;
+    double m_zoomYLo = 0, m_zoomYHi = 1;
     double m_cursorX = std::numeric_limits<double>::quiet_NaN(); // crosshair (NaN: none)
-    enum class Drag { None, Zoom, Pan } m_drag = Drag::None;
+    enum class Drag { None, Zoom, Box, Pan } m_drag = Drag::None;
     QPoint m_dragFrom, m_dragTo;
     TickBudget m_budget;     // the budget the axes were last fitted with
     int m_budgetRefits = 0;  // refits for a new plot size since the data last changed (bounded: no oscillation)

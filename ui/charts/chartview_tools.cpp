@@ -55,6 +55,20 @@ QString valueText(double v)
     return std::abs(v) < 1e-12 ? QStringLiteral("0") : QString::number(v, 'g', 5);
 }
 
+// `points` with x replaced by f(x) (log10: a log axis' pixel columns are equal in log x).
+QList<QPointF> mapX(const QList<QPointF>& points, double (*f)(double))
+{
+    QList<QPointF> out;
+    out.reserve(points.size());
+    for (const QPointF& p : points)
+        out.append(QPointF(f(p.x()), p.y()));
+    return out;
+}
+double log10of(double x)
+{
+    return std::log10(x);
+}
+
 } // namespace
 
 void ChartView::addToolActions()
@@ -78,7 +92,45 @@ void ChartView::addToolActions()
     setMouseTracking(true);
     viewport()->setMouseTracking(true);
     setFocusPolicy(Qt::ClickFocus);
-    setToolTip(tr("Drag along x to zoom, Shift+drag to pan, wheel to zoom; double click or Esc resets"));
+    setToolTip(tr("Drag along x to zoom, Ctrl+drag a box, Shift+drag to pan, wheel to zoom; double click or Esc "
+                  "resets"));
+}
+
+void ChartView::offerLogScales()
+{
+    auto* logX = new QAction(tr("Log scale x"), this);
+    logX->setObjectName(QStringLiteral("logScaleX"));
+    logX->setCheckable(true);
+    connect(logX, &QAction::toggled, this, [this](bool on) { setXAxis(on ? XAxis::Log : XAxis::Linear); });
+    auto* logY = new QAction(tr("Log scale y"), this);
+    logY->setObjectName(QStringLiteral("logScaleY"));
+    logY->setCheckable(true);
+    connect(logY, &QAction::toggled, this, &ChartView::setLogY);
+    addAction(logX);
+    addAction(logY);
+}
+
+QList<QPointF> ChartView::drawable(const QList<QPointF>& points) const
+{
+    const bool logX = m_xKind == XAxis::Log;
+    if (!logX && !m_logY)
+        return points;
+    QList<QPointF> kept;
+    kept.reserve(points.size());
+    for (const QPointF& p : points)
+        if ((!logX || p.x() > 0) && (!m_logY || p.y() > 0))
+            kept.append(p);
+    return kept;
+}
+
+double ChartView::toAxisX(double x) const
+{
+    return m_xKind == XAxis::Log ? std::log10(std::max(x, 1e-300)) : x;
+}
+
+double ChartView::fromAxisX(double u) const
+{
+    return m_xKind == XAxis::Log ? std::pow(10.0, u) : u;
 }
 
 void ChartView::setCurve(QLineSeries* series, const QList<QPointF>& points)
@@ -89,7 +141,23 @@ void ChartView::setCurve(QLineSeries* series, const QList<QPointF>& points)
 
 void ChartView::drawCurve(QLineSeries* series)
 {
-    const QList<QPointF>& points = m_curves.value(series);
+    const bool logX = m_xKind == XAxis::Log;
+    // On a log x axis the curve is thinned where its pixel columns are: in log10 x. The points kept get their x
+    // back from the curve (log10 and back is not exact).
+    const QList<QPointF> original = drawable(m_curves.value(series));
+    const QList<QPointF> points = logX ? mapX(original, log10of) : original;
+    const auto shown = [&](const QList<QPointF>& thinned) {
+        if (!logX)
+            return thinned;
+        QList<QPointF> out;
+        out.reserve(thinned.size());
+        for (const QPointF& p : thinned) {
+            const auto at = std::lower_bound(points.cbegin(), points.cend(), p.x(),
+                                             [](const QPointF& q, double x) { return q.x() < x; });
+            out.append(QPointF(at != points.cend() ? original[at - points.cbegin()].x() : std::pow(10.0, p.x()), p.y()));
+        }
+        return out;
+    };
     const int columns = std::max(32, plotWidth());
     QLineSeries* raw = m_raw.value(series);
     if (m_smoothing > 0) {
@@ -110,9 +178,9 @@ void ChartView::drawCurve(QLineSeries* series)
             m_raw.insert(series, raw);
         }
         raw->setVisible(series->isVisible());
-        setPoints(raw, envelope(points, columns));
+        setPoints(raw, shown(envelope(points, columns)));
         // A smoothed curve has no spikes to keep: LTTB's fewer points draw it as well.
-        setPoints(series, lttb(debiasedEma(points, m_smoothing), 2 * columns));
+        setPoints(series, shown(lttb(debiasedEma(points, m_smoothing), 2 * columns)));
     } else {
         if (raw) {
             m_bounds.remove(raw);
@@ -120,7 +188,7 @@ void ChartView::drawCurve(QLineSeries* series)
             chart()->removeSeries(raw);
             delete raw;
         }
-        setPoints(series, envelope(points, columns));
+        setPoints(series, shown(envelope(points, columns)));
     }
 }
 
@@ -137,6 +205,8 @@ void ChartView::setSmoothing(double weight)
 
 QPair<double, double> ChartView::xRange() const
 {
+    if (auto* log = qobject_cast<QLogValueAxis*>(m_x))
+        return {log->min(), log->max()};
     auto* axis = qobject_cast<QValueAxis*>(m_x);
     return axis ? qMakePair(axis->min(), axis->max()) : qMakePair(0.0, 1.0);
 }
@@ -154,7 +224,19 @@ double ChartView::xAt(const QPoint& viewPos) const
     const QPointF at = chart()->mapFromScene(mapToScene(viewPos));
     const QRectF plot = chart()->plotArea();
     const auto [lo, hi] = xRange();
-    return plot.width() > 0 ? lo + (at.x() - plot.left()) / plot.width() * (hi - lo) : lo;
+    const double u0 = toAxisX(lo), u1 = toAxisX(hi);
+    return plot.width() > 0 ? fromAxisX(u0 + (at.x() - plot.left()) / plot.width() * (u1 - u0)) : lo;
+}
+
+double ChartView::yAt(const QPoint& viewPos) const
+{
+    const QPointF at = chart()->mapFromScene(mapToScene(viewPos));
+    const QRectF plot = chart()->plotArea();
+    const auto [lo, hi] = yRange();
+    if (plot.height() <= 0)
+        return lo;
+    const double f = (plot.bottom() - at.y()) / plot.height();
+    return m_logY ? lo * std::pow(hi / lo, f) : lo + f * (hi - lo);
 }
 
 QPoint ChartView::viewPosAt(double x, double y) const
@@ -162,7 +244,7 @@ QPoint ChartView::viewPosAt(double x, double y) const
     const QRectF plot = chart()->plotArea();
     const auto [x0, x1] = xRange();
     const auto [y0, y1] = yRange();
-    const double fx = (x - x0) / (x1 - x0);
+    const double fx = (toAxisX(x) - toAxisX(x0)) / (toAxisX(x1) - toAxisX(x0));
     const double fy = m_logY ? std::log(y / y0) / std::log(y1 / y0) : (y - y0) / (y1 - y0);
     const QPointF scene = chart()->mapToScene(QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height()));
     return mapFromScene(scene);
@@ -179,11 +261,22 @@ void ChartView::setZoomX(double lo, double hi)
     viewport()->update();
 }
 
+void ChartView::setZoomY(double lo, double hi)
+{
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || (m_logY && lo <= 0))
+        return;
+    m_zoomedY = true;
+    m_zoomYLo = lo;
+    m_zoomYHi = hi;
+    fitAxes();
+    viewport()->update();
+}
+
 void ChartView::resetZoom()
 {
-    if (!m_zoomed)
+    if (!m_zoomed && !m_zoomedY)
         return;
-    m_zoomed = false;
+    m_zoomed = m_zoomedY = false;
     fitAxes();
     viewport()->update();
 }
@@ -212,14 +305,29 @@ bool ChartView::zoomedBounds(double& y0, double& y1) const
     return std::isfinite(y0);
 }
 
+QString ChartView::xText(double x, double step) const
+{
+    const QString title = m_xTitle.isEmpty() ? tr("x") : m_xTitle;
+    switch (m_xKind) {
+    case XAxis::Log:
+        return QStringLiteral("%1 %2").arg(title, valueText(x));
+    case XAxis::Elapsed:
+        return QStringLiteral("%1 %2").arg(title, timeLabel(x, step < 1 ? 0.1 : 1));
+    case XAxis::Clock:
+        return QStringLiteral("%1 %2").arg(title, clockLabel(x, 1));
+    case XAxis::Linear:
+        break;
+    }
+    return QStringLiteral("%1 %2").arg(title, axisLabel(x, step));
+}
+
 QStringList ChartView::crosshairLines(double x) const
 {
     QStringList lines;
     if (!hasData() || !std::isfinite(x))
         return lines;
     const auto [lo, hi] = xRange();
-    const double step = (hi - lo) / 1000;
-    lines << QStringLiteral("%1 %2").arg(m_xTitle.isEmpty() ? tr("x") : m_xTitle, axisLabel(x, step));
+    lines << xText(x, (hi - lo) / 1000);
     for (QAbstractSeries* abstract : chart()->series()) {
         auto* series = qobject_cast<QXYSeries*>(abstract);
         if (!series || !series->isVisible() || series->name().isEmpty())
@@ -241,19 +349,20 @@ void ChartView::drawCrosshair(QPainter* painter)
 {
     const QRectF plot = chart()->plotArea();
     painter->save();
-    if (m_drag == Drag::Zoom) {
-        // The x range being chosen.
+    if (m_drag == Drag::Zoom || m_drag == Drag::Box) {
+        // The x range (or the box) being chosen.
         const QPointF a = chart()->mapFromScene(mapToScene(m_dragFrom));
         const QPointF b = chart()->mapFromScene(mapToScene(m_dragTo));
         QColor fill = palette().color(QPalette::Highlight);
         fill.setAlphaF(0.2);
-        painter->fillRect(QRectF(QPointF(std::min(a.x(), b.x()), plot.top()), QPointF(std::max(a.x(), b.x()), plot.bottom())),
+        const bool box = m_drag == Drag::Box;
+        painter->fillRect(QRectF(QPointF(std::min(a.x(), b.x()), box ? std::min(a.y(), b.y()) : plot.top()),
+                                 QPointF(std::max(a.x(), b.x()), box ? std::max(a.y(), b.y()) : plot.bottom())),
                           fill);
     }
     if (std::isfinite(m_cursorX) && m_drag == Drag::None) {
         const QStringList lines = crosshairLines(m_cursorX);
-        const auto [lo, hi] = xRange();
-        const double px = plot.left() + (m_cursorX - lo) / (hi - lo) * plot.width();
+        const double px = chart()->mapFromScene(mapToScene(viewPosAt(m_cursorX, yRange().first))).x();
         if (!lines.isEmpty() && px >= plot.left() && px <= plot.right()) {
             painter->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DotLine));
             painter->drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
@@ -285,7 +394,8 @@ void ChartView::mousePressEvent(QMouseEvent* event)
     const bool inPlot = chart()->plotArea().contains(at);
     if (inPlot && (event->button() == Qt::LeftButton || event->button() == Qt::MiddleButton)) {
         const bool pan = event->button() == Qt::MiddleButton || event->modifiers().testFlag(Qt::ShiftModifier);
-        m_drag = pan ? Drag::Pan : Drag::Zoom;
+        const bool box = event->modifiers().testFlag(Qt::ControlModifier);
+        m_drag = pan ? Drag::Pan : box ? Drag::Box : Drag::Zoom;
         m_dragFrom = m_dragTo = event->position().toPoint();
         event->accept();
         return;
@@ -296,13 +406,13 @@ void ChartView::mousePressEvent(QMouseEvent* event)
 void ChartView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPoint pos = event->position().toPoint();
-    if (m_drag == Drag::Zoom) {
+    if (m_drag == Drag::Zoom || m_drag == Drag::Box) {
         m_dragTo = pos;
     } else if (m_drag == Drag::Pan) {
-        const double shift = xAt(m_dragFrom) - xAt(pos);
+        const double shift = toAxisX(xAt(m_dragFrom)) - toAxisX(xAt(pos));
         const auto [lo, hi] = xRange();
         m_dragFrom = pos;
-        setZoomX(lo + shift, hi + shift);
+        setZoomX(fromAxisX(toAxisX(lo) + shift), fromAxisX(toAxisX(hi) + shift));
     } else {
         const QPointF at = chart()->mapFromScene(mapToScene(pos));
         m_cursorX = chart()->plotArea().contains(at) ? xAt(pos) : std::numeric_limits<double>::quiet_NaN();
@@ -319,8 +429,14 @@ void ChartView::mouseReleaseEvent(QMouseEvent* event)
     }
     const Drag drag = m_drag;
     m_drag = Drag::None;
-    if (drag == Drag::Zoom && std::abs(m_dragTo.x() - m_dragFrom.x()) >= 5) {
+    if ((drag == Drag::Zoom || drag == Drag::Box) && std::abs(m_dragTo.x() - m_dragFrom.x()) >= 5) {
         const double a = xAt(m_dragFrom), b = xAt(m_dragTo);
+        if (drag == Drag::Box && std::abs(m_dragTo.y() - m_dragFrom.y()) >= 5) {
+            const double c = yAt(m_dragFrom), d = yAt(m_dragTo);
+            m_zoomedY = true;
+            m_zoomYLo = std::min(c, d);
+            m_zoomYHi = std::max(c, d);
+        }
         setZoomX(std::min(a, b), std::max(a, b));
     }
     viewport()->update();
@@ -342,10 +458,11 @@ void ChartView::wheelEvent(QWheelEvent* event)
         return;
     }
     const QPoint pos = event->position().toPoint();
-    const double centre = xAt(pos);
+    const double centre = toAxisX(xAt(pos));
     const auto [lo, hi] = xRange();
     const double factor = std::pow(0.8, delta / 120.0);
-    double newLo = centre - (centre - lo) * factor, newHi = centre + (hi - centre) * factor;
+    const double newLo = fromAxisX(centre - (centre - toAxisX(lo)) * factor);
+    const double newHi = fromAxisX(centre + (toAxisX(hi) - centre) * factor);
     // Zoomed out past the data: back to all of it.
     double dataLo = std::numeric_limits<double>::infinity(), dataHi = -dataLo;
     for (auto b = m_bounds.constBegin(); b != m_bounds.constEnd(); ++b)
@@ -367,7 +484,7 @@ void ChartView::leaveEvent(QEvent* event)
 
 void ChartView::keyPressEvent(QKeyEvent* event)
 {
-    if (event->key() == Qt::Key_Escape && m_zoomed) {
+    if (event->key() == Qt::Key_Escape && (m_zoomed || m_zoomedY)) {
         resetZoom();
         event->accept();
         return;

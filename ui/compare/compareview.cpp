@@ -248,6 +248,7 @@ QWidget* CompareView::buildCurvesPage()
     m_metric->setMinimumContentsLength(20);
     m_curves = new ChartView(tr("Metric per trial"), this);
     m_curves->setAxisTitles(tr("step"), QString());
+    m_curves->offerLogScales();
     auto* curvesPage = new QWidget(this);
     auto* curvesLayout = new QVBoxLayout(curvesPage);
     auto* metricRow = new QHBoxLayout;

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 namespace pitwall::ui {
 
 LiveModel::LiveModel(QObject* parent) : QObject(parent)
@@ -24,6 +26,7 @@ void LiveModel::clear()
     m_overviews.clear();
     m_order.clear();
     m_stages.clear();
+    m_clock.clear();
     m_events.clear();
     m_stagePlan.clear();
     m_rows = 0;
@@ -59,6 +62,7 @@ void LiveModel::apply(const LiveDelta& delta)
         fold(chunk.key);
     }
     m_stages.insert(m_stages.end(), delta.stages.begin(), delta.stages.end());
+    m_clock.append(delta.clock);
     m_events.insert(m_events.end(), delta.events.begin(), delta.events.end());
     if (m_events.size() > static_cast<std::size_t>(kMaxEvents))
         m_events.erase(m_events.begin(), m_events.end() - kMaxEvents);
@@ -89,6 +93,43 @@ void LiveModel::fold(const QString& key)
             o.points.append(raw[std::max(lo, hi)]);
         o.folded += kOverviewBlock;
     }
+}
+
+double LiveModel::timeAt(double x) const
+{
+    const QList<QPointF> at = inTime({QPointF(x, 0)}, 0);
+    return at.isEmpty() ? qQNaN() : at.first().x();
+}
+
+QList<QPointF> LiveModel::inTime(const QList<QPointF>& points, double origin) const
+{
+    QList<QPointF> out;
+    out.reserve(points.size());
+    if (m_clock.isEmpty())
+        return out;
+    // A cursor into the clock that moves forward with x (a binary search only when x goes back).
+    qsizetype c = 0;
+    const qsizetype n = m_clock.size();
+    for (const QPointF& p : points) {
+        const double x = p.x();
+        if (c > 0 && m_clock[c - 1].x() >= x)
+            c = std::lower_bound(m_clock.cbegin(), m_clock.cend(), x, [](const QPointF& q, double v) { return q.x() < v; }) -
+                m_clock.cbegin();
+        while (c < n && m_clock[c].x() < x)
+            ++c;
+        double t;
+        if (c == 0)
+            t = m_clock.first().y();
+        else if (c == n)
+            t = m_clock.last().y();
+        else {
+            const QPointF& a = m_clock[c - 1];
+            const QPointF& b = m_clock[c];
+            t = a.y() + (b.y() - a.y()) * (x - a.x()) / (b.x() - a.x());
+        }
+        out.append(QPointF(t - origin, p.y()));
+    }
+    return out;
 }
 
 QList<QPointF> LiveModel::overview(const QString& key) const

@@ -7,6 +7,7 @@
 #include "ui/poller/liveseries.h"
 
 #include <QHash>
+#include <QtNumeric>
 #include <QObject>
 #include <QStringList>
 
@@ -39,6 +40,13 @@ public:
     // pre-selection; Van Der Donckt et al., 2023).
     QList<QPointF> overview(const QString& key) const;
     const std::vector<StageMark>& stages() const { return m_stages; }
+    // The wall time (Unix seconds) at global step x: interpolated between the rows that first reached each step
+    // (NaN before any row). For the charts' time axes.
+    double timeAt(double x) const;
+    // `points` with x (global step) replaced by timeAt(x) - origin, in one pass for points in increasing x.
+    QList<QPointF> inTime(const QList<QPointF>& points, double origin) const;
+    // The wall time of the run's first row (NaN before any row): where relative time starts.
+    double firstTime() const { return m_clock.isEmpty() ? qQNaN() : m_clock.first().y(); }
     const std::vector<EventRecord>& events() const { return m_events; }
     LiveProgress progress() const;
     qint64 rowCount() const { return m_rows; }
@@ -73,6 +81,7 @@ private:
     QHash<QString, Overview> m_overviews;
     QStringList m_order;
     std::vector<StageMark> m_stages;
+    QList<QPointF> m_clock; // (global step, wall time), increasing step
     std::vector<EventRecord> m_events;
     std::vector<std::pair<QString, int>> m_stagePlan; // (stage, epochs) from the run's config
     qint64 m_rows = 0;

@@ -73,6 +73,23 @@ QString runLabel(const RunRecord& run)
              QString::fromUtf8(runStatusName(run.status).data()));
 }
 
+// The x axis choices of the run bar, in its order.
+struct XChoice {
+    const char* label;
+    const char* title; // the axis title
+    ChartView::XAxis kind;
+};
+const std::vector<XChoice>& xChoices()
+{
+    static const std::vector<XChoice> choices = {
+        {QT_TR_NOOP("step"), QT_TR_NOOP("step"), ChartView::XAxis::Linear},
+        {QT_TR_NOOP("step (log)"), QT_TR_NOOP("step"), ChartView::XAxis::Log},
+        {QT_TR_NOOP("relative time"), QT_TR_NOOP("time since the first row"), ChartView::XAxis::Elapsed},
+        {QT_TR_NOOP("wall time"), QT_TR_NOOP("time of day"), ChartView::XAxis::Clock},
+    };
+    return choices;
+}
+
 } // namespace
 
 LiveView::LiveView(LiveModel* model, QWidget* parent) : QWidget(parent), m_model(model)
@@ -114,6 +131,15 @@ LiveView::LiveView(LiveModel* model, QWidget* parent) : QWidget(parent), m_model
             chart->setLogY(on);
         redraw();
     });
+    connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this](int i) {
+        const XChoice& choice = xChoices()[static_cast<std::size_t>(std::max(0, i))];
+        const auto& specs = chartSpecs();
+        for (std::size_t c = 0; c < m_charts.size(); ++c) {
+            m_charts[c]->setAxisTitles(tr(choice.title), tr(specs[c].yTitle));
+            m_charts[c]->setXAxis(choice.kind);
+        }
+        redraw();
+    });
     connect(m_runs, &QComboBox::activated, this, [this](int i) {
         m_pinned = m_runs->itemData(i).toLongLong();
         pickRun();
@@ -125,10 +151,22 @@ QHBoxLayout* LiveView::buildRunBar()
     auto* top = new QHBoxLayout;
     m_runs = new QComboBox(this);
     m_runs->setObjectName("liveRunPicker");
-    m_runs->setMinimumContentsLength(36);
+    m_runs->setMinimumContentsLength(30);
+    m_runs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_runs->addItem(tr("Latest run (follow)"), qint64(0));
-    m_log = new QCheckBox(tr("&Log scale"), this);
+    m_log = new QCheckBox(tr("&Log y"), this);
     m_log->setObjectName("liveLogScale");
+    m_log->setToolTip(tr("Every chart's y axis on a log scale (values <= 0 are not drawn)"));
+    // The x axis of every chart: the global step (stages one after the other), on a log scale, the time since
+    // the run's first row, or the time of day.
+    m_xAxis = new QComboBox(this);
+    m_xAxis->setObjectName("liveXAxis");
+    for (const XChoice& choice : xChoices())
+        m_xAxis->addItem(tr(choice.label));
+    m_xAxis->setToolTip(tr("x axis of every chart: step, step on a log scale, time since the run's first row, or the "
+                           "time of day"));
+    auto* xLabel = new QLabel(tr("&x:"), this);
+    xLabel->setBuddy(m_xAxis);
     // Smoothing of every curve (debiased exponential moving average, the raw curve faint behind).
     m_smoothing = new QSlider(Qt::Horizontal, this);
     m_smoothing->setObjectName("liveSmoothing");
@@ -149,11 +187,13 @@ QHBoxLayout* LiveView::buildRunBar()
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(new QLabel(tr("Run:"), this));
     top->addWidget(m_runs);
+    top->addWidget(xLabel);
+    top->addWidget(m_xAxis);
     top->addWidget(m_log);
     top->addWidget(smoothingLabel);
     top->addWidget(m_smoothing);
     top->addWidget(smoothingValue);
-    top->addWidget(m_status, 1);
+    top->addStretch(1);
     return top;
 }
 
@@ -168,6 +208,7 @@ QHBoxLayout* LiveView::buildProgressRow()
     progress->addWidget(m_stageLabel);
     progress->addWidget(m_stageBar, 1);
     progress->addWidget(m_epochBar, 2);
+    progress->addWidget(m_status); // the run, its state and rows, beside its progress
     return progress;
 }
 
@@ -301,6 +342,14 @@ void LiveView::refresh()
 void LiveView::redraw()
 {
     const auto& specs = chartSpecs();
+    // On a time axis each step is drawn at the time its row was written (relative: since the first row).
+    const ChartView::XAxis kind = xChoices()[static_cast<std::size_t>(std::max(0, m_xAxis->currentIndex()))].kind;
+    const bool inTime = kind == ChartView::XAxis::Elapsed || kind == ChartView::XAxis::Clock;
+    const double origin = kind == ChartView::XAxis::Elapsed ? m_model->firstTime() : 0.0;
+    std::vector<StageMark> marks = m_model->stages();
+    if (inTime)
+        for (StageMark& mark : marks)
+            mark.x = m_model->timeAt(mark.x) - origin;
     for (std::size_t i = 0; i < specs.size(); ++i) {
         ChartView* chart = m_charts[i];
         for (const QString& key : m_model->keys()) {
@@ -313,18 +362,15 @@ void LiveView::redraw()
                 series->setPen(pen);
             }
             QList<QPointF> points = m_model->overview(key);
-            if (specs[i].scale != 1.0 || chart->logY()) {
-                QList<QPointF> kept;
-                kept.reserve(points.size());
-                for (const QPointF& p : points)
-                    if (!chart->logY() || p.y() > 0)
-                        kept.append(QPointF(p.x(), p.y() * specs[i].scale));
-                points = std::move(kept);
-            }
+            if (specs[i].scale != 1.0)
+                for (QPointF& p : points)
+                    p.setY(p.y() * specs[i].scale);
+            if (inTime)
+                points = m_model->inTime(points, origin);
             series->setPointsVisible(points.size() < 64);
             chart->setCurve(series, points);
         }
-        chart->setMarks(m_model->stages());
+        chart->setMarks(marks);
         chart->fitAxes();
     }
     m_drawnRevision = m_model->revision();
@@ -338,9 +384,15 @@ void LiveView::updateStatus()
         m_status->setText(m_requested ? tr("Reading run %1…").arg(m_requested) : tr("No run in this database."));
     } else {
         QString text = runLabel(*run) + tr(" · %L1 rows").arg(m_model->rowCount());
-        if (run->status == RunStatus::Failed || run->status == RunStatus::Cancelled)
-            text += QStringLiteral(" · ") + QString::fromStdString(run->message);
+        QString full = text;
+        if (run->status == RunStatus::Failed || run->status == RunStatus::Cancelled) {
+            // The whole message in the tooltip and the events below; the bar keeps its width.
+            const QString message = QString::fromStdString(run->message);
+            full += QStringLiteral(" · ") + message;
+            text += QStringLiteral(" · ") + (message.size() > 60 ? message.left(59) + QChar(0x2026) : message);
+        }
         m_status->setText(text);
+        m_status->setToolTip(full);
         m_status->setStyleSheet(run->status == RunStatus::Failed ? QStringLiteral("color: #d04040;") : QString());
     }
     const LiveProgress p = m_model->progress();

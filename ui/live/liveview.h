@@ -1,7 +1,8 @@
 #pragma once
 // The live view of one run (by default it follows the newest running run of the database, else the newest run
 // of the study in focus; the picker pins another): loss (total and per head), compute vs full FPS, learning rate, data
-// wait, CPU % and peak memory, with the stage boundaries marked; a log-scale toggle; progress through stages and
+// wait, CPU % and peak memory, with the stage boundaries marked; x by step (linear or log), relative time or
+// wall time; a log y toggle; progress through stages and
 // epochs; the run's latest events (and why it failed). Data comes from a LiveModel fed by the poller.
 // Redraws are throttled (at most every kRedrawIntervalMs); each curve goes to its chart whole (ChartView::setCurve
 // smooths it by the Smoothing slider and down-samples it to an envelope that keeps every spike).
@@ -57,7 +58,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    QHBoxLayout* buildRunBar();      // run picker, log-scale switch and status line
+    QHBoxLayout* buildRunBar();      // run picker, x axis, log y switch, smoothing and status line
     QHBoxLayout* buildProgressRow(); // stage and epoch progress
     QWidget* buildCharts();          // the chart grid, one chart per chartSpecs() entry
     void scheduleRedraw();
@@ -68,6 +69,7 @@ private:
     LiveModel* m_model;
     QComboBox* m_runs = nullptr;
     QCheckBox* m_log = nullptr;
+    QComboBox* m_xAxis = nullptr;
     QSlider* m_smoothing = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_stageLabel = nullptr;

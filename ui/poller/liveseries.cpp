@@ -8,6 +8,7 @@ void LiveSeriesBuilder::clear()
 {
     m_stageOffset.clear();
     m_maxX = 0;
+    m_clocked = false;
 }
 
 void LiveSeriesBuilder::add(const std::vector<MetricRow>& rows, LiveDelta& delta)
@@ -23,6 +24,10 @@ void LiveSeriesBuilder::add(const std::vector<MetricRow>& rows, LiveDelta& delta
             delta.stages.push_back({QString::fromStdString(s.stage), m_maxX});
         }
         const double x = stage->second + static_cast<double>(s.step);
+        if (x > m_maxX || !m_clocked) {
+            delta.clock.append(QPointF(x, s.wallTime));
+            m_clocked = true;
+        }
         if (x > m_maxX)
             m_maxX = x;
         auto chunk = chunkOf.find(s.key);

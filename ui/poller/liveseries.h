@@ -34,6 +34,9 @@ struct LiveDelta {
     std::optional<RunRecord> run; // on reset and whenever the run record changed (status, end time)
     std::vector<SeriesChunk> chunks;
     std::vector<StageMark> stages; // stages that started in these rows
+    // (global step, wall time in Unix seconds) of each row that went past the largest step so far: what the
+    // charts' time axes map steps through.
+    QList<QPointF> clock;
     std::vector<EventRecord> events;
     qint64 rows = 0;      // metric rows in this delta
     bool caughtUp = true; // false while older rows are still being read
@@ -48,6 +51,7 @@ public:
 private:
     std::map<std::string, double> m_stageOffset;
     double m_maxX = 0;
+    bool m_clocked = false; // the first row's time is in a clock
 };
 
 } // namespace pitwall::ui

@@ -108,8 +108,8 @@ void StudiesView::showSnapshot(const StoreSnapshot& snapshot)
         item->setText(kInterrupted, QString::number(s.interrupted));
         const QString objectives =
             describeObjectives(s.study.directions, objectiveNames(s.study), several ? s.paretoSize : std::nullopt);
-        item->setToolTip(kName, tr("%1\n%2 trials, %3%4")
-                                    .arg(item->text(kName))
+        item->setToolTip(kName, tr("%1\n%2 · %3 · %4 trials, %5%6")
+                                    .arg(item->text(kName), item->text(kKind), item->text(kState))
                                     .arg(s.total())
                                     .arg(objectives)
                                     .arg(!several && s.bestTrialNumber ? tr(", best trial #%1").arg(*s.bestTrialNumber)
@@ -132,11 +132,21 @@ void StudiesView::fitNameColumn()
     int longest = header()->fontMetrics().horizontalAdvance(headerItem()->text(kName)) + 24;
     for (int i = 0; i < topLevelItemCount(); ++i)
         longest = std::max(longest, fontMetrics().horizontalAdvance(topLevelItem(i)->text(kName)) + 16);
-    int others = 0;
-    for (int c = kKind; c <= kComplete; ++c)
-        others += header()->sectionSize(c);
-    const int room = viewport()->width() - others;
-    header()->resizeSection(kName, std::max(std::min(longest, room), fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12));
+    const int shortest = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12;
+    const auto width = [this](int c) { return std::max(header()->sectionSizeHint(c), sizeHintForColumn(c)); };
+    // A narrow side bar (1024 px screens) drops Kind, then State (both stay in the name's tooltip), before Best
+    // and Done would leave the viewport.
+    int others = width(kBest) + width(kComplete);
+    const bool showState = viewport()->width() - others - width(kState) - 4 >= shortest;
+    others += showState ? width(kState) : 0;
+    const bool showKind = showState && viewport()->width() - others - width(kKind) - 4 >= shortest;
+    others += showKind ? width(kKind) : 0;
+    setColumnHidden(kState, !showState);
+    setColumnHidden(kKind, !showKind);
+    // A few pixels to spare: the other columns fit their contents again after this, by a pixel or two.
+    const int room = viewport()->width() - others - 4;
+    // Below 12 characters only when Best and Done would not fit otherwise (6 at the least).
+    header()->resizeSection(kName, std::max(std::min(longest, room), std::min(shortest, std::max(room, shortest / 2))));
 }
 
 void StudiesView::resizeEvent(QResizeEvent* event)

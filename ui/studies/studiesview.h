@@ -3,7 +3,8 @@
 // "hpo" for a study with a Pitwall sampler; "–" otherwise, e.g. Optuna's own), state, best value and trial
 // counts. A filter hides the studies whose name does not contain its text. A long name (a variant benchmark's
 // whole override string) elides in the middle, its full text in the tooltip, so that Kind, State, Best and Done
-// stay in sight.
+// stay in sight; a side bar too narrow for them all (1024 px screens) drops Kind, then State, to keep Best and
+// Done (the name's tooltip says both).
 
 #include "ui/poller/storepoller.h"
 
@@ -34,7 +35,7 @@ protected:
 
 private:
     // The name column as wide as its longest name, but never so wide that Done leaves the viewport (at least
-    // a minimum).
+    // a minimum); Kind and State hidden when even the minimum leaves no room for them.
     void fitNameColumn();
     QString m_filter;
 };

@@ -19,6 +19,8 @@ TrialsPage::TrialsPage(QWidget* parent) : QWidget(parent)
     setObjectName("trialsPage");
     m_title = new QLabel(tr("Select a study in the side bar."), this);
     m_title->setObjectName("trialsTitle");
+    m_title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_title, &QLabel::linkActivated, this, [this] { Q_EMIT configureRequested(); });
     m_table = new TrialsView(this);
     m_details = new QPlainTextEdit(this);
     m_details->setObjectName("trialDetails");
@@ -62,6 +64,12 @@ const TrialRecord* TrialsPage::trialByNumber(int number) const
 
 void TrialsPage::showSnapshot(const StoreSnapshot& snapshot)
 {
+    if (snapshot.studies.empty()) {
+        // A new database: say where studies come from, not "select one".
+        m_title->setText(tr("No study in this database yet. <a href=\"configure\">Configure</a> a training or a "
+                            "search and press Start; its study appears in the side bar."));
+        return;
+    }
     if (snapshot.focusStudy.isEmpty())
         return;
     const std::uint64_t signature = trialsSignature(*snapshot.focusTrials);

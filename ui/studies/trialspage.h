@@ -29,6 +29,8 @@ public:
 Q_SIGNALS:
     void detailsRequested(qint64 trialId);
     void openRun(qint64 runId);
+    // The link of an empty database's page ("Configure a training or a search").
+    void configureRequested();
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -356,7 +356,7 @@ void StudyView::applyParams(const StudyFrame& frame)
         for (std::size_t a : m_params->byImportance)
             entries.push_back(m_params->importance[a]);
     }
-    m_picker->setParams(m_params, std::move(entries), drawn, !m_picked.has_value());
+    m_picker->setParams(m_params, std::move(entries), drawn, !m_picked.has_value(), frame.completeCount);
 }
 
 void StudyView::applyHistory(const StudyFrame& frame)

@@ -221,9 +221,10 @@ void SearchSpaceEditor::recheck()
             for (const SpaceParam& p : space.params())
                 searched += p.searched() ? 1 : 0;
             m_problems->setStyleSheet(QString());
-            m_problems->setText(tr("%1 searched, %2 fixed parameter(s); names resolve in %3's keys.")
+            const int fixed = static_cast<int>(space.params().size()) - searched;
+            m_problems->setText(tr("Parameters: %1 searched, %2 fixed; names resolve in %3's keys.")
                                     .arg(searched)
-                                    .arg(static_cast<int>(space.params().size()) - searched)
+                                    .arg(fixed)
                                     .arg(m_model));
             m_filling = filling;
             m_hasProblems = false;

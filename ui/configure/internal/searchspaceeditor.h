@@ -31,7 +31,7 @@ public:
     QString path() const { return m_path; }
     QTableWidget* table() const { return m_table; }
     // Problems of the rows and of the schema check, one per line, or a summary of a good space
-    // ("2 searched, 0 fixed parameter(s); …"); hasProblems() tells which.
+    // ("Parameters: 2 searched, 0 fixed; …"); hasProblems() tells which.
     QString problems() const;
     bool hasProblems() const { return m_hasProblems; }
     // The plugin whose sections bare names resolve in (e.g. "autospeed").

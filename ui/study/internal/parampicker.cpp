@@ -1,8 +1,11 @@
 #include "ui/study/internal/parampicker.h"
 
+#include "ui/study/internal/studywidgets.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPalette>
 #include <QListView>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -15,6 +18,16 @@ void ParamListModel::setEntries(std::vector<Entry> entries)
     beginResetModel();
     m_entries = std::move(entries);
     endResetModel();
+}
+
+void ParamListModel::setSettled(bool settled, int trials)
+{
+    if (settled == m_settled && trials == m_trials)
+        return;
+    m_settled = settled;
+    m_trials = trials;
+    if (!m_entries.empty())
+        Q_EMIT dataChanged(index(0), index(rowCount() - 1), {Qt::ForegroundRole, Qt::ToolTipRole});
 }
 
 void ParamListModel::setChecked(const QStringList& names)
@@ -50,10 +63,19 @@ QVariant ParamListModel::data(const QModelIndex& index, int role) const
         return e.first;
     case Qt::CheckStateRole:
         return m_checked.contains(e.first) ? Qt::Checked : Qt::Unchecked;
+    case Qt::ForegroundRole:
+        if (!m_settled)
+            return QPalette().color(QPalette::PlaceholderText);
+        return {};
     case Qt::ToolTipRole:
-        return tr("%1: importance %2 (share of the objective's variance). Click to draw it or take it off.")
+        return tr("%1: importance %2 (share of the objective's variance%3). Click to draw it or take it off.")
             .arg(e.first)
-            .arg(e.second, 0, 'f', 4);
+            .arg(e.second, 0, 'f', 4)
+            .arg(m_settled ? QString()
+                           : tr("; from %1 complete %2 only, not settled below %3")
+                                 .arg(m_trials)
+                                 .arg(m_trials == 1 ? tr("trial") : tr("trials"))
+                                 .arg(ImportanceBars::kSettledTrials));
     default:
         return {};
     }
@@ -95,7 +117,7 @@ ParamPicker::ParamPicker(QWidget* parent) : QWidget(parent)
 }
 
 void ParamPicker::setParams(const std::shared_ptr<const void>& revision, std::vector<ParamListModel::Entry> entries,
-                            const QStringList& drawn, bool automatic)
+                            const QStringList& drawn, bool automatic, int trials)
 {
     const int count = static_cast<int>(entries.size());
     if (revision != m_revision || !revision) {
@@ -103,8 +125,10 @@ void ParamPicker::setParams(const std::shared_ptr<const void>& revision, std::ve
         m_model->setEntries(std::move(entries));
     }
     m_model->setChecked(drawn);
+    m_model->setSettled(trials >= ImportanceBars::kSettledTrials, trials);
     m_automatic->setEnabled(!automatic);
-    m_summary->setText(tr("%1 of %2 parameter(s) drawn").arg(drawn.size()).arg(count));
+    m_summary->setText(count == 1 ? tr("%1 of 1 parameter drawn").arg(drawn.size())
+                                  : tr("%1 of %2 parameters drawn").arg(drawn.size()).arg(count));
 }
 
 void ParamPicker::toggle(const QModelIndex& index)

@@ -30,6 +30,10 @@ public:
 
     // Entries in the order listed (most important first); resets the list.
     void setEntries(std::vector<Entry> entries);
+    // Whether the importances are settled (enough complete trials, ImportanceBars::kSettledTrials): unsettled
+    // numbers are grey, as the bars are, and their tooltip says what they rest on.
+    void setSettled(bool settled, int trials);
+    bool settled() const { return m_settled; }
     // The names checked (drawn); changes only the check marks.
     void setChecked(const QStringList& names);
     QStringList checked() const; // in list order
@@ -40,6 +44,8 @@ public:
 private:
     std::vector<Entry> m_entries;
     QSet<QString> m_checked;
+    bool m_settled = true;
+    int m_trials = 0;
 };
 
 class ParamPicker : public QWidget {
@@ -48,9 +54,11 @@ public:
     explicit ParamPicker(QWidget* parent = nullptr);
 
     // Shows `entries` (most important first), `drawn` checked; `automatic` says the drawn ones are the
-    // automatic choice. The list is reset only when `entries` differ from those shown.
+    // automatic choice; `trials`: the complete trials the importances rest on. The list is reset only when
+    // `entries` differ from those shown.
     void setParams(const std::shared_ptr<const void>& revision, std::vector<ParamListModel::Entry> entries,
-                   const QStringList& drawn, bool automatic);
+                   const QStringList& drawn, bool automatic, int trials);
+    const ParamListModel* model() const { return m_model; }
     QStringList checked() const { return m_model->checked(); }
     QLineEdit* filter() const { return m_filter; }
     QListView* list() const { return m_list; }
