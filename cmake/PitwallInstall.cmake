@@ -52,7 +52,6 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${PITWALL_INSTALL_D
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/commands.md
               ${PROJECT_SOURCE_DIR}/docs/architecture.md
         DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/images DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
 # The user guide: its pages and the screenshots `cmake --build build --target guide` rendered (docs/guide/README.md).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/guide DESTINATION ${PITWALL_INSTALL_DOCDIR} COMPONENT runtime)
 
