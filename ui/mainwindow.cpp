@@ -72,6 +72,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         showView(View::Live);
     });
     connect(m_trialsPage, &TrialsPage::configureRequested, this, [this] { showView(View::Configure); });
+    connect(m_study, &StudyView::trialActivated, this, [this](int number) {
+        showView(View::Studies);
+        m_trialsPage->trials()->selectTrial(number);
+    });
     buildJobsDock();
     connectLaunches();
     connectCompare();

@@ -304,4 +304,34 @@ std::vector<std::pair<int, double>> hypervolumeHistory(std::span<const TrialReco
     return history;
 }
 
+std::vector<double> defaultReference(std::span<const TrialRecord> trials, std::span<const StudyDirection> directions)
+{
+    const std::size_t dims = directions.size();
+    std::vector<double> worst(dims, -std::numeric_limits<double>::infinity());
+    std::vector<double> best(dims, std::numeric_limits<double>::infinity());
+    bool any = false;
+    for (const TrialRecord& t : trials) {
+        if (!countsForFront(t, dims) || !isFeasible(t))
+            continue;
+        const std::vector<double> point = minimisedValues(t.values, directions);
+        if (std::any_of(point.begin(), point.end(), [](double v) { return !std::isfinite(v); }))
+            continue;
+        any = true;
+        for (std::size_t d = 0; d < dims; ++d) {
+            worst[d] = std::max(worst[d], point[d]);
+            best[d] = std::min(best[d], point[d]);
+        }
+    }
+    if (!any)
+        return {};
+    std::vector<double> minimisedReference(dims);
+    for (std::size_t d = 0; d < dims; ++d) {
+        double margin = 0.1 * (worst[d] - best[d]);
+        if (!(margin > 0))
+            margin = worst[d] != 0 ? 0.1 * std::abs(worst[d]) : 1.0;
+        minimisedReference[d] = worst[d] + margin;
+    }
+    return minimisedValues(minimisedReference, directions); // negating back is the same flip
+}
+
 } // namespace pitwall

@@ -48,4 +48,10 @@ std::vector<std::pair<int, double>> hypervolumeHistory(std::span<const TrialReco
                                                        std::span<const StudyDirection> directions,
                                                        std::span<const double> reference);
 
+// A reference for a study with none given (the window's hypervolume chart): per objective, the worst value among the
+// trials hypervolumeHistory counts, pushed 10 % of that objective's range further (10 % of |worst| when all are
+// equal, 1 when that is 0 too), so every counted trial adds volume. In the objectives' own units; empty when no
+// trial counts.
+std::vector<double> defaultReference(std::span<const TrialRecord> trials, std::span<const StudyDirection> directions);
+
 } // namespace pitwall

@@ -82,4 +82,33 @@ std::vector<std::size_t> paretoFrontIndices(std::span<const TrialRecord> trials,
     return front;
 }
 
+std::optional<std::size_t> kneeIndex(std::span<const std::vector<double>> front)
+{
+    if (front.size() < 3)
+        return std::nullopt;
+    const std::size_t dims = front.front().size();
+    std::vector<double> lo(dims, std::numeric_limits<double>::infinity());
+    std::vector<double> hi(dims, -std::numeric_limits<double>::infinity());
+    for (const std::vector<double>& p : front)
+        for (std::size_t d = 0; d < dims && d < p.size(); ++d) {
+            lo[d] = std::min(lo[d], p[d]);
+            hi[d] = std::max(hi[d], p[d]);
+        }
+    std::optional<std::size_t> best;
+    double bestDistance = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < front.size(); ++i) {
+        double sum = 0.0;
+        for (std::size_t d = 0; d < dims && d < front[i].size(); ++d) {
+            const double range = hi[d] - lo[d];
+            const double scaled = range > 0 && std::isfinite(range) ? (front[i][d] - lo[d]) / range : 0.0;
+            sum += scaled * scaled;
+        }
+        if (sum < bestDistance) {
+            bestDistance = sum;
+            best = i;
+        }
+    }
+    return best;
+}
+
 } // namespace pitwall

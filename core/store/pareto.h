@@ -42,6 +42,12 @@ std::vector<std::size_t> paretoFrontIndices(std::span<const TrialRecord> trials,
                                             std::span<const StudyDirection> directions,
                                             bool considerConstraints = true);
 
+// The knee of a front: the point closest (Euclidean) to the ideal point once every objective is scaled to [0, 1]
+// over the front's own range (an objective with no range counts 0), so the trade-off is balanced whatever the units.
+// `front` holds minimised values (minimisedValues), one vector per point; ties go to the first. nullopt below 3
+// points: a front of 1 or 2 has no bend to pick.
+std::optional<std::size_t> kneeIndex(std::span<const std::vector<double>> front);
+
 // The values with every maximised objective negated, so that smaller is better in all.
 std::vector<double> minimisedValues(std::span<const double> values, std::span<const StudyDirection> directions);
 

@@ -8,15 +8,22 @@
 #include "ui/mainwindow.h"
 #include "ui/poller/storepoller.h"
 #include "ui/studies/studiesview.h"
+#include "ui/studies/trialspage.h"
+#include "ui/studies/trialsview.h"
 #include "ui/study/internal/parallelcoords.h"
 #include "ui/study/internal/parampicker.h"
+#include "ui/study/internal/paretoview.h"
 #include "ui/study/internal/studyframe.h"
 #include "ui/study/internal/studywidgets.h"
 #include "ui/study/studymath.h"
 #include "ui/study/studyview.h"
 #include "ui/theme.h"
 
+#include "core/store/pareto.h"
+
+#include <QComboBox>
 #include <QLabel>
+#include <QTabWidget>
 #include <QLineSeries>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -44,6 +51,8 @@ private Q_SLOTS:
     void showsASnapshotWithOtherStudiesRuns();
     void ranksImportance();
     void namesTheObjectivesOfATwoObjectiveStudy();
+    void drawsTheParetoFrontAndOpensATrial();
+    void picksTheObjectivesOfAThreeObjectiveFront();
     void greysImportanceFromFewTrials();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
@@ -108,6 +117,126 @@ void TestStudyView::namesTheObjectivesOfATwoObjectiveStudy()
     QTRY_VERIFY(title->text().endsWith(", minimise"));
     QCOMPARE(history->title(), QString("Optimisation history"));
     QVERIFY(history->find("best")->isVisible() && history->find("best")->count() > 0);
+}
+
+// The Pareto view of a two-objective study (loss minimised, fps maximised), on values worked out by hand:
+//   #0 (1.0, 100)  dominated by #3     #1 (0.5, 50)  front     #2 (2.0, 40) dominated
+//   #3 (0.8, 120)  front               #4 (0.6, 110) front     #5 (0.3, 200) infeasible (a constraint of 1)
+// The knee: scaled to the front's ranges #1 is (0, 1), #3 (1, 0), #4 (1/3, 1/7): #4. The reference: loss 2.0 + 10 %
+// of 1.5 = 2.15, fps 40 - 10 % of 80 = 32; the front's hypervolume from it 0.1·18 + 0.2·78 + 1.35·88 = 136.2, and
+// 1.15·68 = 78.2 after trial #0 alone. A click on #4's marker opens trial #4 in the Studies view. If this fails, the
+// window shows a wrong front, an infeasible trial on it, or a click that opens nothing.
+void TestStudyView::drawsTheParetoFrontAndOpensATrial()
+{
+    const QString db = m_dir.filePath("pareto.db");
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("fast-and-good", {StudyDirection::Minimize, StudyDirection::Maximize});
+        store->setStudySystemAttr(study, kMetricNamesAttr, Json::array({"loss", "fps"}));
+        const Distribution lr{Distribution::Kind::Float, 1e-4, 1e-1, true, std::nullopt, {}};
+        const std::vector<std::vector<double>> values{{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}, {0.6, 110}, {0.3, 200}};
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const TrialRecord trial = store->createTrial(study);
+            store->setTrialParam(trial.id, "lr", 0.001 * (i + 1), lr);
+            store->setTrialSystemAttr(trial.id, kConstraintsAttr, Json::array({i == 5 ? 1.0 : -1.0}));
+            store->finishTrial(trial.id, TrialState::Complete, values[i]);
+        }
+    }
+    ui::MainWindow window;
+    window.resize(1200, 760);
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "fast-and-good", 10000);
+    ui::StudyView* view = window.studyView();
+    QTabWidget* tabs = view->historyTabs();
+    QCOMPARE(tabs->count(), 3);
+    QCOMPARE(tabs->tabText(0), QString("Pareto front"));
+    QCOMPARE(tabs->tabText(1), QString("Hypervolume"));
+    QCOMPARE(tabs->tabText(2), QString("History of loss"));
+    QVERIFY(tabs->tabBar()->isVisible());
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view->pareto()));
+
+    ui::ParetoView* pareto = view->pareto();
+    const ui::ParetoFrame& frame = pareto->frame();
+    QCOMPARE(frame.frontTrials, (std::vector<int>{1, 3, 4}));
+    QCOMPARE(frame.dominated, (QList<QPointF>{{1.0, 100}, {2.0, 40}}));
+    QCOMPARE(frame.infeasible, (QList<QPointF>{{0.3, 200}}));
+    QCOMPARE(frame.kneeTrial, std::optional<int>(4));
+    // The staircase in loss order: #1, the corner (0.6, 50), #4, the corner (0.8, 110), #3.
+    QCOMPARE(frame.staircase, (QList<QPointF>{{0.5, 50}, {0.6, 50}, {0.6, 110}, {0.8, 110}, {0.8, 120}}));
+    QCOMPARE(pareto->markers()->count(0), 2); // dominated
+    QCOMPARE(pareto->markers()->count(1), 1); // infeasible, grey
+    QCOMPARE(pareto->markers()->count(2), 3); // the front
+    QVERIFY(!pareto->xPicker()->isVisible()); // two objectives: nothing to pick
+    QCOMPARE(pareto->front()->title(), QString("Pareto front: 3 of 6 trials, knee #4"));
+    QCOMPARE(pareto->front()->find("knee")->name(), QString("knee: #4"));
+
+    QCOMPARE(frame.reference.size(), std::size_t(2));
+    QCOMPARE(frame.reference[0], 2.15);
+    QCOMPARE(frame.reference[1], 32.0);
+    QCOMPARE(frame.hypervolume.size(), 5); // trials 0-4; the infeasible #5 is not counted
+    QCOMPARE(frame.hypervolume.front().x(), 0.0);
+    QVERIFY(std::abs(frame.hypervolume.front().y() - 78.2) < 1e-9);
+    QCOMPARE(frame.hypervolume.back().x(), 4.0);
+    QVERIFY2(std::abs(frame.hypervolume.back().y() - 136.2) < 1e-9, qPrintable(QString::number(frame.hypervolume.back().y())));
+    QCOMPARE(pareto->hypervolume()->title(), QString("Hypervolume from (2.15, 32)"));
+    QCOMPARE(pareto->hypervolume()->find("hypervolume")->count(), 5);
+
+    // A click on #4's marker opens trial #4; a click on empty plot opens nothing.
+    ui::ChartView* chart = pareto->front();
+    QTRY_VERIFY(!chart->chart()->plotArea().isEmpty());
+    QCOMPARE(pareto->trialAt(chart->viewPosAt(0.6, 110)), std::optional<int>(4));
+    QVERIFY(!pareto->trialAt(chart->viewPosAt(1.6, 190)));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, {}, chart->viewPosAt(0.6, 110));
+    QTRY_COMPARE(window.currentView(), ui::View::Studies);
+    QTRY_COMPARE(window.trialsPage()->trials()->selectedTrial(), 4);
+
+    // One objective again: the Pareto pages go and the tab bar with them.
+    window.focusStudy("autospeed-hpo");
+    window.openDatabase(m_db);
+    window.showView(ui::View::Study);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "autospeed-hpo", 10000);
+    QTRY_COMPARE(tabs->count(), 1);
+    QCOMPARE(tabs->tabText(0), QString("History"));
+    QVERIFY(!tabs->tabBar()->isVisible());
+}
+
+// Three objectives (all minimised): the front counts all three, the pickers choose the pair drawn. (1, 1, 9) and
+// (9, 9, 1) are both on the front although (1, 1, 9) dominates (9, 9, 1) in the first two; (2, 2, 9) is dominated
+// by (1, 1, 9). Picking objective 3 for y (Down on the y picker) draws (objective 1, objective 3), and there is no
+// staircase (the front's edge in a projection would mislead). If this fails, the projection hides front trials.
+void TestStudyView::picksTheObjectivesOfAThreeObjectiveFront()
+{
+    const QString db = m_dir.filePath("three.db");
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("three", std::vector<StudyDirection>(3, StudyDirection::Minimize));
+        for (const std::vector<double>& v : {std::vector<double>{1, 1, 9}, {9, 9, 1}, {2, 2, 9}}) {
+            const TrialRecord trial = store->createTrial(study);
+            store->finishTrial(trial.id, TrialState::Complete, v);
+        }
+    }
+    ui::MainWindow window;
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "three", 10000);
+    ui::ParetoView* pareto = window.studyView()->pareto();
+    QCOMPARE(pareto->frame().frontTrials, (std::vector<int>{0, 1}));
+    QCOMPARE(pareto->frame().dominated, (QList<QPointF>{{2, 2}}));
+    QVERIFY(pareto->frame().staircase.isEmpty());
+    QTRY_VERIFY(pareto->yPicker()->isVisible());
+    QCOMPARE(pareto->yPicker()->count(), 3);
+    QCOMPARE(pareto->yPicker()->currentIndex(), 1);
+    QTest::keyClick(pareto->yPicker(), Qt::Key_Down);
+    QTRY_COMPARE(pareto->frame().y, 2);
+    QTRY_VERIFY(window.viewReady(ui::View::Study));
+    QCOMPARE(pareto->frame().front, (QList<QPointF>{{1, 9}, {9, 1}}));
+    QCOMPARE(pareto->front()->chart()->axes(Qt::Vertical).value(0)->titleText().isEmpty()
+                 ? pareto->front()->chart()->title().contains("objective 3 (minimised)")
+                 : pareto->front()->chart()->axes(Qt::Vertical).value(0)->titleText() == "objective 3 (minimised)",
+             true);
 }
 
 void TestStudyView::drawsTheStudy()

@@ -80,6 +80,19 @@ ChartView::ChartView(const QString& title, QWidget* parent) : QChartView(parent)
     fitAxes();
 }
 
+void ChartView::resizeEvent(QResizeEvent* event)
+{
+    m_budgetRefits = 0; // only the chart's own layout (titles, labels) can oscillate, never the view's size
+    QChartView::resizeEvent(event);
+}
+
+void ChartView::showEvent(QShowEvent* event)
+{
+    QChartView::showEvent(event);
+    m_budgetRefits = 0;
+    plotAreaMoved();
+}
+
 void ChartView::plotAreaMoved()
 {
     if (m_refitQueued || m_budgetRefits >= 3)

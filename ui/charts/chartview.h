@@ -129,9 +129,16 @@ public:
     // Every series' points as CSV ("series,x,y"; all points given to setCurve, else those drawn).
     Q_INVOKABLE QString dataCsv() const;
 
+Q_SIGNALS:
+    // A left click in the plot that moved less than a zoom drag needs (view coordinates).
+    void clicked(const QPoint& viewPos);
+
 protected:
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void changeEvent(QEvent* event) override;
+    // A new size from outside (the window resized, a tab shown) gets a fresh budget of refits (m_budgetRefits).
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override; // the same, and the titles fitted to the size shown
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;

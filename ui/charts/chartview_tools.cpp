@@ -438,6 +438,9 @@ void ChartView::mouseReleaseEvent(QMouseEvent* event)
             m_zoomYHi = std::max(c, d);
         }
         setZoomX(std::min(a, b), std::max(a, b));
+    } else if (drag == Drag::Zoom && event->button() == Qt::LeftButton &&
+               (m_dragTo - m_dragFrom).manhattanLength() < 5) {
+        Q_EMIT clicked(event->position().toPoint());
     }
     viewport()->update();
     event->accept();

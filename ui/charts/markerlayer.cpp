@@ -1,6 +1,7 @@
 #include "ui/charts/markerlayer.h"
 
 #include <QChart>
+#include <QLineSeries>
 #include <QPainter>
 #include <QValueAxis>
 
@@ -54,6 +55,25 @@ QImage MarkerLayer::render(const std::vector<Set>& sets, const Geometry& geometr
         }
     }
     return image;
+}
+
+QLineSeries* MarkerLayer::legendEntry(ChartView* view, const QString& key, const QString& label, const QColor& color)
+{
+    QLineSeries* series = view->line(key, label);
+    if (series->pen().color() != color || series->lightMarker().isNull()) {
+        series->setPen(QPen(color, 5, Qt::NoPen)); // the width sizes the markers (1.5 × width)
+        series->setPointsVisible(true);
+        QImage marker(8, 8, QImage::Format_ARGB32_Premultiplied);
+        marker.fill(Qt::transparent);
+        QPainter painter(&marker);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(color);
+        painter.drawEllipse(QRectF(0.5, 0.5, 7, 7));
+        painter.end();
+        series->setLightMarker(marker);
+    }
+    return series;
 }
 
 MarkerLayer::MarkerLayer(ChartView* view) : QGraphicsItem(view->chart()), m_view(view)

@@ -40,6 +40,10 @@ public:
     // The markers of `sets` for `geometry` (transparent elsewhere; null when the plot is empty). Pure: any thread.
     static QImage render(const std::vector<Set>& sets, const Geometry& geometry);
 
+    // The legend entry of a set drawn by a layer: `view`'s line series `key` with no line and a round marker of
+    // `color` (its points stay empty; setBoundsOnly gives fitAxes the set's bounds). GUI thread.
+    static QLineSeries* legendEntry(ChartView* view, const QString& key, const QString& label, const QColor& color);
+
     // Attached to `view`'s chart, which owns it. GUI thread only, as everything below.
     explicit MarkerLayer(ChartView* view);
     ~MarkerLayer() override;

@@ -6,6 +6,7 @@
 #include "ui/poller/storepoller.h"
 #include "ui/study/internal/parallelcoords.h"
 #include "ui/study/internal/parampicker.h"
+#include "ui/study/internal/paretoview.h"
 #include "ui/study/internal/studyframe.h"
 #include "ui/study/internal/studywidgets.h"
 #include "ui/study/studymath.h"
@@ -24,6 +25,7 @@
 #include <QPainter>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -65,8 +67,20 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     m_picker = new ParamPicker(this);
     m_timeline = new TrialTimeline(this);
 
+    // Several objectives put the Pareto front and the hypervolume before the history (applyPareto); with one, the
+    // tab bar hides itself.
+    m_historyTabs = new QTabWidget(this);
+    m_historyTabs->setObjectName("historyTabs");
+    m_historyTabs->setDocumentMode(true);
+    m_historyTabs->setTabBarAutoHide(true);
+    m_historyTabs->addTab(m_history, tr("History"));
+    m_pareto = new ParetoView(this);
+    m_pareto->hide();
+    m_pareto->hypervolume()->hide();
+    connect(m_pareto, &ParetoView::trialActivated, this, &StudyView::trialActivated);
+    connect(m_pareto, &ParetoView::axesChanged, this, [this] { draw(); });
     auto* top = new QSplitter(this);
-    top->addWidget(m_history);
+    top->addWidget(m_historyTabs);
     top->addWidget(m_intermediate);
     auto* middle = new QSplitter(this);
     middle->addWidget(m_parallel);
@@ -243,6 +257,10 @@ StudyInput StudyView::makeInput() const
 {
     StudyInput input;
     input.direction = m_direction;
+    if (m_directions.size() > 1) {
+        input.directions = m_directions;
+        input.paretoAxes = m_pareto->axes();
+    }
     input.objectiveName = QString::fromStdString(m_objectiveNames[0]);
     input.trials = m_trials;
     input.runs = m_runs;
@@ -304,6 +322,7 @@ void StudyView::applyFrame(StudyFrame frame)
     }
     applyHistory(frame);
     nameObjectives();
+    applyPareto(frame);
     applyIntermediate(frame);
     m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
                         m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
@@ -344,6 +363,27 @@ void StudyView::nameObjectives()
     }
 }
 
+void StudyView::applyPareto(StudyFrame& frame)
+{
+    const bool several = m_directions.size() > 1;
+    const bool shown = m_historyTabs->indexOf(m_pareto) >= 0;
+    if (several && !shown) {
+        m_historyTabs->insertTab(0, m_pareto, tr("Pareto front"));
+        m_historyTabs->insertTab(1, m_pareto->hypervolume(), tr("Hypervolume"));
+        m_historyTabs->setCurrentIndex(0);
+    } else if (!several && shown) {
+        m_historyTabs->removeTab(m_historyTabs->indexOf(m_pareto->hypervolume()));
+        m_historyTabs->removeTab(m_historyTabs->indexOf(m_pareto));
+        m_pareto->hide();
+        m_pareto->hypervolume()->hide();
+    }
+    m_historyTabs->setTabText(m_historyTabs->indexOf(m_history),
+                              several ? tr("History of %1").arg(QString::fromStdString(m_objectiveNames[0]))
+                                      : tr("History"));
+    if (several)
+        m_pareto->setFrame(std::move(frame.pareto), m_directions, m_objectiveNames);
+}
+
 void StudyView::applyParams(const StudyFrame& frame)
 {
     m_params = frame.params; // frames of the current generation are computed from m_trials
@@ -365,27 +405,10 @@ void StudyView::applyHistory(const StudyFrame& frame)
     // The markers are one image (MarkerLayer, rendered with the frame): Qt Charts would build a hit-test shape
     // and paint a marker per point on the GUI thread. Their series stay empty, as legend entries (a line
     // series without a line, shown by a light marker image), and give fitAxes the markers' bounds.
-    auto legendEntry = [&](const QString& key, const QString& label, const QColor& color) {
-        QLineSeries* series = m_history->line(key, label);
-        if (series->pen().color() != color || series->lightMarker().isNull()) {
-            series->setPen(QPen(color, 5, Qt::NoPen)); // the width sizes the markers (1.5 × width)
-            series->setPointsVisible(true);
-            QImage marker(8, 8, QImage::Format_ARGB32_Premultiplied);
-            marker.fill(Qt::transparent);
-            QPainter painter(&marker);
-            painter.setRenderHint(QPainter::Antialiasing);
-            painter.setPen(Qt::NoPen);
-            painter.setBrush(color);
-            painter.drawEllipse(QRectF(0.5, 0.5, 7, 7));
-            painter.end();
-            series->setLightMarker(marker);
-        }
-        return series;
-    };
     const QColor completeColor = stateColor("COMPLETE", pal);
     const QColor prunedColor = stateColor("PRUNED", pal);
-    QLineSeries* complete = legendEntry(QStringLiteral("complete"), tr("complete"), completeColor);
-    QLineSeries* pruned = legendEntry(QStringLiteral("pruned"), tr("pruned"), prunedColor);
+    QLineSeries* complete = MarkerLayer::legendEntry(m_history, QStringLiteral("complete"), tr("complete"), completeColor);
+    QLineSeries* pruned = MarkerLayer::legendEntry(m_history, QStringLiteral("pruned"), tr("pruned"), prunedColor);
     QLineSeries* best = m_history->line(QStringLiteral("best"), tr("best so far"));
     best->setPen(QPen(stateColor("BEST", pal), 2));
     m_history->setBoundsOnly(complete, frame.complete);

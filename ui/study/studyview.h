@@ -23,6 +23,7 @@
 
 class QLabel;
 class QSpinBox;
+class QTabWidget;
 class QTimer;
 
 namespace pitwall::ui {
@@ -32,6 +33,7 @@ class ImportanceBars;
 class MarkerLayer;
 class ParallelCoordinates;
 class ParamPicker;
+class ParetoView;
 class TrialTimeline;
 struct StoreSnapshot;
 struct StudyFrame;
@@ -73,10 +75,15 @@ public:
     ImportanceBars* importance() const { return m_importance; }
     TrialTimeline* timeline() const { return m_timeline; }
     ParamPicker* picker() const { return m_picker; }
+    // Several objectives: the Pareto front and hypervolume pages, shown as the first tabs of historyTabs().
+    ParetoView* pareto() const { return m_pareto; }
+    QTabWidget* historyTabs() const { return m_historyTabs; }
 
 Q_SIGNALS:
     // A frame was drawn (GUI thread).
     void drawn();
+    // The user clicked a trial's marker (the Pareto front): open that trial of the study shown.
+    void trialActivated(int number);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -95,6 +102,7 @@ private:
     void applyParams(const StudyFrame& frame);
     void applyHistory(const StudyFrame& frame);
     void applyIntermediate(const StudyFrame& frame);
+    void applyPareto(StudyFrame& frame); // several objectives: the Pareto pages shown and drawn, else taken away
 
     // The objectives as the title and the charts name them: "minimise", "minimise loss", or for several
     // "minimise a, maximise b".
@@ -119,6 +127,8 @@ private:
     QLabel* m_title = nullptr;
     QSpinBox* m_topK = nullptr;
     QTimer* m_throttle = nullptr;
+    QTabWidget* m_historyTabs = nullptr;
+    ParetoView* m_pareto = nullptr;
     ChartView* m_history = nullptr;
     MarkerLayer* m_historyMarkers = nullptr;
     ChartView* m_intermediate = nullptr;

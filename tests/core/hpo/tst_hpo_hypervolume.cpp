@@ -2,6 +2,7 @@
 // inclusion-exclusion over the union of boxes. If this fails, multi-objective search measures its fronts wrong:
 // TPE weights trials by the wrong contributions and reports compare fronts by the wrong volume.
 #include "core/hpo/hypervolume.h"
+#include "core/store/pareto.h"
 #include "core/util/error.h"
 
 #include <QElapsedTimer>
@@ -93,6 +94,7 @@ private Q_SLOTS:
     void errors();
     void minusInfinity();
     void timing5d();
+    void defaultReferenceCountsEveryTrial();
 };
 
 void TestHypervolume::staircase2d()
@@ -316,6 +318,41 @@ void TestHypervolume::timing5d()
     QCOMPARE(contributions.size(), points.size());
     qDebug("hypervolume of 100 non-dominated points in 5 objectives: %.2f ms; all 100 contributions: %.2f ms", volumeMs,
            contributionsMs);
+}
+
+// The window's reference when none is given: each objective's worst counted value pushed 10 % of its range out, in
+// the objective's own units (a maximised one below its lowest value); infeasible, pruned and short trials are not
+// counted. If this fails, the window's hypervolume chart leaves trials out or measures from a wrong corner.
+void TestHypervolume::defaultReferenceCountsEveryTrial()
+{
+    auto trial = [](int number, TrialState state, std::vector<double> values) {
+        TrialRecord t;
+        t.number = number;
+        t.state = state;
+        t.values = std::move(values);
+        return t;
+    };
+    std::vector<TrialRecord> trials{trial(0, TrialState::Complete, {1.0, 100.0}),
+                                    trial(1, TrialState::Complete, {3.0, 300.0}),
+                                    trial(2, TrialState::Complete, {2.0, 200.0}),
+                                    trial(3, TrialState::Pruned, {50.0, 1.0}),
+                                    trial(4, TrialState::Complete, {9.0}),
+                                    trial(5, TrialState::Complete, {40.0, 10.0})};
+    trials[5].systemAttrs[kConstraintsAttr] = Json(std::vector<double>{1.0}); // infeasible
+    const std::vector<StudyDirection> dirs{StudyDirection::Minimize, StudyDirection::Maximize};
+    const std::vector<double> ref = defaultReference(trials, dirs);
+    QCOMPARE(ref.size(), std::size_t(2));
+    QCOMPARE(ref[0], 3.0 + 0.1 * 2.0);     // worst minimised 3, range 2
+    QCOMPARE(ref[1], 100.0 - 0.1 * 200.0); // worst maximised 100, range 200
+    // Every counted trial adds volume from it: the history grows at each front trial.
+    const auto history = hypervolumeHistory(trials, dirs, ref);
+    QCOMPARE(history.size(), std::size_t(3));
+    QVERIFY(history[0].second > 0);
+    QVERIFY(history[1].second > history[0].second);
+    // Equal values: 10 % of the value, then 1 around zero.
+    const std::vector<TrialRecord> same{trial(0, TrialState::Complete, {5.0, 0.0}), trial(1, TrialState::Complete, {5.0, 0.0})};
+    QCOMPARE(defaultReference(same, dirs), (std::vector<double>{5.5, -1.0}));
+    QVERIFY(defaultReference(std::vector<TrialRecord>{trials[3]}, dirs).empty());
 }
 
 QTEST_GUILESS_MAIN(TestHypervolume)

@@ -118,6 +118,7 @@ private Q_SLOTS:
     void dominationFollowsDirections();
     void frontOfHandMadeTrials();
     void frontMatchesDefinitionOnRandomTrials();
+    void kneeIsTheBalancedTradeOff();
     void constraintsKeepInfeasibleTrialsOffTheFront();
     void studyTellsOneValuePerObjective();
     void infeasibleTrialIsNeverBestOfOneObjective();
@@ -719,6 +720,24 @@ void TestMultiObjective::cliRefusesBadValues()
     const CliResult empty = runCli({"study", "best", "--db", dbPath, "--study", "two", "--json"});
     QCOMPARE(empty.exitCode, 1);
     QCOMPARE(Json::parse(empty.out.toStdString())["best_trials"].size(), std::size_t(0));
+}
+
+// The knee is the front point nearest the ideal once each objective is scaled to the front's range, whatever the
+// units; a front of fewer than 3 points has none. If this fails, the window marks an extreme of the front as its knee.
+void TestMultiObjective::kneeIsTheBalancedTradeOff()
+{
+    // (1, 1000) (2, 300) (6, 100) (10, 0): scaled (0, 1) (1/9, 0.3) (5/9, 0.1) (1, 0); the second is nearest.
+    const std::vector<std::vector<double>> front{{1, 1000}, {2, 300}, {6, 100}, {10, 0}};
+    QCOMPARE(kneeIndex(front), std::optional<std::size_t>(1));
+    // The same front in other units (first objective × 1000): the same knee.
+    const std::vector<std::vector<double>> scaled{{1000, 1000}, {2000, 300}, {6000, 100}, {10000, 0}};
+    QCOMPARE(kneeIndex(scaled), std::optional<std::size_t>(1));
+    // A bend near the other end.
+    const std::vector<std::vector<double>> other{{0, 10}, {5, 2}, {9, 1}, {10, 0}};
+    QCOMPARE(kneeIndex(other), std::optional<std::size_t>(1));
+    const std::vector<std::vector<double>> late{{0, 10}, {1, 9}, {8, 1}, {10, 0}};
+    QCOMPARE(kneeIndex(late), std::optional<std::size_t>(2));
+    QVERIFY(!kneeIndex(std::vector<std::vector<double>>{{0, 1}, {1, 0}}));
 }
 
 QTEST_GUILESS_MAIN(TestMultiObjective)

@@ -245,6 +245,8 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
             wanted.insert(n);
 
     historyFrame(input, trials, objective, frame);
+    if (input.directions.size() > 1)
+        frame.pareto = computeParetoFrame(trials, input.directions, input.paretoAxes.first, input.paretoAxes.second);
     if (input.completeColor.isValid() && input.prunedColor.isValid())
         historyMarkers(input, frame);
     if (stop())

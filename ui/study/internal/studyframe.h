@@ -3,6 +3,7 @@
 // the GUI thread only swaps the prepared frame in (StudyView::applyFrame). Pure: any thread.
 
 #include "ui/charts/markerlayer.h"
+#include "ui/study/internal/paretoview.h"
 #include "ui/study/internal/parallelcoords.h"
 #include "ui/study/internal/studywidgets.h"
 #include "ui/study/studymath.h"
@@ -29,6 +30,8 @@ namespace pitwall::ui {
 struct StudyInput {
     std::uint64_t generation = 0; // the view's count of data changes; older frames are dropped
     StudyDirection direction = StudyDirection::Minimize;
+    std::vector<StudyDirection> directions; // several: the Pareto frame is computed too
+    std::pair<int, int> paretoAxes{0, 1};   // the objectives the Pareto front is drawn in
     QString objectiveName; // the parallel coordinates' colour axis (empty: "objective")
     std::shared_ptr<const std::vector<TrialRecord>> trials;
     std::shared_ptr<const std::vector<RunRecord>> runs; // may hold other trials' runs: they are skipped
@@ -77,6 +80,7 @@ struct StudyFrame {
     std::vector<std::pair<QString, double>> importance; // of the drawn parameters, in drawing order
     std::shared_ptr<const StudyParams> params;           // every parameter: the input's, or computed
     std::vector<TrialTimeline::Bar> bars;
+    ParetoFrame pareto; // studies with several objectives
 };
 
 // Above this many markers in the history, keep one per 2 × 2 pixels of the plot: the screen shows no more.
