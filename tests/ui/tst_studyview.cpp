@@ -34,12 +34,35 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "tests/support/besttrialcases.h"
 
 using namespace pitwall;
 
 Q_DECLARE_METATYPE(pitwall::test::BestTrialCase)
+
+namespace {
+
+// A study with objectives (loss minimised, fps maximised) as Optuna writes it, one complete trial per value pair
+// (lr 0.001 × (i + 1)); `infeasible` trials get a constraint of 1, the others -1 (none when empty).
+void writeLossFpsStudy(const QString& db, const std::string& name, const std::vector<std::vector<double>>& values,
+                       const std::set<std::size_t>& infeasible = {}, bool constraints = false)
+{
+    auto store = openStore(db.toStdString());
+    const auto study = store->createStudy(name, {StudyDirection::Minimize, StudyDirection::Maximize});
+    store->setStudySystemAttr(study, kMetricNamesAttr, Json::array({"loss", "fps"}));
+    const Distribution lr{Distribution::Kind::Float, 1e-4, 1e-1, true, std::nullopt, {}};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const TrialRecord trial = store->createTrial(study);
+        store->setTrialParam(trial.id, "lr", 0.001 * (i + 1), lr);
+        if (constraints)
+            store->setTrialSystemAttr(trial.id, kConstraintsAttr, Json::array({infeasible.count(i) ? 1.0 : -1.0}));
+        store->finishTrial(trial.id, TrialState::Complete, values[i]);
+    }
+}
+
+} // namespace
 
 class TestStudyView : public QObject {
     Q_OBJECT
@@ -53,6 +76,7 @@ private Q_SLOTS:
     void namesTheObjectivesOfATwoObjectiveStudy();
     void drawsTheParetoFrontAndOpensATrial();
     void picksTheObjectivesOfAThreeObjectiveFront();
+    void drawsTheObjectiveChosenForTheOneObjectiveCharts();
     void greysImportanceFromFewTrials();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
@@ -79,19 +103,8 @@ void TestStudyView::initTestCase()
 void TestStudyView::namesTheObjectivesOfATwoObjectiveStudy()
 {
     const QString db = m_dir.filePath("two-objectives.db");
-    {
-        auto store = openStore(db.toStdString());
-        const auto study = store->createStudy("speed-quality", {StudyDirection::Minimize, StudyDirection::Maximize});
-        store->setStudySystemAttr(study, kMetricNamesAttr, Json::array({"loss", "fps"}));
-        const Distribution lr{Distribution::Kind::Float, 1e-4, 1e-1, true, std::nullopt, {}};
-        // (loss, fps): #1 and #3 are on the front; #3 dominates #0, #0 dominates #2.
-        const std::vector<std::vector<double>> values{{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}};
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const TrialRecord trial = store->createTrial(study);
-            store->setTrialParam(trial.id, "lr", 0.001 * (i + 1), lr);
-            store->finishTrial(trial.id, TrialState::Complete, values[i]);
-        }
-    }
+    // (loss, fps): #1 and #3 are on the front; #3 dominates #0, #0 dominates #2.
+    writeLossFpsStudy(db, "speed-quality", {{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}});
     ui::MainWindow window;
     window.showView(ui::View::Study);
     window.show();
@@ -129,19 +142,8 @@ void TestStudyView::namesTheObjectivesOfATwoObjectiveStudy()
 void TestStudyView::drawsTheParetoFrontAndOpensATrial()
 {
     const QString db = m_dir.filePath("pareto.db");
-    {
-        auto store = openStore(db.toStdString());
-        const auto study = store->createStudy("fast-and-good", {StudyDirection::Minimize, StudyDirection::Maximize});
-        store->setStudySystemAttr(study, kMetricNamesAttr, Json::array({"loss", "fps"}));
-        const Distribution lr{Distribution::Kind::Float, 1e-4, 1e-1, true, std::nullopt, {}};
-        const std::vector<std::vector<double>> values{{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}, {0.6, 110}, {0.3, 200}};
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const TrialRecord trial = store->createTrial(study);
-            store->setTrialParam(trial.id, "lr", 0.001 * (i + 1), lr);
-            store->setTrialSystemAttr(trial.id, kConstraintsAttr, Json::array({i == 5 ? 1.0 : -1.0}));
-            store->finishTrial(trial.id, TrialState::Complete, values[i]);
-        }
-    }
+    writeLossFpsStudy(db, "fast-and-good", {{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}, {0.6, 110}, {0.3, 200}}, {5},
+                      true);
     ui::MainWindow window;
     window.resize(1200, 760);
     window.showView(ui::View::Study);
@@ -237,6 +239,47 @@ void TestStudyView::picksTheObjectivesOfAThreeObjectiveFront()
                  ? pareto->front()->chart()->title().contains("objective 3 (minimised)")
                  : pareto->front()->chart()->axes(Qt::Vertical).value(0)->titleText() == "objective 3 (minimised)",
              true);
+}
+
+// Several objectives: "Charts of:" picks the objective the history, parallel coordinates and importance are about.
+// Picking fps (objective 2, maximised) draws the trials' fps in the history (100, 50, 40, 120), names it in the
+// titles and the history's tab, and colours parallel coordinates by it; the Pareto front still counts both. If this
+// fails, a user reading the second objective's chart sees the first one's values.
+void TestStudyView::drawsTheObjectiveChosenForTheOneObjectiveCharts()
+{
+    const QString db = m_dir.filePath("chosen.db");
+    writeLossFpsStudy(db, "chosen", {{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}});
+    ui::MainWindow window;
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "chosen", 10000);
+    ui::StudyView* view = window.studyView();
+    auto yValues = [view] {
+        QList<double> ys;
+        for (const QPointF& p : view->historyMarkers()->sets().at(0).points)
+            ys << p.y();
+        return ys;
+    };
+    QComboBox* picker = view->objectivePicker();
+    QVERIFY(picker->isVisible());
+    QCOMPARE(picker->count(), 2);
+    QCOMPARE(picker->itemText(1), QString("fps (maximised)"));
+    QCOMPARE(yValues(), (QList<double>{1.0, 0.5, 2.0, 0.8}));
+    QCOMPARE(view->parallel()->axisNames().last(), QString("loss"));
+
+    QTest::keyClick(picker, Qt::Key_Down);
+    QTRY_COMPARE(yValues(), (QList<double>{100, 50, 40, 120}));
+    QTRY_VERIFY(view->ready());
+    QCOMPARE(view->history()->title(), QString("Optimisation history of fps (objective 2 of 2, maximised)"));
+    QCOMPARE(view->historyTabs()->tabText(2), QString("History of fps"));
+    QCOMPARE(view->parallel()->axisNames().last(), QString("fps"));
+    QCOMPARE(view->pareto()->frame().frontTrials, (std::vector<int>{1, 3}));
+    // Another study: the first objective again.
+    window.focusStudy("autospeed-hpo");
+    window.openDatabase(m_db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "autospeed-hpo", 10000);
+    QVERIFY(!picker->isVisible());
 }
 
 void TestStudyView::drawsTheStudy()

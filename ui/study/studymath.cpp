@@ -20,6 +20,25 @@ std::optional<double> objectiveOf(const TrialRecord& trial)
     return std::nullopt;
 }
 
+std::vector<TrialRecord> projectObjective(const std::vector<TrialRecord>& trials, std::size_t index)
+{
+    std::vector<TrialRecord> out = trials;
+    if (index == 0)
+        return out;
+    for (TrialRecord& t : out) {
+        std::map<std::int64_t, double> intermediate;
+        for (const auto& [step, vector] : t.intermediateVectors)
+            if (index < vector.size())
+                intermediate[step] = vector[index];
+        if (t.state == TrialState::Complete)
+            t.values = index < t.values.size() ? std::vector<double>{t.values[index]} : std::vector<double>{};
+        else if (t.state == TrialState::Pruned)
+            t.values = intermediate.empty() ? std::vector<double>{} : std::vector<double>{intermediate.rbegin()->second};
+        t.intermediateValues = std::move(intermediate);
+    }
+    return out;
+}
+
 std::vector<int> topTrials(const std::vector<TrialRecord>& trials, int k, StudyDirection direction)
 {
     return rankedTrialNumbers(trials, direction, k);

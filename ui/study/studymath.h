@@ -18,6 +18,11 @@ namespace pitwall::ui {
 // value; finite values only. Which trial is best is core/store/besttrial.h's rule, not this.
 std::optional<double> objectiveOf(const TrialRecord& trial);
 
+// The trials as a study of objective `index` alone (several objectives: the history, top k, parallel coordinates and
+// importance of that one): values hold its value (a pruned trial's from its last intermediate vector that has it),
+// intermediate values its entry of each intermediate vector. Index 0 returns the trials as they are.
+std::vector<TrialRecord> projectObjective(const std::vector<TrialRecord>& trials, std::size_t index);
+
 // Numbers of the k best trials (all that count when k <= 0), best first: rankedTrialNumbers
 // (core/store/besttrial.h), so the top k always hold the trial the study list calls best.
 std::vector<int> topTrials(const std::vector<TrialRecord>& trials, int k, StudyDirection direction);

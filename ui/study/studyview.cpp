@@ -15,6 +15,7 @@
 
 #include "core/util/timefmt.h"
 
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QImage>
@@ -49,10 +50,21 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     m_topK->setPrefix(tr("top "));
     m_topK->setToolTip(
         tr("Show only the k best complete trials in parallel coordinates and intermediate values (0: all)."));
+    m_title->setWordWrap(true); // a second line rather than a wider window (1024 px screens)
     m_selection = new QLabel(this);
+    m_objective = new QComboBox(this);
+    m_objective->setObjectName("studyObjective");
+    m_objective->setToolTip(tr("The objective the history, the top-k filter, parallel coordinates and importance "
+                               "are about. The Pareto front and the hypervolume count every objective."));
+    m_objective->hide();
+    m_objectiveLabel = new QLabel(tr("Charts of:"), this);
+    m_objectiveLabel->setBuddy(m_objective);
+    m_objectiveLabel->hide();
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_title, 1);
     bar->addWidget(m_selection);
+    bar->addWidget(m_objectiveLabel);
+    bar->addWidget(m_objective);
     bar->addWidget(new QLabel(tr("Filter:"), this));
     bar->addWidget(m_topK);
 
@@ -113,6 +125,12 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
             draw();
     });
     connect(m_topK, &QSpinBox::valueChanged, this, [this] { draw(); });
+    connect(m_objective, &QComboBox::activated, this, [this](int index) {
+        if (index < 0 || static_cast<std::size_t>(index) == m_shown)
+            return;
+        showObjective(static_cast<std::size_t>(index));
+        draw();
+    });
     connect(m_picker, &ParamPicker::picked, this, [this](const QStringList& names) { setPickedParams(names); });
     connect(m_picker, &ParamPicker::automaticRequested, this, [this] { setPickedParams(std::nullopt); });
     connect(m_parallel, &ParallelCoordinates::selectionChanged, this,
@@ -174,10 +192,13 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
             names = objectiveNames(s.study);
             paretoSize = s.paretoSize;
         }
-    const bool objectivesChanged = directions != m_directions || names != m_objectiveNames || paretoSize != m_paretoSize;
+    const bool otherObjectives = directions != m_directions || names != m_objectiveNames;
+    const bool objectivesChanged = otherObjectives || paretoSize != m_paretoSize;
     m_directions = directions;
     m_objectiveNames = names;
     m_paretoSize = paretoSize;
+    if (otherObjectives || snapshot.focusStudy != m_name)
+        showObjective(0);
     // The trials and every run are shared with the snapshot, not copied: the frame's timeline keeps only the
     // runs of these trials. The signature and the running check look at those runs only.
     std::unordered_set<std::int64_t> ids;
@@ -216,6 +237,7 @@ void StudyView::showStudy(const QString& name, StudyDirection direction, std::ve
     m_directions = {direction};
     m_objectiveNames = {"objective"};
     m_paretoSize.reset();
+    showObjective(0);
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
                 std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     releaseRetired(); // no computation follows to take them
@@ -235,6 +257,7 @@ void StudyView::setStudy(const QString& name, StudyDirection direction, std::vec
     m_directions = {direction};
     m_objectiveNames = {"objective"};
     m_paretoSize.reset();
+    showObjective(0);
     replaceData(std::make_shared<const std::vector<TrialRecord>>(std::move(trials)),
                 std::make_shared<const std::vector<RunRecord>>(std::move(runs)));
     draw();
@@ -256,12 +279,13 @@ void StudyView::draw()
 StudyInput StudyView::makeInput() const
 {
     StudyInput input;
-    input.direction = m_direction;
+    input.direction = m_directions[m_shown];
+    input.objectiveIndex = m_shown;
     if (m_directions.size() > 1) {
         input.directions = m_directions;
         input.paretoAxes = m_pareto->axes();
     }
-    input.objectiveName = QString::fromStdString(m_objectiveNames[0]);
+    input.objectiveName = QString::fromStdString(m_objectiveNames[m_shown]);
     input.trials = m_trials;
     input.runs = m_runs;
     input.topK = m_topK->value();
@@ -325,13 +349,16 @@ void StudyView::applyFrame(StudyFrame frame)
     applyPareto(frame);
     applyIntermediate(frame);
     m_parallel->setData(std::move(frame.axes), std::move(frame.rows), std::move(frame.labels),
-                        m_direction == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
+                        m_directions[m_shown] == StudyDirection::Minimize, std::move(frame.parallelLayer), frame.parallelStyle,
                         frame.parallelBrushes);
     applyParams(frame);
     QString method =
         tr("fANOVA-lite: variance share of each parameter's main effect (ε², numbers in quantile bins), normalised");
     if (m_directions.size() > 1)
-        method = tr("For %1 (objective 1 of %2). ").arg(QString::fromStdString(m_objectiveNames[0])).arg(m_directions.size()) +
+        method = tr("For %1 (objective %2 of %3). ")
+                     .arg(QString::fromStdString(m_objectiveNames[m_shown]))
+                     .arg(m_shown + 1)
+                     .arg(m_directions.size()) +
                  method;
     m_importance->setValues(std::move(frame.importance), method, frame.completeCount);
     m_timeline->setBars(std::move(frame.bars));
@@ -349,9 +376,9 @@ void StudyView::nameObjectives()
     // (until the Pareto view exists); its name and direction are in the titles, and a best-so-far line, which has no
     // meaning with several objectives, is not drawn.
     const bool several = m_directions.size() > 1;
-    const QString first = QString::fromStdString(m_objectiveNames[0]);
-    const QString verb = m_directions[0] == StudyDirection::Minimize ? tr("minimised") : tr("maximised");
-    m_history->setTitle(several ? tr("Optimisation history of %1 (objective 1 of %2, %3)").arg(first).arg(m_directions.size()).arg(verb)
+    const QString first = QString::fromStdString(m_objectiveNames[m_shown]);
+    const QString verb = m_directions[m_shown] == StudyDirection::Minimize ? tr("minimised") : tr("maximised");
+    m_history->setTitle(several ? tr("Optimisation history of %1 (objective %2 of %3, %4)").arg(first).arg(m_shown + 1).arg(m_directions.size()).arg(verb)
                                 : tr("Optimisation history"));
     m_history->setAxisTitles(tr("trial"), first);
     if (QXYSeries* best = m_history->find(QStringLiteral("best"))) {
@@ -361,6 +388,20 @@ void StudyView::nameObjectives()
         for (QLegendMarker* marker : m_history->chart()->legend()->markers(best))
             marker->setVisible(!several);
     }
+}
+
+void StudyView::showObjective(std::size_t index)
+{
+    if (index >= m_directions.size())
+        index = 0;
+    if (index != m_shown)
+        m_params.reset(); // importance is of the objective shown
+    m_shown = index;
+    ParetoView::setPickerItems(m_objective, ParetoView::objectiveLabels(m_objectiveNames, m_directions),
+                               static_cast<int>(index));
+    const bool several = m_directions.size() > 1;
+    m_objective->setVisible(several);
+    m_objectiveLabel->setVisible(several);
 }
 
 void StudyView::applyPareto(StudyFrame& frame)
@@ -378,7 +419,7 @@ void StudyView::applyPareto(StudyFrame& frame)
         m_pareto->hypervolume()->hide();
     }
     m_historyTabs->setTabText(m_historyTabs->indexOf(m_history),
-                              several ? tr("History of %1").arg(QString::fromStdString(m_objectiveNames[0]))
+                              several ? tr("History of %1").arg(QString::fromStdString(m_objectiveNames[m_shown]))
                                       : tr("History"));
     if (several)
         m_pareto->setFrame(std::move(frame.pareto), m_directions, m_objectiveNames);

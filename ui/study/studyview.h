@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+class QComboBox;
 class QLabel;
 class QSpinBox;
 class QTabWidget;
@@ -78,6 +79,8 @@ public:
     // Several objectives: the Pareto front and hypervolume pages, shown as the first tabs of historyTabs().
     ParetoView* pareto() const { return m_pareto; }
     QTabWidget* historyTabs() const { return m_historyTabs; }
+    // Several objectives: which one the history, top k, parallel coordinates and importance are about.
+    QComboBox* objectivePicker() const { return m_objective; }
 
 Q_SIGNALS:
     // A frame was drawn (GUI thread).
@@ -102,7 +105,9 @@ private:
     void applyParams(const StudyFrame& frame);
     void applyHistory(const StudyFrame& frame);
     void applyIntermediate(const StudyFrame& frame);
-    void applyPareto(StudyFrame& frame); // several objectives: the Pareto pages shown and drawn, else taken away
+    void applyPareto(StudyFrame& frame);
+    // Shows the one-objective charts of objective `index` (0 when out of range) from the next frame; the picker follows.
+    void showObjective(std::size_t index); // several objectives: the Pareto pages shown and drawn, else taken away
 
     // The objectives as the title and the charts name them: "minimise", "minimise loss", or for several
     // "minimise a, maximise b".
@@ -115,6 +120,9 @@ private:
     std::vector<StudyDirection> m_directions{StudyDirection::Minimize};
     std::vector<std::string> m_objectiveNames{"objective"};
     std::optional<int> m_paretoSize; // several objectives: trials on the Pareto front
+    std::size_t m_shown = 0;         // the objective the one-objective charts are about (objectivePicker)
+    QComboBox* m_objective = nullptr;
+    QLabel* m_objectiveLabel = nullptr;
     std::shared_ptr<const std::vector<TrialRecord>> m_trials;
     std::shared_ptr<const std::vector<RunRecord>> m_runs;
     std::vector<std::shared_ptr<const void>> m_retired;

@@ -130,7 +130,6 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
         if (const auto trial = trialAt(at))
             Q_EMIT trialActivated(*trial);
     });
-    m_front->setToolTip(tr("Click a trial to open it. Drag to zoom, Ctrl+drag a box, double click to reset."));
 }
 
 std::pair<int, int> ParetoView::axes() const
@@ -149,24 +148,35 @@ QString ParetoView::objectiveLabel(const std::vector<std::string>& names, const 
     return tr("%1 (%2)").arg(name, min ? tr("minimised") : tr("maximised"));
 }
 
+QStringList ParetoView::objectiveLabels(const std::vector<std::string>& names,
+                                        const std::vector<StudyDirection>& directions)
+{
+    QStringList labels;
+    for (int i = 0; i < static_cast<int>(directions.size()); ++i)
+        labels << objectiveLabel(names, directions, i);
+    return labels;
+}
+
+void ParetoView::setPickerItems(QComboBox* pick, const QStringList& items, int index)
+{
+    QStringList current;
+    for (int i = 0; i < pick->count(); ++i)
+        current << pick->itemText(i);
+    if (current != items) {
+        pick->clear();
+        pick->addItems(items);
+    }
+    pick->setCurrentIndex(index);
+}
+
 void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& directions,
                           const std::vector<std::string>& names)
 {
     m_frame = std::move(frame);
     // The pickers list the objectives; shown only when there are more than two to choose from.
-    QStringList labels;
-    for (int i = 0; i < static_cast<int>(directions.size()); ++i)
-        labels << objectiveLabel(names, directions, i);
-    for (auto [pick, index] : {std::pair{m_xPick, m_frame.x}, std::pair{m_yPick, m_frame.y}}) {
-        QStringList current;
-        for (int i = 0; i < pick->count(); ++i)
-            current << pick->itemText(i);
-        if (current != labels) {
-            pick->clear();
-            pick->addItems(labels);
-        }
-        pick->setCurrentIndex(index);
-    }
+    const QStringList labels = objectiveLabels(names, directions);
+    setPickerItems(m_xPick, labels, m_frame.x);
+    setPickerItems(m_yPick, labels, m_frame.y);
     m_pickers->setVisible(directions.size() > 2);
 
     const QPalette pal = palette();
@@ -202,7 +212,13 @@ void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& 
         marker->setVisible(!m_frame.infeasible.isEmpty());
     for (QLegendMarker* marker : m_front->chart()->legend()->markers(knee))
         marker->setVisible(m_frame.kneeTrial.has_value());
-    m_front->setAxisTitles(objectiveLabel(names, directions, m_frame.x), objectiveLabel(names, directions, m_frame.y));
+    const QString xLabel = objectiveLabel(names, directions, m_frame.x);
+    const QString yLabel = objectiveLabel(names, directions, m_frame.y);
+    m_front->setAxisTitles(xLabel, yLabel);
+    // A small chart drops its axis titles (ChartView::fitTitles): the tooltip always names both.
+    m_front->setToolTip(tr("x: %1\ny: %2\nClick a trial to open it. Drag to zoom, Ctrl+drag a box, double click to "
+                           "reset.")
+                            .arg(xLabel, yLabel));
     QString title = tr("Pareto front: %1 of %2 trials").arg(m_frame.front.size()).arg(m_frame.hits.size());
     if (m_frame.kneeTrial)
         title += tr(", knee #%1").arg(*m_frame.kneeTrial);

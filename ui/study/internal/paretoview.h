@@ -71,6 +71,11 @@ public:
     // "loss (minimised)" for the axis titles.
     static QString objectiveLabel(const std::vector<std::string>& names, const std::vector<StudyDirection>& directions,
                                   int index);
+    // Every objective's label, as a picker of objectives lists them.
+    static QStringList objectiveLabels(const std::vector<std::string>& names,
+                                       const std::vector<StudyDirection>& directions);
+    // Gives `pick` these items (replaced only when they differ, so an open popup stays) and selects `index`.
+    static void setPickerItems(QComboBox* pick, const QStringList& items, int index);
 
 Q_SIGNALS:
     void trialActivated(int number);

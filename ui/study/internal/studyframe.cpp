@@ -229,7 +229,11 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
     frame.generation = input.generation;
     static const std::vector<TrialRecord> kNoTrials;
     static const std::vector<RunRecord> kNoRuns;
-    const std::vector<TrialRecord>& trials = input.trials ? *input.trials : kNoTrials;
+    const std::vector<TrialRecord>& original = input.trials ? *input.trials : kNoTrials;
+    std::vector<TrialRecord> projected;
+    if (input.objectiveIndex > 0)
+        projected = projectObjective(original, input.objectiveIndex);
+    const std::vector<TrialRecord>& trials = input.objectiveIndex > 0 ? projected : original;
     const std::vector<RunRecord>& runs = input.runs ? *input.runs : kNoRuns;
     frame.trialCount = trials.size();
 
@@ -246,7 +250,7 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
 
     historyFrame(input, trials, objective, frame);
     if (input.directions.size() > 1)
-        frame.pareto = computeParetoFrame(trials, input.directions, input.paretoAxes.first, input.paretoAxes.second);
+        frame.pareto = computeParetoFrame(original, input.directions, input.paretoAxes.first, input.paretoAxes.second);
     if (input.completeColor.isValid() && input.prunedColor.isValid())
         historyMarkers(input, frame);
     if (stop())

@@ -32,6 +32,9 @@ struct StudyInput {
     StudyDirection direction = StudyDirection::Minimize;
     std::vector<StudyDirection> directions; // several: the Pareto frame is computed too
     std::pair<int, int> paretoAxes{0, 1};   // the objectives the Pareto front is drawn in
+    // Several objectives: the one the history, top k, parallel coordinates and importance are about (projectObjective;
+    // `direction` and `objectiveName` are its own).
+    std::size_t objectiveIndex = 0;
     QString objectiveName; // the parallel coordinates' colour axis (empty: "objective")
     std::shared_ptr<const std::vector<TrialRecord>> trials;
     std::shared_ptr<const std::vector<RunRecord>> runs; // may hold other trials' runs: they are skipped
