@@ -1,6 +1,7 @@
 #include "core/pool/trialstate.h"
 
 #include "core/store/besttrial.h"
+#include "core/store/pareto.h"
 #include "core/util/error.h"
 #include "core/util/printable.h"
 #include "core/util/timefmt.h"
@@ -58,6 +59,17 @@ StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection d
     }
     c.bestValue = best.value();
     c.bestTrial = best.number();
+    return c;
+}
+
+StudyCounts countTrials(const std::vector<TrialRecord>& trials, const std::vector<StudyDirection>& directions)
+{
+    if (directions.size() <= 1)
+        return countTrials(trials, directions.empty() ? StudyDirection::Minimize : directions.front());
+    StudyCounts c = countTrials(trials, directions.front());
+    c.bestValue.reset();
+    c.bestTrial.reset();
+    c.frontSize = static_cast<int>(paretoFrontIndices(trials, directions).size());
     return c;
 }
 

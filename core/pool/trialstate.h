@@ -36,8 +36,9 @@ struct StudyCounts {
     int untracked = 0;   // RUNNING trials with neither a heartbeat nor a worker (e.g. Optuna without heartbeats)
     std::int64_t epochsDone = 0; // over all trials: epochs_done, or the intermediate values reported if more
     std::int64_t runningEpochs = 0; // the part of epochsDone trained by RUNNING trials
-    std::optional<double> bestValue;
+    std::optional<double> bestValue; // one objective only
     std::optional<int> bestTrial;
+    std::optional<int> frontSize; // several objectives: the trials on the Pareto front (core/store/pareto.h)
 
     // Trials that count against a target: every trial except interrupted failures (as Optuna's n_trials,
     // a trial that crashed counts; one that was cancelled or lost its worker does not).
@@ -46,6 +47,8 @@ struct StudyCounts {
 };
 
 StudyCounts countTrials(const std::vector<TrialRecord>& trials, StudyDirection direction);
+// With several directions there is no single best: frontSize instead of bestValue and bestTrial.
+StudyCounts countTrials(const std::vector<TrialRecord>& trials, const std::vector<StudyDirection>& directions);
 // The finished trials by state as every display words them (the search's progress, its final line, jobs show, the
 // window): "complete 5 · pruned 1 · failed 0 · interrupted 2", where failed are the trials' own failures and
 // interrupted the trials that were stopped or lost (not counted, re-run on resume).

@@ -111,7 +111,7 @@ void WorkerPool::start()
     const StudyRecord study = m_store->requireStudy(m_options.studyName);
     m_studyId = study.id;
     if (!study.directions.empty())
-        m_direction = study.directions.front();
+        m_directions = study.directions;
     if (studyTarget(*m_store, m_options.studyName) <= 0)
         throw InputError("study '" + m_options.studyName + "' has no target trial count (" + kHpoSettingsAttr + ")");
     if (const auto settings = readHpoSettings(study))
@@ -401,7 +401,7 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
     reportTrialChanges(trials, onEvent);
 
     PoolStatus status;
-    status.counts = countTrials(trials, m_direction);
+    status.counts = countTrials(trials, m_directions);
     status.target = studyTarget(*m_store, m_options.studyName);
     status.pending = std::max(0, status.target - status.counts.counted());
     if (!m_stopping && m_error.empty() && status.pending > 0)

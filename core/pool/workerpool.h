@@ -142,7 +142,7 @@ private:
     WorkerPoolOptions m_options;
     std::unique_ptr<Store> m_store;
     std::int64_t m_studyId = 0;
-    StudyDirection m_direction = StudyDirection::Minimize;
+    std::vector<StudyDirection> m_directions{StudyDirection::Minimize};
     std::vector<std::unique_ptr<Slot>> m_slots;
     std::map<int, TrialState> m_known; // trial number -> last state seen
     bool m_started = false, m_stopping = false, m_finished = false;

@@ -251,6 +251,8 @@ std::string searchProgressDetail(const PoolStatus& s, std::optional<int> epochsP
         text += "/" + std::to_string(*epochsPerTrial * (s.target + c.interrupted));
     if (c.bestValue)
         text += " · best " + formatDouble(*c.bestValue) + " (#" + std::to_string(*c.bestTrial) + ")";
+    if (c.frontSize)
+        text += " · front " + std::to_string(*c.frontSize);
     return text;
 }
 
@@ -311,7 +313,7 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
     store->requireSameDatabase(); // never a best_params.yaml from a file that was deleted or replaced meanwhile
     result.error = status.error;
     result.trials = store->trials(studyId);
-    result.counts = countTrials(result.trials, direction);
+    result.counts = countTrials(result.trials, store->requireStudy(p.studyName).directions);
     Study study = Study::load(*store, p.studyName);
     if (study.objectiveCount() > 1) {
         result.front = study.bestTrials(); // no single best, so no best_params.yaml: the front is in the study

@@ -230,6 +230,16 @@ void TestPoolUnits::countsAgainstTheTarget()
     QCOMPARE(c.epochsDone, std::int64_t(2));
     QCOMPARE(*c.bestTrial, 1);
     QCOMPARE(*countTrials(trials, StudyDirection::Maximize).bestValue, 2.0);
+    // Two objectives: no best value (a search's progress would name the first objective's), the front's size.
+    trials[0].values = {2.0, 1.0};
+    trials[1].values = {1.0, 2.0};
+    const StudyCounts two = countTrials(trials, std::vector<StudyDirection>{StudyDirection::Minimize, StudyDirection::Minimize});
+    QVERIFY(!two.bestValue && !two.bestTrial);
+    QCOMPARE(two.frontSize, std::optional<int>(2));
+    QCOMPARE(two.counted(), 5);
+    const StudyCounts dominated =
+        countTrials(trials, std::vector<StudyDirection>{StudyDirection::Minimize, StudyDirection::Maximize});
+    QCOMPARE(dominated.frontSize, std::optional<int>(1)); // (1, 2) is better in both
 }
 
 void TestPoolUnits::failsOnlyVanishedTrials()

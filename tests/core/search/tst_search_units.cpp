@@ -38,6 +38,12 @@ void TestSearchUnits::searchProgressNamesEveryCount()
     QCOMPARE(searchProgressDetail(status, 3),
              std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · interrupted 1 · epochs 5/15 · best "
                          "0.25 (#3)"));
+    // Several objectives have no single best: the front's size instead.
+    status.counts.bestValue.reset();
+    status.counts.bestTrial.reset();
+    status.counts.frontSize = 4;
+    QCOMPARE(searchProgressDetail(status, 3),
+             std::string("running 1 · pending 1 · complete 1 · pruned 0 · failed 1 · interrupted 1 · epochs 5/15 · front 4"));
 }
 
 // best_params.yaml holds the best trial's values under the space's names, typed as sampled (a categorical
