@@ -259,9 +259,13 @@ void TestBenchReports::partitionCheckAndResult()
                               "samples/s; -1 = a run failed or ran out of memory)\n\n" +
                               engine::partitionTable(result, spec.batchSizes).toMarkdown()),
              text.c_str());
-    QVERIFY2(text.ends_with("\nCPX: unavailable: 2 cores\n\nplot: /out/partitions.png\nruns and logs: /out\n"),
+    QVERIFY2(text.ends_with("\nCPX: unavailable: 2 cores\n\nrecommended: SPX (batch 8): 100.0 samples/s full FPS, the "
+                            "only mode that ran\n\nplot: /out/partitions.png\nruns and logs: /out\n"),
              text.c_str());
     const Json json = engine::partitionResultJson(spec, result);
+    QCOMPARE(json["recommended"].get<std::string>(), std::string("SPX"));
+    QCOMPARE(json["modes"][0]["full_fps"].get<double>(), 100.0);
+    QCOMPARE(json["modes"][0]["batch_size"].get<long long>(), 8LL);
     QCOMPARE(json["rows"][0]["compute_fps"].get<double>(), 120.0);
     QCOMPARE(json["unavailable"][0]["why"].get<std::string>(), std::string("2 cores"));
     QCOMPARE(json["epochs"].get<long long>(), 2LL);

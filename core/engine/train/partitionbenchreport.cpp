@@ -1,6 +1,7 @@
 #include "core/engine/train/partitionbenchreport.h"
 
 #include "core/config/configargs.h"
+#include "core/devices/partitionchoice.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/printf.h"
@@ -114,6 +115,14 @@ std::string partitionCheckText(const PartitionBenchSpec& spec, const PartitionBe
                                spec.outputDir.c_str(), spec.plotPath.c_str());
 }
 
+PartitionChoice partitionChoice(const PartitionBenchResult& result)
+{
+    std::vector<PartitionMeasurement> cells;
+    for (const PartitionCell& c : result.cells)
+        cells.push_back({c.mode, std::max(1, static_cast<int>(c.runs.size())), c.batchSize, c.computeFps, c.fullFps});
+    return choosePartition(cells);
+}
+
 Json partitionResultJson(const PartitionBenchSpec& spec, const PartitionBenchResult& result)
 {
     Json j{{"backend", result.backend},
@@ -129,6 +138,17 @@ Json partitionResultJson(const PartitionBenchSpec& spec, const PartitionBenchRes
                              {"devices", partitionDevicesJson(c)}});
     for (const auto& [mode, why] : result.unavailable)
         j["unavailable"].push_back({{"mode", mode}, {"why", why}});
+    const PartitionChoice choice = partitionChoice(result);
+    j["recommended"] = choice.recommended ? Json(*choice.recommended) : Json(nullptr);
+    j["reason"] = choice.reason;
+    j["modes"] = Json::array();
+    for (const PartitionModeSummary& m : choice.modes)
+        j["modes"].push_back({{"mode", m.mode},
+                              {"devices", m.devices},
+                              {"fits", m.fits()},
+                              {"batch_size", m.batchSize ? Json(*m.batchSize) : Json(nullptr)},
+                              {"compute_fps", m.computeFps},
+                              {"full_fps", m.fullFps}});
     return j;
 }
 
@@ -140,7 +160,12 @@ std::string partitionResultText(const PartitionBenchSpec& spec, const PartitionB
                        partitionTable(result, spec.batchSizes).toMarkdown();
     for (const auto& [mode, why] : result.unavailable)
         text += "\n" + mode + ": unavailable: " + why;
-    return text + (result.unavailable.empty() ? "" : "\n") + "\nplot: " + spec.plotPath +
+    text += result.unavailable.empty() ? "" : "\n";
+    if (!result.cells.empty()) {
+        const PartitionChoice choice = partitionChoice(result);
+        text += std::string("\n") + (choice.recommended ? "recommended: " : "no recommendation: ") + choice.reason + "\n";
+    }
+    return text + "\nplot: " + spec.plotPath +
            "\nruns and logs: " + spec.outputDir + "\n";
 }
 

@@ -3,6 +3,7 @@
 // what it reports (--check and the measurement) as JSON and as text. Plain C++ (no torch); the benchmark itself is
 // partitionbench.h.
 
+#include "core/devices/partitionchoice.h"
 #include "core/engine/train/partitionbench.h"
 #include "core/jobs/benchjobs.h"
 #include "core/util/cmdline.h"
@@ -29,10 +30,15 @@ Json partitionCheckJson(const PartitionBenchSpec& spec, const PartitionBenchChec
 // out)"), then "ok: would train N cell(s) ...".
 std::string partitionCheckText(const PartitionBenchSpec& spec, const PartitionBenchCheck& check);
 
+// The recommended mode (core/devices/partitionchoice.h) from the measured cells.
+PartitionChoice partitionChoice(const PartitionBenchResult& result);
+
 // {"backend", "epochs", "plot", "rows": [{"mode", "batch_size", "compute_fps", "full_fps", "devices"}],
-// "unavailable": [{"mode", "why"}]}
+// "unavailable": [{"mode", "why"}], "recommended": MODE or null, "reason", "modes": [{"mode", "devices", "fits",
+// "batch_size", "compute_fps", "full_fps"}] (each mode's best batch size)}
 Json partitionResultJson(const PartitionBenchSpec& spec, const PartitionBenchResult& result);
-// The heading, partitionTable as Markdown, the unavailable modes, the plot and the output folder.
+// The heading, partitionTable as Markdown, the unavailable modes, the recommendation ("recommended: MODE (batch B):
+// ..." with its reason), the plot and the output folder.
 std::string partitionResultText(const PartitionBenchSpec& spec, const PartitionBenchResult& result);
 
 } // namespace pitwall::engine

@@ -2,6 +2,7 @@
 // JSON fields that scripts and the window read. If this fails, the device listing changed shape or a mode that
 // the cores cannot give is reported as if it had logical devices.
 #include "core/devices/devicereport.h"
+#include "core/devices/partitionchoice.h"
 
 #include <QtTest>
 
@@ -14,6 +15,7 @@ private Q_SLOTS:
     void cpuModeWithoutEnoughCores();
     void reportJsonHasEveryBackend();
     void partitionChangePlannedAndApplied();
+    void recommendsTheMeasurablyFasterMode();
 };
 
 namespace {
@@ -84,6 +86,38 @@ void TestDevicesReport::partitionChangePlannedAndApplied()
     QVERIFY(json["ok"].get<bool>());
     QCOMPARE(json["gpus_set"], nlohmann::json({0, 1}));
     QCOMPARE(json.size(), std::size_t(6));
+}
+
+// The partition mode recommended from stored measurements (no timing here: the figures are given). If this fails,
+// Pitwall recommends a mode that ran out of memory, a mode that is slower, or more partitions for no gain.
+void TestDevicesReport::recommendsTheMeasurablyFasterMode()
+{
+    // QPX is measurably faster (its best batch, 16: 400 against DPX's 300); CPX ran out of memory everywhere.
+    const std::vector<PartitionMeasurement> faster{
+        {"SPX", 1, 8, 150, 120}, {"SPX", 1, 16, 180, 150}, {"DPX", 2, 8, 320, 300}, {"DPX", 2, 16, 330, 290},
+        {"QPX", 4, 8, 420, 380}, {"QPX", 4, 16, 450, 400}, {"CPX", 8, 8, -1, -1}, {"CPX", 8, 16, -1, -1}};
+    PartitionChoice choice = choosePartition(faster);
+    QCOMPARE(choice.recommended, std::optional<std::string>("QPX"));
+    QCOMPARE(choice.modes.size(), std::size_t(4));
+    QCOMPARE(choice.modes[2].batchSize, std::optional<long long>(16));
+    QCOMPARE(choice.modes[2].computeFps, 450.0);
+    QVERIFY(!choice.modes[3].fits());
+    QCOMPARE(choice.reason, std::string("QPX (batch 16): 400.0 samples/s full FPS, 1.33x the next best, DPX (300.0)"));
+
+    // Within 5 %: QPX 400 against DPX 390 is no measurable gain, so the mode with fewer logical devices.
+    const std::vector<PartitionMeasurement> close{{"SPX", 1, 8, 200, 150}, {"DPX", 2, 8, 420, 390}, {"QPX", 4, 8, 450, 400}};
+    choice = choosePartition(close);
+    QCOMPARE(choice.recommended, std::optional<std::string>("DPX"));
+    QVERIFY2(choice.reason.find("within 5 % of QPX (400.0) with fewer logical devices (2 against 4)") != std::string::npos,
+             choice.reason.c_str());
+    // With a 1 % margin the faster one again.
+    QCOMPARE(choosePartition(close, 0.01).recommended, std::optional<std::string>("QPX"));
+
+    // Nothing ran: no recommendation, and a reason that says so.
+    const std::vector<PartitionMeasurement> none{{"SPX", 1, 8, -1, -1}};
+    choice = choosePartition(none);
+    QVERIFY(!choice.recommended);
+    QVERIFY(choice.reason.starts_with("no mode ran"));
 }
 
 QTEST_GUILESS_MAIN(TestDevicesReport)
