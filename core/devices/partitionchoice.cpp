@@ -1,26 +1,24 @@
 #include "core/devices/partitionchoice.h"
 
+#include "core/util/numformat.h"
+
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace pitwall {
 
 namespace {
 
+// In the C locale: the window reads these under the desktop's.
 std::string fps(double v)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", v);
-    return text;
+    return formatFixedPoint(v, 1);
 }
 
 std::string ratio(double a, double b)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx", a / b);
-    return text;
+    return formatFixedPoint(a / b, 2) + "x";
 }
 
 } // namespace
@@ -32,9 +30,11 @@ PartitionChoice choosePartition(std::span<const PartitionMeasurement> cells, dou
         auto it = std::find_if(choice.modes.begin(), choice.modes.end(),
                                [&](const PartitionModeSummary& m) { return m.mode == cell.mode; });
         if (it == choice.modes.end()) {
-            choice.modes.push_back({cell.mode, cell.devices, std::nullopt, -1, -1});
+            choice.modes.push_back({cell.mode, cell.devices, std::nullopt, -1, -1, cell.memoryBytes});
             it = std::prev(choice.modes.end());
         }
+        if (cell.memoryBytes > 0)
+            it->memoryBytes = cell.memoryBytes;
         if (cell.fullFps > 0 && std::isfinite(cell.fullFps) && cell.fullFps > it->fullFps) {
             it->batchSize = cell.batchSize;
             it->fullFps = cell.fullFps;

@@ -11,6 +11,7 @@
 //
 // Pure: any thread.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@ struct PartitionMeasurement {
     long long batchSize = 0;
     double computeFps = -1;
     double fullFps = -1;
+    std::int64_t memoryBytes = 0; // memory of one logical device (0: not known)
 };
 
 // A mode's best cell (the batch size with the highest full FPS), or nullopt when none ran.
@@ -33,6 +35,7 @@ struct PartitionModeSummary {
     int devices = 1;
     std::optional<long long> batchSize;
     double computeFps = -1, fullFps = -1;
+    std::int64_t memoryBytes = 0; // memory of one logical device (0: not known)
     bool fits() const { return batchSize.has_value(); }
 };
 

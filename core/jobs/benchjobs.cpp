@@ -174,6 +174,7 @@ std::vector<std::string> PartitionBenchJob::toArgs() const
     addOption(words, "out", out);
     addOption(words, "plot", plot);
     addOption(words, "db", database);
+    addFlag(words, "recommend", recommend);
     return words;
 }
 
@@ -192,6 +193,7 @@ PartitionBenchJob PartitionBenchJob::fromArgs(const cmdline::Args& args)
     job.out = args.value("out");
     job.plot = args.value("plot");
     job.database = args.value("db");
+    job.recommend = args.flag("recommend");
     return job;
 }
 
@@ -203,9 +205,11 @@ PartitionBenchJob PartitionBenchJob::fromArgs(const std::vector<std::string>& wo
 std::vector<cmdline::OptionSpec> PartitionBenchJob::optionSpecs()
 {
     return {{"config", "CFG", "config file (repeatable; default configs/transfuser/smoke.yaml)", true},
+            {"recommend", "", "a brief run to choose a mode: the config's batch size, 1 epoch (what hpo --partition "
+                              "auto reuses)"},
             {"modes", "LIST", "partition modes (default SPX,DPX,QPX,CPX)"},
-            {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32)"},
-            {"epochs", "E", "epochs per run (default 2)"},
+            {"batch-sizes", "LIST", "batch sizes per trainer (default 8,16,32; --recommend: the config's)"},
+            {"epochs", "E", "epochs per run (default 2; --recommend: 1)"},
             {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend)"},
             {"out", "DIR", "runs, logs and the plot (default <experiment.output_dir>/bench_partitions)"},
             {"plot", "FILE", "where to write the PNG (default <out>/partitions.png)"}};

@@ -44,12 +44,15 @@ struct PartitionBenchJob {
     std::optional<std::vector<long long>> batchSizes; // --batch-sizes, each >= 1; default 8,16,32
     std::optional<int> epochs;                        // >= 1; default 2
     std::optional<std::string> backend, out, plot, database;
+    // --recommend: a brief measurement to choose a mode (every mode, the config's batch size, 1 epoch, unless
+    // --modes, --batch-sizes or --epochs say otherwise); every run prints and stores the recommendation.
+    bool recommend = false;
 
     std::vector<std::string> toArgs() const; // "bench", "partitions", overrides, --config per file, options
     static PartitionBenchJob fromArgs(const cmdline::Args& args);
     static PartitionBenchJob fromArgs(const std::vector<std::string>& words);
     static std::vector<cmdline::OptionSpec> optionSpecs();
-    static const JobFields& fields(); // configs, modes, batch_sizes, epochs, backend, out, plot
+    static const JobFields& fields(); // configs, modes, batch_sizes, epochs, backend, out, plot, recommend
 };
 
 struct LoaderBenchJob {

@@ -170,7 +170,10 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
         {"space", "FILE", "search space YAML (AutoSpeed's format)"},
         {"trials", "N", "trials the study should have (failed trials count, cancelled ones do not)"},
         {"epochs", "E", "epochs per enabled stage of every trial (built-in), or {epochs} for the command"},
-        {"partition", "MODE", "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's)"},
+        {"partition", "MODE",
+         "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's); auto: the mode a stored "
+         "measurement of this config on this machine recommends, measured first when there is none (pitwall bench "
+         "partitions --recommend)"},
         {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"}};
     const std::vector<cmdline::OptionSpec> search{
         {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},

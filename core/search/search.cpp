@@ -1,16 +1,19 @@
 #include "core/search/search.h"
 #include "core/store/sqlitestore.h"
 
+#include "core/config/workload.h"
 #include "core/hpo/study.h"
 #include "core/jobrun/jobsession.h"
 #include "core/jobs/hpojob.h"
 #include "core/pool/objectives.h"
 #include "core/pool/workerpool.h"
+#include "core/search/partitionauto.h"
 #include "core/search/resumereview.h"
 #include "core/util/error.h"
 #include "core/util/filewrite.h"
 #include "core/util/paths.h"
 #include "core/util/printable.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
@@ -34,11 +37,13 @@ struct Prepared {
     std::optional<SearchSetup> setup;
     std::vector<LogicalDevice> devices;
     std::string bestParamsPath;
+    std::string partitionReason; // --partition auto: which measurement chose the mode, and why
 };
 
 std::string defaultStudyName(const SearchSetup& setup)
 {
-    return HpoJob::defaultStudyName(setup.base ? std::optional(setup.base->getString("experiment.name")) : std::nullopt);
+    return HpoJob::defaultStudyName(setup.base ? std::optional(setup.base->getString("experiment.name"))
+                                               : std::nullopt);
 }
 
 std::string outputDir(const SearchSetup& setup)
@@ -89,10 +94,11 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
 {
     const SearchSetup& setup = *p.setup;
     StudyOptions options = spec.study;
-    options.direction = !spec.directions.empty() ? spec.directions.front()
-                        : setup.builtin() && setup.base
-                            ? parseStudyDirection(setup.base->getString("hpo.direction")).value_or(StudyDirection::Minimize)
-                            : StudyDirection::Minimize;
+    options.direction =
+        !spec.directions.empty() ? spec.directions.front()
+        : setup.builtin() && setup.base
+            ? parseStudyDirection(setup.base->getString("hpo.direction")).value_or(StudyDirection::Minimize)
+            : StudyDirection::Minimize;
     if (spec.directions.size() > 1)
         options.directions = spec.directions;
     p.studyName = spec.studyName.value_or(defaultStudyName(setup));
@@ -111,7 +117,52 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
         store->setStudyUserAttr(study.record().id, "objectives", p.settings.objectives);
 }
 
-Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note)
+// What --partition auto measures: the search's configs and overrides on its backend, into its results database.
+PartitionMeasureSpec partitionMeasureSpec(const SearchSpec& spec, const Prepared& p)
+{
+    return {p.settings.configs, p.settings.overrides, p.settings.backend, spec.storeLocation,
+            absolutePath((fs::path(outputDir(*p.setup)) / "bench_partitions_auto").string())};
+}
+
+// --partition auto: the mode a stored measurement of this workload recommends. Without one, `measure` (a run)
+// makes one first; a check (no `measure`) leaves the partition "auto" and says what the run would measure.
+void choosePartitionAutomatically(const SearchSpec& spec, Store* store, const DeviceBackend& backend, Prepared& p,
+                                  const std::function<bool(const PartitionMeasureSpec&)>& measure)
+{
+    if (!p.setup->builtin() || !p.setup->base)
+        throw InputError::forOption("partition", "--partition auto measures the config's training; a --command "
+                                                 "search has none to measure: give SPX, DPX, QPX or CPX");
+    PartitionWorkload w{hostName(), backend.name(), workloadKey(*p.setup->base), {}};
+    for (const ModeAvailability& m : backend.modes())
+        if (m.available)
+            w.modes.push_back(partitionModeName(m.mode));
+    std::optional<StoredPartitionChoice> stored =
+        store ? storedPartitionChoice(store->benchmarks("partitions"), w) : std::nullopt;
+    if (!stored) {
+        const PartitionMeasureSpec m = partitionMeasureSpec(spec, p);
+        if (!measure) {
+            p.partitionReason = "no measurement of this workload on " + w.host + " (" + w.backend +
+                                ") is stored: the search would first measure " + join(w.modes, ", ") +
+                                " (pitwall bench partitions --recommend, runs in " + m.outputDir + ")";
+            return;
+        }
+        if (!measure(m))
+            throw RuntimeError("cancelled while measuring the partition modes: nothing was started");
+        stored = storedPartitionChoice(store->benchmarks("partitions"), w);
+        if (!stored)
+            throw RuntimeError("the partition measurement stored no result for this workload (see " + m.outputDir +
+                               "/bench.log)");
+    }
+    if (!stored->choice.recommended)
+        throw InputError::forOption("partition",
+                                    "--partition auto: the stored measurement ran no mode (" + stored->choice.reason +
+                                        "); give a mode, or measure again with pitwall bench partitions --recommend");
+    p.settings.partition = *stored->choice.recommended;
+    p.partitionReason = "partition auto: " + describeStoredChoice(*stored);
+}
+
+Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::function<void(const std::string&)>& note,
+                 const std::function<bool(const PartitionMeasureSpec&)>& measure = {})
 {
     Prepared p;
     p.settings = startingSettings(spec, store, p);
@@ -157,13 +208,15 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         resume ? p.settings.partition : (setup.base ? setup.base->getString("device.partition_mode") : "SPX"));
     p.settings.backend = spec.backend.value_or(
         resume ? p.settings.backend : (setup.base ? setup.base->getString("device.backend") : "auto"));
-    const auto mode = parsePartitionMode(p.settings.partition);
-    if (!mode)
-        throw InputError::forOption("partition",
-                                    "--partition '" + p.settings.partition + "' is not one of SPX, DPX, QPX, CPX");
+    if (p.settings.partition != kAutoPartition && !parsePartitionMode(p.settings.partition))
+        throw InputError::forOption("partition", "--partition '" + p.settings.partition +
+                                                     "' is not one of SPX, DPX, QPX, CPX or auto");
     const auto backend = chooseBackend(p.settings.backend);
-    p.devices = backend->logicalDevices(*mode);
     p.settings.backend = backend->name();
+    if (p.settings.partition == kAutoPartition)
+        choosePartitionAutomatically(spec, store, *backend, p, measure);
+    if (const auto mode = parsePartitionMode(p.settings.partition))
+        p.devices = backend->logicalDevices(*mode);
     if (resume)
         p.studyName = *spec.resumeStudy;
     else
@@ -193,8 +246,14 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     WorkerPoolOptions pool;
     pool.storeLocation = spec.storeLocation;
     pool.studyName = p.studyName;
-    pool.workerCommand = {executablePath().string(), "worker", "--db", spec.storeLocation, "--study", p.studyName,
-                          "--heartbeat-interval", formatDouble(spec.heartbeatIntervalSeconds)};
+    pool.workerCommand = {executablePath().string(),
+                          "worker",
+                          "--db",
+                          spec.storeLocation,
+                          "--study",
+                          p.studyName,
+                          "--heartbeat-interval",
+                          formatDouble(spec.heartbeatIntervalSeconds)};
     pool.devices = p.devices;
     std::vector<std::string> deviceNames;
     for (const LogicalDevice& d : p.devices)
@@ -263,10 +322,12 @@ SearchCheck checkSearch(const SearchSpec& spec)
     std::error_code error;
     if (fs::exists(sqliteFilePath(spec.storeLocation), error))
         store = openStore(spec.storeLocation, OpenMode::ReadOnly);
-    const Prepared p = prepare(spec, store.get(), false, [&](const std::string& text) { check.warnings.push_back(text); });
+    const Prepared p =
+        prepare(spec, store.get(), false, [&](const std::string& text) { check.warnings.push_back(text); });
     check.studyName = p.studyName;
     check.targetTrials = p.settings.targetTrials;
     check.partition = p.settings.partition;
+    check.partitionReason = p.partitionReason;
     check.backend = p.settings.backend;
     for (const LogicalDevice& d : p.devices)
         check.devices.push_back(d.id);
@@ -281,7 +342,14 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
         reporter.warning(text);
     };
     auto store = openStore(spec.storeLocation);
-    Prepared p = prepare(spec, store.get(), true, note);
+    Prepared p = prepare(spec, store.get(), true, note, [&](const PartitionMeasureSpec& m) {
+        reporter.message("partition auto: no measurement of this workload is stored; measuring the partition modes "
+                         "first (pitwall bench partitions --recommend, log in " +
+                         printable(m.outputDir) + "/bench.log)");
+        return measurePartitions(m, cancel);
+    });
+    if (!p.partitionReason.empty())
+        reporter.message(p.partitionReason);
     const std::int64_t studyId = store->requireStudy(p.studyName).id;
     writeHpoSettings(*store, studyId, p.settings);
     store->setStudySystemAttr(studyId, kBestParamsAttr, p.bestParamsPath);

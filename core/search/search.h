@@ -29,7 +29,8 @@ struct SearchSpec {
     std::vector<StudyDirection> directions; // one per objective; empty: the config's hpo.direction (built-in), else
                                             // minimize
     StudyOptions study;                     // sampler and pruner of a new study (its direction: see above)
-    std::optional<std::string> partition;   // default: the stored one, else the config's device.partition_mode
+    std::optional<std::string> partition;   // default: the stored one, else the config's device.partition_mode;
+                                            // "auto": what a stored measurement recommends (core/search/partitionauto.h)
     std::optional<std::string> backend;     // default: the stored one, else the config's device.backend
     std::optional<std::string> logDir;      // default <experiment.output_dir>/<study>/hpo
     std::optional<std::string> bestParamsPath; // default <experiment.output_dir>/<study>/best_params.yaml; resuming:
@@ -71,7 +72,8 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
 struct SearchCheck {
     std::string studyName;
     int targetTrials = 0;
-    std::string partition, backend;
+    std::string partition, backend;   // partition "auto" when it is yet to be measured
+    std::string partitionReason;      // --partition auto: the measurement it rests on, or what would be measured
     std::vector<std::string> devices; // logical device ids, one worker each
     std::vector<std::string> warnings;
 };

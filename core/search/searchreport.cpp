@@ -3,6 +3,7 @@
 #include "core/store/pareto.h"
 
 #include "core/hpo/searchspace.h"
+#include "core/search/partitionauto.h"
 #include "core/util/printable.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
@@ -117,6 +118,7 @@ Json searchCheckJson(const SearchCheck& check)
                 {"study", check.studyName},
                 {"trials", check.targetTrials},
                 {"partition", check.partition},
+                {"partition_reason", check.partitionReason},
                 {"backend", check.backend},
                 {"devices", check.devices},
                 {"warnings", check.warnings}};
@@ -124,7 +126,11 @@ Json searchCheckJson(const SearchCheck& check)
 
 std::string searchCheckText(const SearchCheck& check)
 {
-    return stringPrintf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n",
+    if (check.partition == kAutoPartition) // nothing measured yet: the workers are not known
+        return stringPrintf("ok: study '%s' would run %d trial(s) on %s, partition auto: %s\n",
+                            printable(check.studyName).c_str(), check.targetTrials, check.backend.c_str(),
+                            check.partitionReason.c_str());
+    return (check.partitionReason.empty() ? std::string() : check.partitionReason + "\n") + stringPrintf("ok: study '%s' would run %d trial(s) on %zu %s worker(s) (%s: %s)\n",
                         printable(check.studyName).c_str(), check.targetTrials, check.devices.size(),
                         check.backend.c_str(), check.partition.c_str(), join(check.devices, ", ").c_str());
 }

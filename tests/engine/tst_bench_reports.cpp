@@ -252,20 +252,28 @@ void TestBenchReports::partitionCheckAndResult()
     cell.batchSize = 8;
     cell.computeFps = 120.0;
     cell.fullFps = 100.0;
+    cell.deviceMemoryBytes = 3LL << 30;
     result.cells = {cell};
     result.unavailable = {{"CPX", "2 cores"}};
+    // Each mode at its best batch size, the recommended one marked.
+    const Table modes = engine::partitionModesTable(engine::partitionChoice(result));
+    QCOMPARE(modes.rows().size(), std::size_t(1));
+    QCOMPARE(modes.rows()[0], (std::vector<std::string>{"SPX (recommended)", "1", "3.0 GiB", "8", "120.0", "100.0",
+                                                        "yes"}));
     const std::string text = engine::partitionResultText(spec, result);
     QVERIFY2(text.starts_with("\nNode throughput (cpu, 2 epoch(s) per run, one trainer per logical device; summed "
                               "samples/s; -1 = a run failed or ran out of memory)\n\n" +
                               engine::partitionTable(result, spec.batchSizes).toMarkdown()),
              text.c_str());
-    QVERIFY2(text.ends_with("\nCPX: unavailable: 2 cores\n\nrecommended: SPX (batch 8): 100.0 samples/s full FPS, the "
-                            "only mode that ran\n\nplot: /out/partitions.png\nruns and logs: /out\n"),
+    QVERIFY2(text.ends_with("\nCPX: unavailable: 2 cores\n\nEach mode at its best batch size\n\n" + modes.toMarkdown() +
+                            "\nrecommended: SPX (batch 8): 100.0 samples/s full FPS, the only mode that ran\n\nplot: "
+                            "/out/partitions.png\nruns and logs: /out\n"),
              text.c_str());
     const Json json = engine::partitionResultJson(spec, result);
     QCOMPARE(json["recommended"].get<std::string>(), std::string("SPX"));
     QCOMPARE(json["modes"][0]["full_fps"].get<double>(), 100.0);
     QCOMPARE(json["modes"][0]["batch_size"].get<long long>(), 8LL);
+    QCOMPARE(json["modes"][0]["memory_bytes"].get<long long>(), 3LL << 30);
     QCOMPARE(json["rows"][0]["compute_fps"].get<double>(), 120.0);
     QCOMPARE(json["unavailable"][0]["why"].get<std::string>(), std::string("2 cores"));
     QCOMPARE(json["epochs"].get<long long>(), 2LL);

@@ -6,7 +6,9 @@
 #include "ui/configure/configureview.h"
 #include "ui/configure/devicepanel.h"
 
+#include "core/config/workload.h"
 #include "core/devices/devices.h"
+#include "core/util/process.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -99,6 +101,7 @@ private Q_SLOTS:
     void showsResolvedYamlLiveAndSavesChangedKeys();
     void devicePanelShowsLogicalDevicesAndWhyAModeIsUnavailable();
     void devicePanelShowsWhatEachModeGivesAndMeasured();
+    void devicePanelRecommendsTheMeasuredMode();
 };
 
 void TestConfigForm::buildsOneEditorPerKeyInGroups()
@@ -379,6 +382,48 @@ void TestConfigForm::devicePanelShowsWhatEachModeGivesAndMeasured()
     QVERIFY2(spx->text().endsWith(" · measured 800.0 compute FPS (batch 32)"), qPrintable(spx->text()));
     if (cores >= 2)
         QVERIFY2(!dpx->text().contains("measured"), qPrintable(dpx->text()));
+}
+
+// A stored measurement of the form's workload on this machine names the mode to use; a link chooses it; another
+// workload (a changed learning rate) has none.
+void TestConfigForm::devicePanelRecommendsTheMeasuredMode()
+{
+    if (processCores().size() < 2)
+        QSKIP("DPX needs two cores");
+    ui::ConfigureView view;
+    ui::DevicePanel* panel = view.devices();
+    QCOMPARE(view.form()->setText("device.backend", "cpu"), QString());
+    QCOMPARE(view.form()->setText("device.partition_mode", "SPX"), QString());
+    auto* label = panel->findChild<QLabel*>("partitionRecommendation");
+    QVERIFY(label);
+    QVERIFY2(label->text().startsWith("No partition measurement of this configuration"), qPrintable(label->text()));
+    const std::string workload = workloadKey(view.form()->config());
+    auto record = [&](const char* mode, int devices, double fullFps) {
+        BenchmarkRecord r;
+        r.suite = "partitions";
+        r.host = hostName();
+        r.time = 1000;
+        r.parameters = {{"mode", mode},        {"batch_size", 8},          {"backend", "cpu"},
+                        {"workload", workload}, {"logical_devices", devices}};
+        r.results = {{"compute_fps", fullFps}, {"full_fps", fullFps}};
+        return r;
+    };
+    panel->setMeasurements({record("SPX", 1, 60.0), record("DPX", 2, 150.0)});
+    QVERIFY2(label->text().contains("<b>Recommended: DPX</b>"), qPrintable(label->text()));
+    QVERIFY2(label->text().contains("150.0 samples/s full FPS, 2.50x the next best, SPX (60.0)"),
+             qPrintable(label->text()));
+    auto* dpx = panel->findChild<QRadioButton*>("mode:DPX");
+    QVERIFY2(dpx->text().startsWith("DPX (recommended) — 2 logical device(s)"), qPrintable(dpx->text()));
+    QVERIFY(!panel->findChild<QRadioButton*>("mode:SPX")->text().contains("recommended"));
+    QVERIFY2(label->text().contains("<a href=\"DPX\">use DPX</a>"), qPrintable(label->text()));
+    Q_EMIT label->linkActivated("DPX"); // what a click on the link sends
+    QCOMPARE(view.form()->config().getString("device.partition_mode"), std::string("DPX"));
+    QVERIFY(dpx->isChecked());
+    QVERIFY2(!label->text().contains("use DPX"), qPrintable(label->text()));
+    // Another workload: nothing measured for it.
+    QCOMPARE(view.form()->setText("training.optimization.lr", "0.123"), QString());
+    QVERIFY2(label->text().startsWith("No partition measurement"), qPrintable(label->text()));
+    QVERIFY(!dpx->text().contains("recommended"));
 }
 
 QTEST_MAIN(TestConfigForm)

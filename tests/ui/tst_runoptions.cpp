@@ -51,6 +51,12 @@ template <typename T> T* child(QWidget* root, const QString& name)
 void setField(QWidget* field, const QString& text)
 {
     field->setFocus();
+    if (auto* check = qobject_cast<QCheckBox*>(field)) { // "on" or "off", by the space bar as a user would
+        if (check->isChecked() != (text == "on"))
+            QTest::keyClick(check, Qt::Key_Space);
+        QCOMPARE(check->isChecked(), text == "on");
+        return;
+    }
     auto* box = qobject_cast<QComboBox*>(field);
     if (box && !box->isEditable()) {
         const int target = box->findText(text);
@@ -178,10 +184,13 @@ void TestRunOptions::wordsGoBackIntoTheFields_data()
                                            "searchPruner",      "hyperband", "searchDirection", "maximize",
                                            "searchObjective",   "val/loss"};
     QTest::newRow("search, defaults") << ui::RunKind::Search << QStringList{"searchSpaceFile", "/s/space.yaml"};
+    QTest::newRow("search, partition auto")
+        << ui::RunKind::Search << QStringList{"searchSpaceFile", "/s/space.yaml", "searchPartitionAuto", "on"};
     QTest::newRow("variants") << ui::RunKind::Variants
                               << QStringList{"variantsFile", "/b/speed.yaml", "variantsSeeds", "0,2"};
     QTest::newRow("partitions") << ui::RunKind::Partitions
                                 << QStringList{"partitionBatchSizes", "4, 8", "partitionEpochs", "3"};
+    QTest::newRow("partitions, recommend") << ui::RunKind::Partitions << QStringList{"partitionRecommend", "on"};
     QTest::newRow("driving") << ui::RunKind::Driving
                              << QStringList{"drivingPolicy", "12,13", "drivingRoutes", "5", "drivingSeed", "4"};
     QTest::newRow("loader") << ui::RunKind::Loader << QStringList{"loaderImages", "/i", "loaderBatches", "40"};
@@ -200,6 +209,11 @@ void TestRunOptions::wordsGoBackIntoTheFields()
     const ui::RunContext context{m_dir.filePath("config.yaml"), m_dir.filePath("space.yaml"), m_dir.filePath("r.db")};
     const QStringList words = run.words(context);
     QVERIFY(!words.isEmpty());
+    // A ticked box is its option: partition auto, or a recommendation run that leaves batch sizes and epochs to it.
+    QCOMPARE(words.join(' ').contains("--partition auto"), typed.contains("searchPartitionAuto"));
+    QCOMPARE(words.contains("--recommend"), typed.contains("partitionRecommend"));
+    if (typed.contains("partitionRecommend"))
+        QVERIFY2(!words.contains("--batch-sizes") && !words.contains("--epochs"), qPrintable(words.join(' ')));
 
     ui::RunOptions loaded(&m_schema);
     QStringList configs, overrides;

@@ -1,8 +1,12 @@
 #include "ui/configure/devicepanel.h"
 
+#include "core/config/workload.h"
 #include "core/devices/gpubackends.h"
+#include "core/search/partitionauto.h"
 #include "core/util/numformat.h"
+#include "core/util/process.h"
 #include "core/util/strings.h"
+#include "core/util/timefmt.h"
 #include "ui/configure/configform.h"
 #include "ui/exporting.h"
 #include "ui/tasks/taskmanager.h"
@@ -65,6 +69,12 @@ DevicePanel::DevicePanel(ConfigForm* form, QWidget* parent) : QWidget(parent), m
     m_reason = new QLabel(this);
     m_reason->setObjectName("modeReason");
     m_reason->setWordWrap(true);
+    m_recommendation = new QLabel(this);
+    m_recommendation->setObjectName("partitionRecommendation");
+    m_recommendation->setWordWrap(true);
+    m_recommendation->setTextFormat(Qt::RichText);
+    connect(m_recommendation, &QLabel::linkActivated, this,
+            [this](const QString& mode) { m_form->setText(kModeKey, mode); });
     m_notes = new QLabel(this);
     m_notes->setWordWrap(true);
     m_devices = new QTreeWidget(this);
@@ -79,6 +89,7 @@ DevicePanel::DevicePanel(ConfigForm* form, QWidget* parent) : QWidget(parent), m
     form_->addRow(tr("Partition mode"), modeRow);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form_);
+    layout->addWidget(m_recommendation);
     layout->addWidget(m_physical);
     layout->addWidget(m_reason);
     layout->addWidget(m_devices, 1);
@@ -161,6 +172,34 @@ QString DevicePanel::measuredText(PartitionMode mode, const std::string& backend
                     : QString();
 }
 
+QString DevicePanel::showRecommendation(const DeviceBackend& backend)
+{
+    PartitionWorkload w{hostName(), backend.name(), workloadKey(m_form->config()), {}};
+    for (const ModeAvailability& m : backend.modes())
+        if (m.available)
+            w.modes.push_back(partitionModeName(m.mode));
+    const std::optional<StoredPartitionChoice> stored = storedPartitionChoice(m_measurements, w);
+    if (!stored) {
+        m_recommendation->setText(
+            tr("No partition measurement of this configuration on this machine (%1) yet: run the Partition benchmark "
+               "with Recommend, or search with partition auto, and the fastest mode is named here.")
+                .arg(QString::fromStdString(backend.name())));
+        return {};
+    }
+    const QString reason = QString::fromStdString(stored->choice.reason).toHtmlEscaped();
+    const QString when = QString::fromStdString(formatTimestamp(stored->measuredAt).substr(0, 16)) + tr(" UTC");
+    if (!stored->choice.recommended) {
+        m_recommendation->setText(tr("Measured %1: %2").arg(when, reason));
+        return {};
+    }
+    const QString mode = QString::fromStdString(*stored->choice.recommended);
+    const bool chosen = m_form->config().getString(kModeKey) == stored->choice.recommended;
+    m_recommendation->setText(
+        tr("<b>Recommended: %1</b> (measured %2 on this machine): %3%4")
+            .arg(mode, when, reason, chosen ? QString() : tr(" — <a href=\"%1\">use %1</a>").arg(mode)));
+    return mode;
+}
+
 void DevicePanel::showBackend()
 {
     // Whichever way this returns, the configure view learns what the panel now shows.
@@ -180,10 +219,16 @@ void DevicePanel::showBackend()
                                             : tr("Looking for %1 devices…").arg(choice));
         m_reason->setText(m_discoveryProblems.join(QLatin1Char('\n')));
         m_notes->clear();
+        m_recommendation->clear();
         return;
     }
     showPhysicalDevices(*backend, choice);
     const QString reason = showModes(*backend, mode);
+    const QString recommended = showRecommendation(*backend);
+    if (QAbstractButton* button =
+            recommended.isEmpty() ? nullptr
+                                  : m_modes->button(static_cast<int>(*parsePartitionMode(recommended.toStdString()))))
+        button->setText(button->text().replace(0, recommended.size(), recommended + tr(" (recommended)")));
     m_reason->setText(reason);
     m_reason->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("color: #d04040;"));
     if (reason.isEmpty())

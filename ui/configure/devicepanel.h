@@ -1,7 +1,7 @@
 #pragma once
 // The device panel of the configure view: the compute backend (device.backend), the partition mode
 // (device.partition_mode, SPX/DPX/QPX/CPX) with the logical devices the mode yields on this machine, and why
-// a mode is unavailable. The CPU backend is read at once; GPU backends are discovered by a task (nvidia-smi /
+// a mode is unavailable, and which mode a measurement recommends. The CPU backend is read at once; GPU backends are discovered by a task (nvidia-smi /
 // amd-smi may take seconds, off the GUI thread) and appear when found. GUI thread only.
 
 #include "core/devices/devices.h"
@@ -54,6 +54,9 @@ private:
     void showLogicalDevices(const DeviceBackend& backend, PartitionMode mode);
     // " · measured 412.0 compute FPS (batch 32)" for the form's model, or "" when nothing was measured.
     QString measuredText(PartitionMode mode, const std::string& backend) const;
+    // The mode a stored measurement of the form's workload on this machine recommends (core/search/partitionauto.h),
+    // shown under the modes with a link that chooses it; returns it ("" when none).
+    QString showRecommendation(const DeviceBackend& backend);
     const DeviceBackend* currentBackend() const;
 
     ConfigForm* m_form;
@@ -65,6 +68,7 @@ private:
     std::vector<QRadioButton*> m_modeButtons;
     QLabel* m_physical = nullptr;
     QLabel* m_reason = nullptr;
+    QLabel* m_recommendation = nullptr;
     QLabel* m_notes = nullptr;
     QTreeWidget* m_devices = nullptr;
     std::vector<BenchmarkRecord> m_measurements;

@@ -74,6 +74,8 @@ void storeRecords(const PartitionBenchSpec& spec, const PartitionBenchResult& re
                              {"batch_size", c.batchSize},
                              {"epochs", spec.epochs},
                              {"logical_devices", c.runs.size()},
+                             {"device_memory_bytes", c.deviceMemoryBytes},
+                             {"workload", spec.workload},
                              {"backend", result.backend},
                              {"configs", spec.configFiles},
                              {"overrides", spec.overrides}};
@@ -100,7 +102,7 @@ PartitionCell measurePartition(const std::string& mode, long long batchSize, con
     fs::create_directories(dir);
     const fs::path configFile = fs::path(dir) / "config.yaml";
     writeFileAtomically(configFile, config.toYaml());
-    PartitionCell cell{mode, batchSize, {}, kFailedFps, kFailedFps};
+    PartitionCell cell{mode, batchSize, {}, kFailedFps, kFailedFps, devices.empty() ? 0 : devices.front().memoryBytes};
     std::vector<RankLaunch> launches;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         const fs::path devDir = fs::path(dir) / ("device_" + std::to_string(i));

@@ -10,6 +10,7 @@
 #include "core/util/cancel.h"
 #include "core/util/progress.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@ struct PartitionBenchSpec {
     std::string plotPath;                 // the PNG: FPS against batch size, one line per mode
     std::vector<std::string> configFiles; // recorded with every benchmark record
     std::vector<std::string> overrides;   // recorded with every benchmark record
+    std::string workload;                 // workloadKey of the configs (core/config/workload.h), recorded too
 };
 
 struct PartitionDeviceRun {
@@ -45,6 +47,7 @@ struct PartitionCell {
     std::vector<PartitionDeviceRun> runs;
     double computeFps = kFailedFps; // summed over the node's logical devices; -1 when any run failed
     double fullFps = kFailedFps;
+    std::int64_t deviceMemoryBytes = 0; // one logical device's memory
 };
 
 struct PartitionBenchResult {

@@ -1,6 +1,7 @@
 #include "core/engine/train/partitionbenchreport.h"
 
 #include "core/config/configargs.h"
+#include "core/config/workload.h"
 #include "core/devices/partitionchoice.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
@@ -43,11 +44,16 @@ PartitionBenchSpec partitionBenchSpecFromJob(const PartitionBenchJob& job)
     if (files.empty())
         files.push_back(defaultConfig());
     spec.modes = job.modes.value_or(std::vector<std::string>{"SPX", "DPX", "QPX", "CPX"});
-    spec.batchSizes = job.batchSizes.value_or(std::vector<long long>{8, 16, 32});
-    spec.epochs = job.epochs.value_or(2);
+    spec.epochs = job.epochs.value_or(job.recommend ? 1 : 2);
+    const Schema schema = schemaWithWarnings();
+    if (job.batchSizes)
+        spec.batchSizes = *job.batchSizes;
+    else if (job.recommend) // the batch size the config trains with
+        spec.batchSizes = {resolveConfig(schema, files, overrides).getInt("training.optimization.batch_size")};
+    else
+        spec.batchSizes = {8, 16, 32};
     overrides.push_back("training.stages.pretrain.epochs=" + std::to_string(spec.epochs));
     overrides.push_back("training.stages.posttrain.epochs=0");
-    const Schema schema = schemaWithWarnings();
     // The configs and overrides first: what fails only with a batch size is that batch size's problem.
     const ResolvedConfig base = resolveConfig(schema, files, overrides);
     // Every batch size resolves before anything runs.
@@ -71,6 +77,7 @@ PartitionBenchSpec partitionBenchSpecFromJob(const PartitionBenchJob& job)
     spec.plotPath = fs::absolute(job.plot.value_or((out / "partitions.png").string())).string();
     spec.configFiles = files;
     spec.overrides = overrides;
+    spec.workload = workloadKey(base);
     return spec;
 }
 
@@ -115,11 +122,24 @@ std::string partitionCheckText(const PartitionBenchSpec& spec, const PartitionBe
                                spec.outputDir.c_str(), spec.plotPath.c_str());
 }
 
+Table partitionModesTable(const PartitionChoice& choice)
+{
+    Table table({"mode", "logical devices", "memory per device", "batch size", "compute FPS", "full FPS", "fits"});
+    for (const PartitionModeSummary& m : choice.modes)
+        table.addRow({m.mode + (choice.recommended == m.mode ? " (recommended)" : ""), std::to_string(m.devices),
+                      m.memoryBytes > 0 ? formatBytes(static_cast<double>(m.memoryBytes)) : std::string("-"),
+                      m.batchSize ? std::to_string(*m.batchSize) : std::string("-"),
+                      m.fits() ? partitionFpsText(m.computeFps) : "-", m.fits() ? partitionFpsText(m.fullFps) : "-",
+                      m.fits() ? "yes" : "no (every run failed or ran out of memory)"});
+    return table;
+}
+
 PartitionChoice partitionChoice(const PartitionBenchResult& result)
 {
     std::vector<PartitionMeasurement> cells;
     for (const PartitionCell& c : result.cells)
-        cells.push_back({c.mode, std::max(1, static_cast<int>(c.runs.size())), c.batchSize, c.computeFps, c.fullFps});
+        cells.push_back({c.mode, std::max(1, static_cast<int>(c.runs.size())), c.batchSize, c.computeFps, c.fullFps,
+                         c.deviceMemoryBytes});
     return choosePartition(cells);
 }
 
@@ -148,7 +168,9 @@ Json partitionResultJson(const PartitionBenchSpec& spec, const PartitionBenchRes
                               {"fits", m.fits()},
                               {"batch_size", m.batchSize ? Json(*m.batchSize) : Json(nullptr)},
                               {"compute_fps", m.computeFps},
-                              {"full_fps", m.fullFps}});
+                              {"full_fps", m.fullFps},
+                              {"memory_bytes", m.memoryBytes}});
+    j["workload"] = spec.workload;
     return j;
 }
 
@@ -163,6 +185,7 @@ std::string partitionResultText(const PartitionBenchSpec& spec, const PartitionB
     text += result.unavailable.empty() ? "" : "\n";
     if (!result.cells.empty()) {
         const PartitionChoice choice = partitionChoice(result);
+        text += "\nEach mode at its best batch size\n\n" + partitionModesTable(choice).toMarkdown();
         text += std::string("\n") + (choice.recommended ? "recommended: " : "no recommendation: ") + choice.reason + "\n";
     }
     return text + "\nplot: " + spec.plotPath +

@@ -32,6 +32,9 @@ std::string partitionCheckText(const PartitionBenchSpec& spec, const PartitionBe
 
 // The recommended mode (core/devices/partitionchoice.h) from the measured cells.
 PartitionChoice partitionChoice(const PartitionBenchResult& result);
+// A row per mode: logical devices, memory per logical device, the best batch size, its compute and full FPS, and
+// whether it fits; the recommended mode is marked.
+Table partitionModesTable(const PartitionChoice& choice);
 
 // {"backend", "epochs", "plot", "rows": [{"mode", "batch_size", "compute_fps", "full_fps", "devices"}],
 // "unavailable": [{"mode", "why"}], "recommended": MODE or null, "reason", "modes": [{"mode", "devices", "fits",

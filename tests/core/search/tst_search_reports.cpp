@@ -52,7 +52,7 @@ void TestSearchReports::searchSummaryAndJson()
 
 void TestSearchReports::searchCheck()
 {
-    SearchCheck check{"speed", 8, "DPX", "cpu", {"cpu:0.0", "cpu:0.1"}, {"a warning"}};
+    SearchCheck check{"speed", 8, "DPX", "cpu", "", {"cpu:0.0", "cpu:0.1"}, {"a warning"}};
     QCOMPARE(searchCheckText(check),
              std::string("ok: study 'speed' would run 8 trial(s) on 2 cpu worker(s) (DPX: cpu:0.0, cpu:0.1)\n"));
     const Json json = searchCheckJson(check);

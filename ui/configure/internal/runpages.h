@@ -57,6 +57,9 @@ private:
     QLineEdit* m_study = nullptr;
     QLineEdit* m_space = nullptr;
     QLabel* m_partition = nullptr;
+    QCheckBox* m_partitionAuto = nullptr; // --partition auto
+    QString m_workers;                    // the Devices tab's mode and its workers
+    void showWorkers();
 };
 
 // `pitwall bench variants`: a bench file and its seeds.
@@ -90,6 +93,7 @@ protected:
 private:
     QWidget* m_modesBox = nullptr;
     std::vector<QCheckBox*> m_modes;
+    QCheckBox* m_recommend = nullptr; // --recommend: the config's batch size and 1 epoch (the two fields greyed)
     QLineEdit* m_batchSizes = nullptr;
     QSpinBox* m_epochs = nullptr;
 };

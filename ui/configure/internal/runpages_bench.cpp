@@ -92,6 +92,16 @@ PartitionsPage::PartitionsPage(QWidget* parent)
     addField(tr("Batch sizes"), m_batchSizes, tr("Batch sizes per trainer, comma-separated"), {"batch_sizes"});
     m_epochs = spinBox(this, "partitionEpochs", 1, 1000, 2);
     addField(tr("Epochs"), m_epochs, tr("Epochs of the first stage per run"), {"epochs"});
+    // Beside the fields it replaces, not a row of its own (the page keeps its height at 1024x700).
+    m_recommend = new QCheckBox(tr("Recommend: a brief run at the config's batch size"), this);
+    m_recommend->setObjectName("partitionRecommend");
+    m_recommend->setToolTip(tr("--recommend: every mode at the config's batch size for 1 epoch; the measurement is "
+                               "stored for a search with partition auto and the Devices tab"));
+    addRow(QString(), m_recommend);
+    connect(m_recommend, &QCheckBox::toggled, this, [this](bool on) {
+        m_batchSizes->setEnabled(!on);
+        m_epochs->setEnabled(!on);
+    });
 }
 
 std::vector<std::string> PartitionsPage::words(const RunContext& context) const
@@ -103,6 +113,11 @@ std::vector<std::string> PartitionsPage::words(const RunContext& context) const
         if (box->isChecked())
             modes.push_back(box->text().toStdString());
     job.modes = modes;
+    job.database = absolutePath(context.database);
+    if (m_recommend->isChecked()) { // the batch size and epochs --recommend chooses
+        job.recommend = true;
+        return job.toArgs();
+    }
     // The batch sizes read as the spec reads its option (InputError naming it for a bad list).
     cmdline::Args sizes;
     sizes.options[optionOf(fields(), "batch_sizes")] = {m_batchSizes->text().remove(QLatin1Char(' ')).toStdString()};
@@ -124,6 +139,7 @@ void PartitionsPage::setFromWords(const std::vector<std::string>& words, QString
     if (job.batchSizes)
         m_batchSizes->setText(joinedNumbers(*job.batchSizes));
     m_epochs->setValue(job.epochs.value_or(m_epochs->value()));
+    m_recommend->setChecked(job.recommend && !job.batchSizes && !job.epochs);
 }
 
 void PartitionsPage::checkFields(const RunCheckContext&)

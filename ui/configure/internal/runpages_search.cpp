@@ -3,10 +3,14 @@
 #include "core/config/schema.h"
 #include "core/jobs/hpojob.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+
+#include <algorithm>
 
 namespace pitwall::ui {
 
@@ -48,10 +52,26 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
                          tr("YAML (*.yaml *.yml)"));
     addField(tr("Space file"), m_space,
              tr("A search space YAML (AutoSpeed's format); empty: the rows of the Search space tab"), {"space"});
-    m_partition = new QLabel(this);
+    // The workers' mode is the Devices tab's; the box beside it chooses it by measurement instead (one row: the page
+    // keeps its height at 1024x700).
+    auto* workers = new QWidget(this);
+    auto* row = new QHBoxLayout(workers);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_partition = new QLabel(workers);
     m_partition->setObjectName("searchPartition");
     m_partition->setWordWrap(true);
-    addRow(tr("Workers"), m_partition);
+    m_partitionAuto = new QCheckBox(tr("auto"), workers);
+    m_partitionAuto->setObjectName("searchPartitionAuto");
+    m_partitionAuto->setToolTip(
+        tr("--partition auto: instead of the Devices tab's mode, the mode a stored measurement of this config on this "
+           "machine "
+           "recommends (Devices tab); without one the search measures every mode briefly first"));
+    // No taller than the text beside it (a box's indicator would add a few pixels to the page).
+    m_partitionAuto->setMaximumHeight(m_partition->fontMetrics().height());
+    row->addWidget(m_partition, 1);
+    row->addWidget(m_partitionAuto);
+    addRow(tr("Workers"), workers); // the mode's problems are the Devices tab's, not this row's
+    connect(m_partitionAuto, &QCheckBox::toggled, this, [this] { showWorkers(); });
 }
 
 std::vector<std::string> SearchPage::words(const RunContext& context) const
@@ -71,6 +91,8 @@ std::vector<std::string> SearchPage::words(const RunContext& context) const
             job.directions = {*direction};
     job.finalEpochs = givenNumber(m_finalEpochs);
     job.study = given(m_study->text());
+    if (m_partitionAuto->isChecked())
+        job.partition = "auto";
     job.database = absolutePath(context.database);
     return job.toArgs();
 }
@@ -92,6 +114,7 @@ void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList
     m_finalEpochs->setValue(job.finalEpochs.value_or(m_finalEpochs->minimum()));
     m_space->setText(QString::fromStdString(job.space));
     m_study->setText(QString::fromStdString(job.study.value_or("")));
+    m_partitionAuto->setChecked(job.partition == "auto");
     m_sampler->setCurrentText(QString::fromLatin1(samplerKindName(job.studyOptions.sampler.kind)));
     m_pruner->setCurrentText(QString::fromLatin1(prunerKindName(job.studyOptions.pruner.kind)));
     m_objective->setCurrentText(QString::fromStdString(job.objectives.empty() ? "" : job.objectives.front()));
@@ -124,13 +147,19 @@ void SearchPage::setModel(const QString& model)
     m_objective->setCurrentText(keep);
 }
 
+void SearchPage::showWorkers()
+{
+    m_partition->setText(m_partitionAuto->isChecked() ? tr("measured for this config (Devices tab)") : m_workers);
+}
+
 void SearchPage::setPartition(const QString& mode, int logicalDevices)
 {
-    m_partition->setText(logicalDevices > 0 ? tr("%1: %2 logical device%3, one worker each (Devices tab)")
-                                                  .arg(mode)
-                                                  .arg(logicalDevices)
-                                                  .arg(logicalDevices == 1 ? QString() : QStringLiteral("s"))
-                                            : tr("%1: not available on this machine (Devices tab)").arg(mode));
+    m_workers = logicalDevices > 0 ? tr("%1: %2 logical device%3, a worker each (Devices tab)")
+                                         .arg(mode)
+                                         .arg(logicalDevices)
+                                         .arg(logicalDevices == 1 ? QString() : QStringLiteral("s"))
+                                   : tr("%1: not available on this machine (Devices tab)").arg(mode);
+    showWorkers();
 }
 
 QString SearchPage::spaceFile() const
