@@ -150,6 +150,7 @@ YAML::Node loadSchemaRoot(const std::string& yamlText, const std::string& source
 struct SchemaHeader {
     std::string owner;
     std::vector<std::string> metricNames;
+    bool drives = false;
 };
 
 // The file's 'owner' (default "core") and 'metrics' names; a 'metrics:' that is not a mapping is added to
@@ -171,6 +172,11 @@ SchemaHeader readSchemaHeader(const YAML::Node& root, const std::string& sourceN
         }
     } catch (const YAML::Exception& e) {
         throw InputError(internal::locationOf(sourceName, e.mark), "malformed 'owner' or 'metrics': " + e.msg);
+    }
+    try {
+        header.drives = root["drives"] && root["drives"].as<bool>();
+    } catch (const YAML::Exception& e) {
+        throw InputError(internal::locationOf(sourceName, e.mark), "'drives:' must be true or false");
     }
     return header;
 }
@@ -254,6 +260,13 @@ void Schema::addFromYaml(const std::string& yamlText, const std::string& sourceN
         auto& names = m_metrics[header.owner];
         names.insert(names.end(), header.metricNames.begin(), header.metricNames.end());
     }
+    if (header.drives)
+        m_drivers.insert(header.owner);
+}
+
+bool Schema::drives(const std::string& owner) const
+{
+    return m_drivers.count(owner) > 0;
 }
 
 const KeySpec* Schema::find(const std::string& key) const

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ public:
     // `metrics: {NAME: doc, ...}` (without the "val/" prefix; core declares the trainer's "loss"). Empty
     // when the owner declares none (then the metrics are only known after training).
     std::vector<std::string> metrics(const std::string& owner) const;
+    // Whether an owner's model plans trajectories and so can drive the closed-loop evaluation (a schema file's
+    // top-level `drives: true`): its runs and search trials can be scored with driving_score and its kin.
+    bool drives(const std::string& owner) const;
 
     nlohmann::json toJson() const;
 
@@ -66,6 +70,7 @@ private:
     std::vector<KeySpec> m_keys;
     std::map<std::string, std::size_t> m_index;
     std::map<std::string, std::vector<std::string>> m_metrics; // owner -> metric names, in declaration order
+    std::set<std::string> m_drivers;                           // owners whose models drive
 };
 
 // Core's compiled-in keys.

@@ -7,6 +7,25 @@
 
 namespace pitwall {
 
+bool isDrivingMetric(const std::string& key)
+{
+    for (const char* name : kDrivingMetrics)
+        if (key == name)
+            return true;
+    return false;
+}
+
+bool needsDrivingEvaluation(const HpoSettings& settings)
+{
+    for (const std::string& key : settings.objectives)
+        if (isDrivingMetric(key))
+            return true;
+    for (const std::string& constraint : settings.constraints)
+        if (isDrivingMetric(parseConstraint(constraint).key))
+            return true;
+    return false;
+}
+
 ConstraintSpec parseConstraint(const std::string& text)
 {
     const auto bad = [&](const std::string& why) {

@@ -23,6 +23,14 @@
 
 namespace pitwall {
 
+// What the closed-loop driving evaluation of a built-in trial records (core/engine/drive/runeval.h): a search whose
+// objectives or constraints name one drives every trial that completes on the config's hpo.driving.* routes.
+inline constexpr const char* kDrivingMetrics[] = {"driving_score", "driving_score_stderr", "route_completion",
+                                                  "infraction_penalty", "infractions_per_km"};
+bool isDrivingMetric(const std::string& key);
+// Whether `settings`' objectives or constraints name a driving metric.
+bool needsDrivingEvaluation(const HpoSettings& settings);
+
 struct ConstraintSpec {
     std::string key;
     bool atMost = true; // "<=" (else ">=")

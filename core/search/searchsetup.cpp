@@ -1,5 +1,7 @@
 #include "core/search/searchsetup.h"
 
+#include "core/pool/objectives.h"
+
 #include "core/pool/commandline.h"
 #include "core/pool/commandrunner.h"
 #include "core/util/error.h"
@@ -137,12 +139,21 @@ void checkRecordedKey(const SearchSetup& setup, const std::string& key, const st
     const std::string asMetric = "val/" + objectiveMetric(key);
     if (std::find(known.begin(), known.end(), asMetric) != known.end() || key == "full_fps" || key == "compute_fps")
         return;
+    const bool drives = setup.schema.drives(model);
+    if (isDrivingMetric(key)) {
+        if (drives)
+            return;
+        throw InputError::forOption(option, "--" + option + " names '" + key + "', a closed-loop driving metric, but "
+                                            "model '" + model + "' does not drive (it plans no waypoints)");
+    }
     for (const char* perStage : {"full_fps/", "compute_fps/", "stage_seconds/"})
         if (startsWith(key, perStage) && key.size() > std::string(perStage).size())
             return;
     std::vector<std::string> names = known;
     for (const char* other : {"full_fps", "compute_fps", "full_fps/STAGE", "compute_fps/STAGE", "stage_seconds/STAGE"})
         names.push_back(other);
+    if (drives)
+        names.insert(names.end(), std::begin(kDrivingMetrics), std::end(kDrivingMetrics));
     std::string message = "--" + option + " names '" + key + "', which a trial of model '" + model + "' never records";
     auto near = nearestNames(key, names, 1);
     if (near.empty())

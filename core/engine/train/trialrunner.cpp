@@ -1,6 +1,9 @@
 #include "core/engine/train/trialrunner.h"
 
+#include "core/engine/drive/runeval.h"
 #include "core/engine/train/experiment.h"
+#include "core/pool/objectives.h"
+#include "core/store/store.h"
 #include "core/pool/commandrunner.h"
 #include "core/util/filewrite.h"
 #include "core/util/paths.h"
@@ -67,10 +70,43 @@ public:
             context.epochsDone(++epoch);
         };
         const TrainResult result = train(request); // before reading `pruned`, which its progress sets
-        return outcomeOf(result, request.checkpointDir, pruned);
+        TrialOutcome outcome = outcomeOf(result, request.checkpointDir, pruned);
+        if (outcome.state == TrialState::Complete && needsDrivingEvaluation(m_setup.settings))
+            drive(config, result.runId, context, outcome);
+        return outcome;
     }
 
 private:
+    // The closed-loop evaluation of a completed trial's run, on the routes of the config's hpo.driving.* (the same
+    // for every trial of the search: paired scores), recorded with the run and its trial (runeval.h); its summary
+    // becomes metrics --objective and --constraint can name. A run that cannot drive fails the trial with why.
+    void drive(const ResolvedConfig& config, std::int64_t runId, TrialContext& context, TrialOutcome& outcome) const
+    {
+        drive::DrivingEvalOptions options;
+        options.routes = static_cast<int>(config.getInt("hpo.driving.routes"));
+        options.seed = static_cast<std::uint64_t>(config.getInt("hpo.driving.seed"));
+        options.routeSeconds = config.getDouble("hpo.driving.route_seconds");
+        drive::DriveCallbacks callbacks;
+        callbacks.cancel = context.cancel;
+        try {
+            const drive::DrivingReport report = drive::evaluateRun(m_storeLocation, runId, options, {}, callbacks);
+            if (context.cancel && context.cancel->requested()) {
+                outcome.state = TrialState::Fail;
+                outcome.failReason = "cancelled";
+                outcome.interrupted = true;
+                return;
+            }
+            drive::recordRunEvaluation(*openStore(m_storeLocation), runId, report, options);
+            const Json summary = drive::drivingSummaryJson(report); // items() must not outlive it
+            for (const auto& [key, value] : summary.items())
+                if (isDrivingMetric(key))
+                    outcome.metrics[key] = value.get<double>();
+        } catch (const std::exception& e) {
+            outcome.state = TrialState::Fail;
+            outcome.failReason = std::string("closed-loop driving evaluation: ") + e.what();
+        }
+    }
+
     // What a finished training run makes of the trial: its attributes, the metrics --objective and --constraint
     // can name, and its state (pruned, cancelled, complete with the objective's value, or failed with why).
     TrialOutcome outcomeOf(const TrainResult& result, const std::string& checkpointDir, bool pruned) const

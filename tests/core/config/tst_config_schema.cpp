@@ -49,6 +49,10 @@ void TestConfigSchema::pluginSchemaFilesAddKeys()
     QCOMPARE(mode->owner, std::string("transfuser"));
     QCOMPARE(mode->choices, (std::vector<std::string>{"bilinear", "nearest"}));
     QVERIFY(mode->declaredAt.line > 0);
+    // TransFuser-lite plans waypoints (`drives: true`); AutoSpeed-lite and core do not.
+    QVERIFY(schema.drives("transfuser"));
+    QVERIFY(!schema.drives("autospeed"));
+    QVERIFY(!schema.drives("core"));
 }
 
 void TestConfigSchema::brokenPluginSchemaIsLeftOutAndReported()
@@ -96,6 +100,8 @@ void TestConfigSchema::malformedSchema_data()
     QTest::newRow("mapping as a metric name")
         << QByteArray("owner: p\nmetrics:\n  ? [a]\n  : doc\nkeys:\n  p.k: {type: int, default: 1}\n")
         << "malformed 'owner' or 'metrics': bad conversion";
+    QTest::newRow("drives not a bool") << QByteArray("owner: p\ndrives: sometimes\nkeys:\n  p.k: {type: int, default: 1}\n")
+                                       << "s.yaml:2:9: 'drives:' must be true or false";
 }
 
 void TestConfigSchema::malformedSchema()

@@ -1,0 +1,100 @@
+// The closed-loop driving score as a search objective (`pitwall hpo --objective driving_score`):
+// - a built-in search naming driving_score drives every completed trial on the same routes (hpo.driving.*), and the
+//   trial's second value is the driving score recorded with its run; its standard error is kept and can constrain;
+// - the routes pair: every trial's evaluation has the same route seeds, as many as hpo.driving.routes;
+// - a model that plans no waypoints (AutoSpeed-lite) is refused before anything is created, and a misspelt metric
+//   gets "did you mean".
+// If this fails, a speed-quality search scores its trials on different routes, or reports a driving score that is
+// not the one recorded with the trial's run.
+#include "../pool/schedtestutil.h"
+
+#include "core/store/store.h"
+
+#include <QtTest>
+
+#include "tests/support/components.h"
+
+using namespace pitwall;
+using namespace schedtest;
+
+namespace {
+
+const QString kSmoke = pitwall::test::sourcePath("/configs/transfuser/smoke.yaml");
+const QString kSpace = pitwall::test::sourcePath("/configs/transfuser/hpo/speed_quality.yaml");
+
+} // namespace
+
+class TestSearchDriving : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void drivingScoreIsAnObjective();
+    void aModelThatDoesNotDriveIsRefused();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestSearchDriving::drivingScoreIsAnObjective()
+{
+    QVERIFY(m_dir.isValid());
+    const QString db = m_dir.filePath("drive.db");
+    const CliResult r = runCli({"hpo", kSmoke, "hpo.driving.routes=5", "--space", kSpace, "--trials", "2", "--epochs",
+                                "1", "--partition", "DPX", "--db", db, "--study", "sq", "--sampler", "random",
+                                "--seed", "2", "--objective", "full_fps", "--direction", "maximize", "--objective",
+                                "driving_score", "--direction", "maximize", "--constraint", "driving_score_stderr<=1000"},
+                               m_dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const std::vector<TrialRecord> all = trials(db, "sq");
+    QCOMPARE(all.size(), std::size_t(2));
+    auto store = openStore(db.toStdString());
+    std::vector<BenchmarkRecord> drives = store->benchmarks("driving");
+    QCOMPARE(drives.size(), std::size_t(2));
+    const Json seeds = drives.front().parameters["route_seeds"];
+    QCOMPARE(seeds.size(), std::size_t(5));
+    for (const BenchmarkRecord& d : drives) {
+        QCOMPARE(d.parameters["route_seeds"], seeds); // paired: the same routes for every trial
+        QCOMPARE(d.parameters["routes"].get<int>(), 5);
+    }
+    for (const TrialRecord& t : all) {
+        QVERIFY2(t.state == TrialState::Complete, qPrintable(QString::fromStdString(failReason(t))));
+        QCOMPARE(t.values.size(), std::size_t(2));
+        // The second value is the score recorded with the trial's run, and its standard error is kept beside it.
+        QCOMPARE(t.values[1], t.userAttrs["driving_score"].get<double>());
+        QVERIFY(t.values[1] >= 0.0 && t.values[1] <= 100.0);
+        QVERIFY(t.values[0] > 0.0); // full FPS
+        const double stderr = t.userAttrs["driving_score_stderr"].get<double>();
+        QVERIFY(stderr > 0.0);
+        const Json constraints = t.systemAttrs["constraints"];
+        QCOMPARE(constraints.size(), std::size_t(1));
+        QCOMPARE(constraints[0].get<double>(), stderr - 1000.0);
+        // The run's own record of it names the same score.
+        bool found = false;
+        for (const BenchmarkRecord& d : drives)
+            found = found || (d.parameters["run_id"] == t.userAttrs["run_id"] &&
+                              d.results["driving_score"].get<double>() == t.values[1]);
+        QVERIFY(found);
+    }
+}
+
+void TestSearchDriving::aModelThatDoesNotDriveIsRefused()
+{
+    const QString db = m_dir.filePath("refused.db");
+    const CliResult autospeed = runCli(
+        {"hpo", pitwall::test::sourcePath("/configs/autospeed/smoke.yaml"), "--space",
+         pitwall::test::sourcePath("/configs/autospeed/hpo/all_params.yaml"), "--trials", "2", "--db", db, "--objective",
+         "val/map50", "--direction", "maximize", "--objective", "driving_score", "--direction", "maximize"},
+        m_dir.path());
+    QCOMPARE(autospeed.exitCode, 2);
+    QVERIFY2(autospeed.err.contains("a closed-loop driving metric, but model 'autospeed' does not drive"),
+             qPrintable(autospeed.err));
+    const CliResult typo =
+        runCli({"hpo", kSmoke, "--space", kSpace, "--trials", "2", "--db", db, "--objective", "full_fps", "--direction",
+                "maximize", "--objective", "driving_scor", "--direction", "maximize"},
+               m_dir.path());
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("did you mean driving_score?"), qPrintable(typo.err));
+    QVERIFY(!QFile::exists(db));
+}
+
+QTEST_GUILESS_MAIN(TestSearchDriving)
+#include "tst_search_driving.moc"
