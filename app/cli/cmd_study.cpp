@@ -90,10 +90,11 @@ int bestTrial(const Args& args)
         std::optional<HypervolumeReport> volume;
         if (const auto reference = args.value("reference"))
             volume = hypervolumeReport(*store, study.record(), *reference);
+        const std::vector<TrialLabel> labels = trialLabelsFromJson(study.record().userAttrs.value(kLabelsAttr, Json()));
         if (args.flag("json"))
-            std::cout << bestTrialsJson(front, volume).dump() << "\n";
+            std::cout << bestTrialsJson(front, volume, labels).dump() << "\n";
         else
-            std::cout << bestTrialsText(study.record(), front, volume);
+            std::cout << bestTrialsText(study.record(), front, volume, labels);
         if (front.empty())
             std::cerr << "study '" << printable(study.record().name) << "' has no complete feasible trial yet\n";
         return front.empty() ? kExitFailure : kExitOk;

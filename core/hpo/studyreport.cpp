@@ -112,7 +112,8 @@ HypervolumeReport hypervolumeReport(Store& store, const StudyRecord& study, cons
     return report;
 }
 
-nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front, const std::optional<HypervolumeReport>& volume)
+nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front, const std::optional<HypervolumeReport>& volume,
+                              const std::vector<TrialLabel>& labels)
 {
     nlohmann::json trials = nlohmann::json::array();
     for (const TrialRecord& t : front) {
@@ -123,6 +124,8 @@ nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front, const std::
         for (double v : t.values)
             values.push_back(jsonNumber(v));
         trials.push_back({{"number", t.number}, {"values", values}, {"params", params}});
+        if (!labels.empty())
+            trials.back()["labels"] = labelsOf(t, labels);
     }
     nlohmann::json out{{"best_trials", trials}};
     if (volume) {
@@ -136,7 +139,7 @@ nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front, const std::
 }
 
 std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front,
-                           const std::optional<HypervolumeReport>& volume)
+                           const std::optional<HypervolumeReport>& volume, const std::vector<TrialLabel>& labels)
 {
     std::vector<std::string> directions;
     for (StudyDirection d : study.directions)
@@ -149,8 +152,10 @@ std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialReco
             values.push_back(formatDouble(v));
         for (const TrialParam& p : t.params)
             params.push_back(printable(p.name) + "=" + printable(overrideText(p.value())));
-        text += "  trial " + std::to_string(t.number) + ": values " + join(values, ", ") +
-                (params.empty() ? "" : "  (" + join(params, " ") + ")") + "\n";
+        const std::vector<std::string> names = labelsOf(t, labels);
+        text += "  trial " + std::to_string(t.number) +
+                (names.empty() ? std::string() : " [" + printable(join(names, "; ")) + "]") + ": values " +
+                join(values, ", ") + (params.empty() ? "" : "  (" + join(params, " ") + ")") + "\n";
     }
     if (volume) {
         std::vector<std::string> reference;

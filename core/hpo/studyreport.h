@@ -3,6 +3,7 @@
 // for the CLI and the window alike.
 
 #include "core/hpo/study.h"
+#include "core/hpo/triallabels.h"
 #include "core/store/records.h"
 #include "core/store/store.h"
 
@@ -38,13 +39,15 @@ HypervolumeReport hypervolumeReport(Store& store, const StudyRecord& study, cons
 
 // {"best_trials": [{"number": N, "values": [...], "params": {...}}, ...]}: a multi-objective study's Pareto front, as
 // Optuna's Study.best_trials; with a hypervolume report also "reference", "hypervolume" and "hypervolume_history"
-// ([[trial number, hypervolume], ...]).
+// ([[trial number, hypervolume], ...]); with the study's labels (triallabels.h) each trial's "labels" it matches.
 nlohmann::json bestTrialsJson(const std::vector<TrialRecord>& front,
-                              const std::optional<HypervolumeReport>& volume = std::nullopt);
-// "Pareto front of 'STUDY' (minimize, maximize): N trials" and a line per trial: its values and parameters; then the
-// hypervolume line when there is a report.
+                              const std::optional<HypervolumeReport>& volume = std::nullopt,
+                              const std::vector<TrialLabel>& labels = {});
+// "Pareto front of 'STUDY' (minimize, maximize): N trials" and a line per trial: "trial N [LABEL]: values ...", its
+// parameters; then the hypervolume line when there is a report.
 std::string bestTrialsText(const StudyRecord& study, const std::vector<TrialRecord>& front,
-                           const std::optional<HypervolumeReport>& volume = std::nullopt);
+                           const std::optional<HypervolumeReport>& volume = std::nullopt,
+                           const std::vector<TrialLabel>& labels = {});
 
 // "created study 'NAME' (minimize|maximize[, ...], sampler {...}, pruner {...}) in LOCATION" (the settings' JSON).
 std::string studyCreatedText(const std::string& studyName, const StudyOptions& options, const std::string& location);

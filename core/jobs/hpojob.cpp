@@ -18,7 +18,8 @@ void checkResumeArgs(const cmdline::Args& args)
 {
     for (const char* option :
          {"space", "command", "config", "sampler", "pruner", "direction", "objective", "constraint", "study", "epochs",
-          "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout"})
+          "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout",
+          "labels"})
         if (args.value(option))
             throw InputError::forOption(option, std::string("--resume continues with the study's stored settings; --") +
                                                     option +
@@ -112,6 +113,7 @@ std::vector<std::string> HpoJob::toArgs() const
     addOption(words, "log-dir", logDir);
     addOption(words, "final-epochs", finalEpochs);
     addOption(words, "best-params", bestParams);
+    addOption(words, "labels", labels);
     addOption(words, "partition", partition);
     addOption(words, "backend", backend);
     addOption(words, "heartbeat-interval", heartbeatIntervalSeconds);
@@ -147,6 +149,7 @@ HpoJob HpoJob::fromArgs(const cmdline::Args& args)
     job.logDir = args.value("log-dir");
     job.finalEpochs = jobs::countOption(args, "final-epochs", 1);
     job.bestParams = args.value("best-params");
+    job.labels = args.value("labels");
     job.partition = args.value("partition");
     job.backend = args.value("backend");
     job.heartbeatIntervalSeconds = seconds(args, "heartbeat-interval");
@@ -193,6 +196,9 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
         {"best-params", "FILE",
          "where the best values go (default: <experiment.output_dir>/<study folder>/best_params.yaml)"},
         {"model", "NAME", "model plugin whose keys bare space names mean (default: experiment.model)"},
+        {"labels", "FILE",
+         "names for points of the space (NAME: {param: value, ...}, e.g. LEAD's variants): a trial with every value "
+         "of a name carries it in the Pareto view and study best"},
         {"resume", "STUDY", "continue a search that pitwall hpo started"},
         {"yes", "",
          "with --resume: run the study's stored command and write to its stored folders (shown first) even if you "

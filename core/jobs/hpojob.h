@@ -35,6 +35,7 @@ struct HpoJob {
     std::optional<std::string> logDir;
     std::optional<int> finalEpochs; // >= 1
     std::optional<std::string> bestParams;
+    std::optional<std::string> labels;    // --labels FILE: named points of the space (core/hpo/triallabels.h)
     std::optional<std::string> partition; // as given (checked when the search is set up)
     std::optional<std::string> backend;
     std::optional<double> heartbeatIntervalSeconds, heartbeatGraceSeconds; // > 0

@@ -3,6 +3,7 @@
 
 #include "core/config/workload.h"
 #include "core/hpo/study.h"
+#include "core/hpo/triallabels.h"
 #include "core/jobrun/jobsession.h"
 #include "core/jobs/hpojob.h"
 #include "core/pool/objectives.h"
@@ -107,6 +108,12 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
                                                  ": continue it with --resume " + p.studyName +
                                                  ", or name a new one with --study NAME");
     checkSampler(options, setup, p.settings, note);
+    std::vector<TrialLabel> labels;
+    if (spec.labelsPath) {
+        if (!setup.space)
+            throw InputError::forOption("labels", "--labels names points of the search space; give --space");
+        labels = parseTrialLabels(readTextFile(*spec.labelsPath), *spec.labelsPath, *setup.space);
+    }
     p.settings.logDir =
         absolutePath(spec.logDir.value_or((fs::path(outputDir(setup)) / studyFolder(p.studyName) / "hpo").string()));
     if (!store || !write)
@@ -115,6 +122,8 @@ void createStudy(const SearchSpec& spec, Store* store, bool write, Prepared& p,
     store->setStudyUserAttr(study.record().id, "objective", p.settings.objective);
     if (!p.settings.objectives.empty())
         store->setStudyUserAttr(study.record().id, "objectives", p.settings.objectives);
+    if (!labels.empty())
+        store->setStudyUserAttr(study.record().id, kLabelsAttr, trialLabelsJson(labels));
 }
 
 // What --partition auto measures: the search's configs and overrides on its backend, into its results database.

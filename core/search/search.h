@@ -33,6 +33,7 @@ struct SearchSpec {
                                             // "auto": what a stored measurement recommends (core/search/partitionauto.h)
     std::optional<std::string> backend;     // default: the stored one, else the config's device.backend
     std::optional<std::string> logDir;      // default <experiment.output_dir>/<study>/hpo
+    std::optional<std::string> labelsPath;  // a new study's named points (core/hpo/triallabels.h), kept with it
     std::optional<std::string> bestParamsPath; // default <experiment.output_dir>/<study>/best_params.yaml; resuming:
                                                // the path the study was started with
     bool confirmResume = false; // --yes: resume even when the stored command and folders are not ones this user

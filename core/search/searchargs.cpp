@@ -70,6 +70,7 @@ SearchSpec searchSpecFromJob(const HpoJob& job)
         spec.directions = job.directions;
         spec.study = job.studyOptions;
         spec.logDir = job.logDir;
+        spec.labelsPath = job.labels;
     }
     spec.finalEpochs = job.finalEpochs;
     spec.bestParamsPath = job.bestParams;

@@ -28,6 +28,8 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QXYSeries>
+#include "core/hpo/triallabels.h"
+
 #include <QtTest>
 
 #include <QListView>
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void namesTheObjectivesOfATwoObjectiveStudy();
     void drawsTheParetoFrontAndOpensATrial();
     void picksTheObjectivesOfAThreeObjectiveFront();
+    void namesTheTrialsOfNamedPoints();
     void drawsTheObjectiveChosenForTheOneObjectiveCharts();
     void greysImportanceFromFewTrials();
     void agreesOnTheBestTrial_data();
@@ -202,6 +205,46 @@ void TestStudyView::drawsTheParetoFrontAndOpensATrial()
     QTRY_COMPARE(tabs->count(), 1);
     QCOMPARE(tabs->tabText(0), QString("History"));
     QVERIFY(!tabs->tabBar()->isVisible());
+}
+
+// The study's labels (hpo --labels) name the trials with their values: "small lr" is lr 0.001 (trial #0), "mid lr"
+// lr 0.003 (#2), "absent" a value no trial has (not drawn). Each named label is a ring with its number and a legend
+// entry naming its trials; the front's tooltip lists them too. If this fails, LEAD's variants are not found on the
+// front of a speed-quality search.
+void TestStudyView::namesTheTrialsOfNamedPoints()
+{
+    const QString db = m_dir.filePath("named.db");
+    writeLossFpsStudy(db, "named", {{1.0, 100}, {0.5, 50}, {2.0, 40}, {0.8, 120}});
+    {
+        auto store = openStore(db.toStdString());
+        const std::vector<TrialLabel> labels{{"absent", {{"lr", 0.5}}}, {"small lr", {{"lr", 0.001}}},
+                                             {"mid lr", {{"lr", 0.003}}}};
+        store->setStudyUserAttr(store->requireStudy("named").id, kLabelsAttr, trialLabelsJson(labels));
+    }
+    ui::MainWindow window;
+    window.resize(1200, 760);
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "named", 10000);
+    ui::ParetoView* pareto = window.studyView()->pareto();
+    QTRY_COMPARE(pareto->frame().named.size(), std::size_t(2));
+    const ui::ParetoFrame& frame = pareto->frame();
+    QCOMPARE(frame.named[0].name, QString("small lr"));
+    QCOMPARE(frame.named[0].trials, std::vector<int>{0});
+    QCOMPARE(frame.named[0].points, (QList<QPointF>{{1.0, 100}}));
+    QCOMPARE(frame.named[1].name, QString("mid lr"));
+    QCOMPARE(frame.named[1].points, (QList<QPointF>{{2.0, 40}}));
+    QXYSeries* first = pareto->front()->find("named:0");
+    QVERIFY(first);
+    QCOMPARE(first->name(), QString("1  small lr (#0)"));
+    QCOMPARE(first->points(), (QList<QPointF>{{1.0, 100}}));
+    QCOMPARE(first->pointLabelsFormat(), QString("1"));
+    QCOMPARE(pareto->front()->find("named:1")->name(), QString("2  mid lr (#2)"));
+    QVERIFY2(pareto->front()->toolTip().contains("1  small lr (#0)\n2  mid lr (#2)"),
+             qPrintable(pareto->front()->toolTip()));
+    // The front keeps the Study view's larger share for a study of several objectives.
+    QVERIFY(window.studyView()->historyTabs()->height() > window.studyView()->height() / 3);
 }
 
 // Three objectives (all minimised): the front counts all three, the pickers choose the pair drawn. (1, 1, 9) and

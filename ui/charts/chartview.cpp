@@ -413,6 +413,11 @@ void ChartView::fitAxes()
         // The user's x range as it is (ticks on the multiples of a step that fits it); y fitted to what is in it.
         x0 = m_zoomLo, x1 = m_zoomHi;
         zoomedBounds(y0, y1);
+    } else if (m_padX && m_xKind == XAxis::Linear && std::isfinite(x0) && x1 > x0) {
+        // Markers at the extremes of x are not cut by the plot's edge either (as y's margin).
+        const double pad = (x1 - x0) * 0.03;
+        x0 = x0 >= 0 ? std::max(0.0, x0 - pad) : x0 - pad;
+        x1 += pad;
     }
     AxisRanges ranges = fittedRanges(x0, x1, y0, y1, m_logY, m_budget, wholeX, m_xKind);
     if (m_zoomed)

@@ -92,6 +92,8 @@ public:
 
     // A log y axis (whole decades); y <= 0 is not drawn. Redraws the curves.
     void setLogY(bool log);
+    // A scatter of points: x gets the margin y has, so a marker at an extreme is drawn whole (curves' x is not padded).
+    void setPadX(bool pad) { m_padX = pad; }
     bool logY() const { return m_logY; }
     void setAxisTitles(const QString& x, const QString& y);
     // The chart's title (an axis title that does not fit is appended to it: fitTitles).
@@ -172,6 +174,7 @@ private:
     QAbstractAxis* m_x = nullptr;
     QAbstractAxis* m_y = nullptr;
     bool m_logY = false;
+    bool m_padX = false;
     XAxis m_xKind = XAxis::Linear;
     int m_nextColor = 0;
     std::vector<StageMark> m_marks;

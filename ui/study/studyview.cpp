@@ -92,6 +92,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     connect(m_pareto, &ParetoView::trialActivated, this, &StudyView::trialActivated);
     connect(m_pareto, &ParetoView::axesChanged, this, [this] { draw(); });
     auto* top = new QSplitter(this);
+    m_top = top;
     top->addWidget(m_historyTabs);
     top->addWidget(m_intermediate);
     auto* middle = new QSplitter(this);
@@ -105,6 +106,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     middle->setStretchFactor(0, 3);
     middle->setStretchFactor(1, 1);
     auto* rows = new QSplitter(Qt::Vertical, this);
+    m_rows = rows;
     rows->addWidget(top);
     rows->addWidget(middle);
     rows->addWidget(m_timeline);
@@ -185,15 +187,18 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     std::vector<StudyDirection> directions{StudyDirection::Minimize};
     std::vector<std::string> names{"objective"};
     std::optional<int> paretoSize;
+    std::vector<TrialLabel> labels;
     for (const StudySummary& s : snapshot.studies)
         if (QString::fromStdString(s.study.name) == snapshot.focusStudy && !s.study.directions.empty()) {
             direction = s.study.directions[0];
             directions = s.study.directions;
             names = objectiveNames(s.study);
             paretoSize = s.paretoSize;
+            labels = trialLabelsFromJson(s.study.userAttrs.value(kLabelsAttr, Json()));
         }
     const bool otherObjectives = directions != m_directions || names != m_objectiveNames;
-    const bool objectivesChanged = otherObjectives || paretoSize != m_paretoSize;
+    const bool objectivesChanged = otherObjectives || paretoSize != m_paretoSize || labels.size() != m_labels.size();
+    m_labels = std::move(labels);
     m_directions = directions;
     m_objectiveNames = names;
     m_paretoSize = paretoSize;
@@ -284,6 +289,7 @@ StudyInput StudyView::makeInput() const
     if (m_directions.size() > 1) {
         input.directions = m_directions;
         input.paretoAxes = m_pareto->axes();
+        input.labels = m_labels;
     }
     input.objectiveName = QString::fromStdString(m_objectiveNames[m_shown]);
     input.trials = m_trials;
@@ -404,6 +410,23 @@ void StudyView::showObjective(std::size_t index)
     m_objectiveLabel->setVisible(several);
 }
 
+void StudyView::resizeRows(bool pareto)
+{
+    const QList<int> rows = m_rows->sizes(), top = m_top->sizes();
+    int height = 0, width = 0;
+    for (int h : rows)
+        height += h;
+    for (int w : top)
+        width += w;
+    if (height <= 0)
+        height = 740;
+    if (width <= 0)
+        width = 800;
+    m_rows->setSizes(pareto ? QList<int>{height * 50 / 100, height * 34 / 100, height * 16 / 100}
+                            : QList<int>{height * 280 / 740, height * 340 / 740, height * 120 / 740});
+    m_top->setSizes(pareto ? QList<int>{width * 2 / 3, width / 3} : QList<int>{width / 2, width / 2});
+}
+
 void StudyView::applyPareto(StudyFrame& frame)
 {
     const bool several = m_directions.size() > 1;
@@ -412,11 +435,15 @@ void StudyView::applyPareto(StudyFrame& frame)
         m_historyTabs->insertTab(0, m_pareto, tr("Pareto front"));
         m_historyTabs->insertTab(1, m_pareto->hypervolume(), tr("Hypervolume"));
         m_historyTabs->setCurrentIndex(0);
+        // The front is what a study of several objectives is read by: the top row gets half the height and the
+        // front two thirds of its width (the splitters still move).
+        resizeRows(true);
     } else if (!several && shown) {
         m_historyTabs->removeTab(m_historyTabs->indexOf(m_pareto->hypervolume()));
         m_historyTabs->removeTab(m_historyTabs->indexOf(m_pareto));
         m_pareto->hide();
         m_pareto->hypervolume()->hide();
+        resizeRows(false);
     }
     m_historyTabs->setTabText(m_historyTabs->indexOf(m_history),
                               several ? tr("History of %1").arg(QString::fromStdString(m_objectiveNames[m_shown]))

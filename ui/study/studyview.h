@@ -11,6 +11,7 @@
 // computed by a task off the GUI thread, one computation at a time; the GUI thread only swaps the frame in. A
 // change of the data cancels the computation in flight (its frame is dropped) and computes again.
 
+#include "core/hpo/triallabels.h"
 #include "core/store/records.h"
 
 #include <QPointer>
@@ -26,6 +27,8 @@ class QLabel;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
+
+class QSplitter;
 
 namespace pitwall::ui {
 
@@ -120,6 +123,11 @@ private:
     std::vector<StudyDirection> m_directions{StudyDirection::Minimize};
     std::vector<std::string> m_objectiveNames{"objective"};
     std::optional<int> m_paretoSize; // several objectives: trials on the Pareto front
+    std::vector<TrialLabel> m_labels; // the study's named points (core/hpo/triallabels.h)
+    QSplitter* m_rows = nullptr;      // the charts, parallel coordinates, the timeline
+    QSplitter* m_top = nullptr;       // the history (or front) tabs beside the intermediate values
+    // Proportions for a study of several objectives (the front larger) or of one.
+    void resizeRows(bool pareto);
     std::size_t m_shown = 0;         // the objective the one-objective charts are about (objectivePicker)
     QComboBox* m_objective = nullptr;
     QLabel* m_objectiveLabel = nullptr;

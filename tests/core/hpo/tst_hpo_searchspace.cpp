@@ -6,6 +6,8 @@
 #include "core/config/config.h"
 #include "core/hpo/searchspace.h"
 
+#include "core/hpo/triallabels.h"
+
 #include <QtTest>
 
 #include "tests/support/testpaths.h"
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void everyProblemAtOnce();
     void notUtf8IsRefused();
     void aliasBombIsRefused();
+    void labelsNamePointsOfTheSpace();
 
 private:
     Schema m_schema;
@@ -409,6 +412,56 @@ void TestSearchSpace::everyProblemAtOnce()
         QCOMPARE(e.diagnostics()[1].where.line, 2);
         QCOMPARE(e.diagnostics()[2].where.line, 3);
     }
+}
+
+// A labels file names points of the space by some of its parameters' values; a trial matches when it has every one
+// (numbers compared as numbers: 8 and 8.0 are one value); bad names and values are refused with file:line. If this
+// fails, LEAD's variants are labelled on trials that are not theirs, or a typo in a labels file passes silently.
+void TestSearchSpace::labelsNamePointsOfTheSpace()
+{
+    const SearchSpace space =
+        SearchSpace::parse("version: {type: categorical, values: [n, s]}\nlr: {type: loguniform, min: 1.0e-4, max: 1.0e-2}\n"
+                           "epochs: {type: int, min: 1, max: 10}\n",
+                           "space.yaml", m_schema, {"autospeed", "training.optimization"});
+    const std::vector<TrialLabel> labels =
+        parseTrialLabels("small: {version: n, epochs: 3}\nsmall slow: {version: n, epochs: 3, lr: 0.001}\n",
+                         "labels.yaml", space);
+    QCOMPARE(labels.size(), std::size_t(2));
+    QCOMPARE(labels[0].params["version"].get<std::string>(), std::string("n"));
+    QCOMPARE(labels[0].params["epochs"].get<long long>(), 3LL);
+    QCOMPARE(trialLabelsFromJson(trialLabelsJson(labels)).size(), std::size_t(2));
+
+    const auto trial = [](const std::string& version, double epochs, double lr) {
+        TrialRecord t;
+        const Distribution cat{Distribution::Kind::Categorical, 0, 0, false, std::nullopt, {"n", "s"}};
+        t.params.push_back({"version", version == "n" ? 0.0 : 1.0, cat});
+        t.params.push_back({"epochs", epochs, {Distribution::Kind::Int, 1, 10, false, 1.0, {}}});
+        t.params.push_back({"lr", lr, {Distribution::Kind::Float, 1e-4, 1e-2, true, std::nullopt, {}}});
+        return t;
+    };
+    QCOMPARE(labelsOf(trial("n", 3, 0.001), labels), (std::vector<std::string>{"small", "small slow"}));
+    QCOMPARE(labelsOf(trial("n", 3, 0.005), labels), (std::vector<std::string>{"small"}));
+    QVERIFY(labelsOf(trial("s", 3, 0.001), labels).empty());
+    QVERIFY(labelsOf(trial("n", 4, 0.001), labels).empty());
+
+    const auto problem = [&](const std::string& yaml) {
+        try {
+            parseTrialLabels(yaml, "labels.yaml", space);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    QVERIFY2(problem("a: {versoin: n}\n").find("labels.yaml:1:5: label 'a': 'versoin' is not a parameter of space.yaml "
+                                               "(did you mean version?)") != std::string::npos,
+             problem("a: {versoin: n}\n").c_str());
+    QVERIFY2(problem("a: {version: m}\n").find("labels.yaml:1:14: label 'a': 'm' is not one of version's values (n, s)") !=
+                 std::string::npos,
+             problem("a: {version: m}\n").c_str());
+    QVERIFY2(problem("a: {epochs: 11}\n").find("'11' is not a number in epochs's range [1, 10]") != std::string::npos,
+             problem("a: {epochs: 11}\n").c_str());
+    QVERIFY2(problem("a: {}\n").find("label 'a' needs parameter values") != std::string::npos, problem("a: {}\n").c_str());
+    QVERIFY2(problem("- a\n").find("a labels file maps each name") != std::string::npos, problem("- a\n").c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSearchSpace)

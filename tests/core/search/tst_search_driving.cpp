@@ -2,12 +2,14 @@
 // - a built-in search naming driving_score drives every completed trial on the same routes (hpo.driving.*), and the
 //   trial's second value is the driving score recorded with its run; its standard error is kept and can constrain;
 // - the routes pair: every trial's evaluation has the same route seeds, as many as hpo.driving.routes;
+// - LEAD's variants (--labels) are kept with the study and study best names the front's trials by them;
 // - a model that plans no waypoints (AutoSpeed-lite) is refused before anything is created, and a misspelt metric
 //   gets "did you mean".
 // If this fails, a speed-quality search scores its trials on different routes, or reports a driving score that is
 // not the one recorded with the trial's run.
 #include "../pool/schedtestutil.h"
 
+#include "core/hpo/triallabels.h"
 #include "core/store/store.h"
 
 #include <QtTest>
@@ -41,12 +43,24 @@ void TestSearchDriving::drivingScoreIsAnObjective()
     const CliResult r = runCli({"hpo", kSmoke, "hpo.driving.routes=5", "--space", kSpace, "--trials", "2", "--epochs",
                                 "1", "--partition", "DPX", "--db", db, "--study", "sq", "--sampler", "random",
                                 "--seed", "2", "--objective", "full_fps", "--direction", "maximize", "--objective",
-                                "driving_score", "--direction", "maximize", "--constraint", "driving_score_stderr<=1000"},
+                                "driving_score", "--direction", "maximize", "--constraint", "driving_score_stderr<=1000",
+                                "--labels", pitwall::test::sourcePath("/configs/transfuser/hpo/lead_variants.yaml")},
                                m_dir.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     const std::vector<TrialRecord> all = trials(db, "sq");
     QCOMPARE(all.size(), std::size_t(2));
     auto store = openStore(db.toStdString());
+    // LEAD's eight variants are kept with the study; study best names the ones its front trials are.
+    const std::vector<TrialLabel> labels =
+        trialLabelsFromJson(store->requireStudy("sq").userAttrs.value(kLabelsAttr, Json()));
+    QCOMPARE(labels.size(), std::size_t(8));
+    QCOMPARE(labels[2].name, std::string("Logits + nearest"));
+    const CliResult best = runCli({"study", "best", "--db", db, "--study", "sq", "--json"}, m_dir.path());
+    QCOMPARE(best.exitCode, 0);
+    for (const Json& t : Json::parse(best.out.toStdString())["best_trials"]) {
+        const TrialRecord& record = all.at(t["number"].get<std::size_t>());
+        QCOMPARE(t["labels"], Json(labelsOf(record, labels)));
+    }
     std::vector<BenchmarkRecord> drives = store->benchmarks("driving");
     QCOMPARE(drives.size(), std::size_t(2));
     const Json seeds = drives.front().parameters["route_seeds"];
@@ -93,6 +107,13 @@ void TestSearchDriving::aModelThatDoesNotDriveIsRefused()
                m_dir.path());
     QCOMPARE(typo.exitCode, 2);
     QVERIFY2(typo.err.contains("did you mean driving_score?"), qPrintable(typo.err));
+    const QString labels = writeFile(m_dir, "labels.yaml", "Baseline: {upsample_mode: bicubic}\n");
+    const CliResult bad = runCli({"hpo", kSmoke, "--space", kSpace, "--trials", "2", "--db", db, "--labels", labels},
+                                 m_dir.path());
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("labels.yaml:1:27: label 'Baseline': 'bicubic' is not one of upsample_mode's values "
+                              "(bilinear, nearest)"),
+             qPrintable(bad.err));
     QVERIFY(!QFile::exists(db));
 }
 

@@ -48,7 +48,7 @@ QList<QPointF> staircaseOf(QList<QPointF> front, StudyDirection xDirection)
 } // namespace
 
 ParetoFrame computeParetoFrame(const std::vector<TrialRecord>& trials, const std::vector<StudyDirection>& directions,
-                               int x, int y)
+                               int x, int y, const std::vector<TrialLabel>& labels)
 {
     ParetoFrame frame;
     const int objectives = static_cast<int>(directions.size());
@@ -68,6 +68,17 @@ ParetoFrame computeParetoFrame(const std::vector<TrialRecord>& trials, const std
         if (!std::isfinite(p.x()) || !std::isfinite(p.y()))
             continue;
         frame.hits.emplace_back(p, t.number);
+        if (!labels.empty()) {
+            if (frame.named.empty())
+                for (const TrialLabel& l : labels)
+                    frame.named.push_back({QString::fromStdString(l.name), {}, {}});
+            for (const std::string& name : labelsOf(t, labels))
+                for (ParetoFrame::Named& n : frame.named)
+                    if (n.name == QString::fromStdString(name)) {
+                        n.points << p;
+                        n.trials.push_back(t.number);
+                    }
+        }
         if (onFront[i]) {
             frame.front << p;
             frame.frontTrials.push_back(t.number);
@@ -77,6 +88,7 @@ ParetoFrame computeParetoFrame(const std::vector<TrialRecord>& trials, const std
             frame.infeasible << p;
         }
     }
+    std::erase_if(frame.named, [](const ParetoFrame::Named& n) { return n.points.isEmpty(); });
     if (objectives == 2)
         frame.staircase = staircaseOf(frame.front, directions[frame.x]);
     std::vector<std::vector<double>> minimised;
@@ -102,6 +114,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_front->setObjectName("paretoFront");
     m_front->setEmptyText(tr("Complete trials appear here, the Pareto front in green, as the search tells them."));
     m_markers = new MarkerLayer(m_front);
+    m_front->setPadX(true);
     m_hypervolume = new ChartView(tr("Hypervolume"), this);
     m_hypervolume->setObjectName("hypervolumeHistory");
     m_hypervolume->setAxisTitles(tr("trial"), tr("hypervolume"));
@@ -212,13 +225,50 @@ void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& 
         marker->setVisible(!m_frame.infeasible.isEmpty());
     for (QLegendMarker* marker : m_front->chart()->legend()->markers(knee))
         marker->setVisible(m_frame.kneeTrial.has_value());
+    // Named points: a ring per trial with the label's number beside it (names would print over each other), the
+    // legend naming each label and its trials.
+    for (std::size_t i = 0; i < std::max(m_frame.named.size(), m_namedSeries); ++i) {
+        const QString key = QStringLiteral("named:%1").arg(i);
+        auto* series = qobject_cast<QScatterSeries*>(m_front->find(key));
+        if (!series) {
+            series = new QScatterSeries;
+            series->setMarkerSize(14);
+            series->setColor(Qt::transparent);
+            series->setPointLabelsClipping(false);
+            series->setPointLabelsVisible(true);
+            m_front->addSeries(key, series);
+            ++m_namedSeries;
+        }
+        const bool used = i < m_frame.named.size();
+        QStringList trials;
+        if (used)
+            for (int t : m_frame.named[i].trials)
+                trials << QStringLiteral("#%1").arg(t);
+        series->setBorderColor(pal.color(QPalette::Text));
+        series->setPointLabelsColor(pal.color(QPalette::Text));
+        series->setPointLabelsFormat(QString::number(i + 1));
+        series->setName(used ? QStringLiteral("%1  %2 (%3)").arg(i + 1).arg(m_frame.named[i].name, trials.join(", "))
+                             : QString());
+        m_front->setPoints(series, used ? m_frame.named[i].points : QList<QPointF>{});
+        for (QLegendMarker* marker : m_front->chart()->legend()->markers(series))
+            marker->setVisible(used);
+    }
     const QString xLabel = objectiveLabel(names, directions, m_frame.x);
     const QString yLabel = objectiveLabel(names, directions, m_frame.y);
     m_front->setAxisTitles(xLabel, yLabel);
     // A small chart drops its axis titles (ChartView::fitTitles): the tooltip always names both.
-    m_front->setToolTip(tr("x: %1\ny: %2\nClick a trial to open it. Drag to zoom, Ctrl+drag a box, double click to "
-                           "reset.")
-                            .arg(xLabel, yLabel));
+    // The named points too: a short chart's legend may not have room for all of them.
+    QStringList named;
+    for (std::size_t i = 0; i < m_frame.named.size(); ++i) {
+        QStringList trials;
+        for (int t : m_frame.named[i].trials)
+            trials << QStringLiteral("#%1").arg(t);
+        named << QStringLiteral("%1  %2 (%3)").arg(i + 1).arg(m_frame.named[i].name, trials.join(", "));
+    }
+    m_front->setToolTip(tr("x: %1\ny: %2\n%3Click a trial to open it. Drag to zoom, Ctrl+drag a box, double click "
+                           "to reset.")
+                            .arg(xLabel, yLabel,
+                                 named.isEmpty() ? QString() : named.join(QLatin1Char('\n')) + QLatin1Char('\n')));
     QString title = tr("Pareto front: %1 of %2 trials").arg(m_frame.front.size()).arg(m_frame.hits.size());
     if (m_frame.kneeTrial)
         title += tr(", knee #%1").arg(*m_frame.kneeTrial);

@@ -12,6 +12,7 @@
 // The widget is the front's page (pickers and chart); the hypervolume chart is a second page the owner places.
 // The points are computed off the GUI thread with the Study view's frame (computeParetoFrame); setFrame only draws.
 
+#include "core/hpo/triallabels.h"
 #include "core/store/records.h"
 
 #include <QList>
@@ -43,11 +44,19 @@ struct ParetoFrame {
     QPointF knee;
     QList<QPointF> hypervolume;              // (trial number, hypervolume of the front so far)
     std::vector<double> reference;           // the hypervolume's reference (empty: no counted trial)
+    // Named points of the space (the study's labels, core/hpo/triallabels.h) that drawn trials match, in the labels'
+    // order: each label's trials and their points.
+    struct Named {
+        QString name;
+        QList<QPointF> points;
+        std::vector<int> trials;
+    };
+    std::vector<Named> named;
 };
 
 // Pure: any thread. x and y are clamped to the objectives there are.
 ParetoFrame computeParetoFrame(const std::vector<TrialRecord>& trials, const std::vector<StudyDirection>& directions,
-                               int x, int y);
+                               int x, int y, const std::vector<TrialLabel>& labels = {});
 
 class ParetoView : public QWidget {
     Q_OBJECT
@@ -89,6 +98,7 @@ private:
     QComboBox* m_yPick = nullptr;
     QWidget* m_pickers = nullptr;
     ParetoFrame m_frame;
+    std::size_t m_namedSeries = 0; // "named:I" series made so far (reused; the unused ones are emptied)
 };
 
 } // namespace pitwall::ui

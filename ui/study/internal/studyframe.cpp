@@ -250,7 +250,8 @@ StudyFrame computeStudyFrame(const StudyInput& input, const std::function<bool()
 
     historyFrame(input, trials, objective, frame);
     if (input.directions.size() > 1)
-        frame.pareto = computeParetoFrame(original, input.directions, input.paretoAxes.first, input.paretoAxes.second);
+        frame.pareto = computeParetoFrame(original, input.directions, input.paretoAxes.first, input.paretoAxes.second,
+                                          input.labels);
     if (input.completeColor.isValid() && input.prunedColor.isValid())
         historyMarkers(input, frame);
     if (stop())

@@ -32,6 +32,7 @@ struct StudyInput {
     StudyDirection direction = StudyDirection::Minimize;
     std::vector<StudyDirection> directions; // several: the Pareto frame is computed too
     std::pair<int, int> paretoAxes{0, 1};   // the objectives the Pareto front is drawn in
+    std::vector<TrialLabel> labels;         // the study's named points (triallabels.h): the front names them
     // Several objectives: the one the history, top k, parallel coordinates and importance are about (projectObjective;
     // `direction` and `objectiveName` are its own).
     std::size_t objectiveIndex = 0;
