@@ -260,6 +260,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "final-epochs",
                              "best-params",
                              "model",
+                             "labels",
                              "resume",
                              "log-dir",
                              "heartbeat-interval",
@@ -268,7 +269,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "trial-timeout",
                              "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(40));
+    QCOMPARE(search.size(), std::size_t(41));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
