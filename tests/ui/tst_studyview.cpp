@@ -282,6 +282,32 @@ void TestStudyView::picksTheObjectivesOfAThreeObjectiveFront()
                  ? pareto->front()->chart()->title().contains("objective 3 (minimised)")
                  : pareto->front()->chart()->axes(Qt::Vertical).value(0)->titleText() == "objective 3 (minimised)",
              true);
+
+    // The scatter matrix: a tab after the hypervolume, every trial in every pair, the front's two in green; its
+    // diagonal names the objectives; a click on the cell of row 1 (objective 2) and column 2 (objective 3) draws
+    // that pair on the front page.
+    QTabWidget* tabs = window.studyView()->historyTabs();
+    ui::ParetoMatrix* matrix = pareto->matrix();
+    QCOMPARE(tabs->indexOf(matrix), 2);
+    QCOMPARE(tabs->tabText(2), QString("Scatter matrix"));
+    QCOMPARE(matrix->objectives(), 3);
+    QCOMPARE(matrix->points().size(), std::size_t(3));
+    QCOMPARE(std::count_if(matrix->points().begin(), matrix->points().end(),
+                           [](const ui::ParetoMatrix::Point& p) { return p.kind == ui::ParetoMatrix::Kind::Front; }),
+             2);
+    QCOMPARE(matrix->chosen(), (std::pair<int, int>{0, 2}));
+    tabs->setCurrentWidget(matrix);
+    QTRY_VERIFY(matrix->isVisible() && matrix->width() > 100);
+    // Trial #2 (2, 2, 9) where the matrix draws it in the cell of objective 1 (x) against objective 2 (y).
+    const QPointF at = matrix->position(1, 0, 2, 2);
+    QCOMPARE(matrix->trialAt(at.toPoint()), std::optional<int>(2));
+    QTest::mouseClick(matrix, Qt::LeftButton, {}, matrix->cellRect(1, 2).center());
+    QTRY_COMPARE(pareto->frame().x, 2);
+    QTRY_COMPARE(pareto->frame().y, 1);
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(pareto));
+    QTRY_VERIFY(window.viewReady(ui::View::Study));
+    QCOMPARE(pareto->frame().front, (QList<QPointF>{{9, 1}, {1, 9}}));
+    QCOMPARE(matrix->chosen(), (std::pair<int, int>{2, 1}));
 }
 
 // Several objectives: "Charts of:" picks the objective the history, parallel coordinates and importance are about.

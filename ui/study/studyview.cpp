@@ -91,6 +91,7 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     m_pareto->hypervolume()->hide();
     connect(m_pareto, &ParetoView::trialActivated, this, &StudyView::trialActivated);
     connect(m_pareto, &ParetoView::axesChanged, this, [this] { draw(); });
+    connect(m_pareto, &ParetoView::frontWanted, this, [this] { m_historyTabs->setCurrentWidget(m_pareto); });
     auto* top = new QSplitter(this);
     m_top = top;
     top->addWidget(m_historyTabs);
@@ -444,6 +445,16 @@ void StudyView::applyPareto(StudyFrame& frame)
         m_pareto->hide();
         m_pareto->hypervolume()->hide();
         resizeRows(false);
+    }
+    // Three or more objectives: the scatter matrix of every pair, after the hypervolume.
+    const bool matrix = m_directions.size() > 2;
+    const int matrixAt = m_historyTabs->indexOf(m_pareto->matrix());
+    if (matrix && matrixAt < 0)
+        m_historyTabs->insertTab(m_historyTabs->indexOf(m_pareto->hypervolume()) + 1, m_pareto->matrix(),
+                                 tr("Scatter matrix"));
+    else if (!matrix && matrixAt >= 0) {
+        m_historyTabs->removeTab(matrixAt);
+        m_pareto->matrix()->hide();
     }
     m_historyTabs->setTabText(m_historyTabs->indexOf(m_history),
                               several ? tr("History of %1").arg(QString::fromStdString(m_objectiveNames[m_shown]))

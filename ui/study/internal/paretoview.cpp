@@ -68,6 +68,11 @@ ParetoFrame computeParetoFrame(const std::vector<TrialRecord>& trials, const std
         if (!std::isfinite(p.x()) || !std::isfinite(p.y()))
             continue;
         frame.hits.emplace_back(p, t.number);
+        if (objectives > 2)
+            frame.matrix.push_back({t.values, t.number,
+                                    onFront[i]      ? ParetoMatrix::Kind::Front
+                                    : isFeasible(t) ? ParetoMatrix::Kind::Dominated
+                                                    : ParetoMatrix::Kind::Infeasible});
         if (!labels.empty()) {
             if (frame.named.empty())
                 for (const TrialLabel& l : labels)
@@ -120,6 +125,14 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_hypervolume->setAxisTitles(tr("trial"), tr("hypervolume"));
     m_hypervolume->setEmptyText(tr("The front's hypervolume after each complete trial appears here."));
     m_hypervolume->chart()->legend()->hide();
+    m_matrix = new ParetoMatrix(this);
+    m_matrix->hide();
+    connect(m_matrix, &ParetoMatrix::pairChosen, this, [this](int x, int y) {
+        m_xPick->setCurrentIndex(x);
+        m_yPick->setCurrentIndex(y);
+        Q_EMIT axesChanged();
+        Q_EMIT frontWanted();
+    });
     m_xPick = new QComboBox(this);
     m_xPick->setObjectName("paretoX");
     m_yPick = new QComboBox(this);
@@ -191,6 +204,10 @@ void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& 
     setPickerItems(m_xPick, labels, m_frame.x);
     setPickerItems(m_yPick, labels, m_frame.y);
     m_pickers->setVisible(directions.size() > 2);
+    QStringList plainNames;
+    for (std::size_t i = 0; i < directions.size(); ++i)
+        plainNames << (i < names.size() ? QString::fromStdString(names[i]) : tr("objective %1").arg(i + 1));
+    m_matrix->setData(m_frame.matrix, plainNames, directions, {m_frame.x, m_frame.y});
 
     const QPalette pal = palette();
     const QColor dominatedColor = stateColor("COMPLETE", pal);

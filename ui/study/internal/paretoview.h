@@ -6,11 +6,14 @@
 //   two objectives, joined by the front's staircase (the edge of the region it dominates); dominated trials are in
 //   the complete colour; infeasible ones (a constraint > 0) grey; the knee (kneeIndex) is a star. A click on a marker
 //   opens that trial (trialActivated).
+// - Scatter matrix (three or more objectives): every pair at once (paretomatrix.h); a click draws a pair on the front.
 // - Hypervolume: the front's hypervolume after each counted trial (hypervolumeHistory), from defaultReference (the
 //   worst counted values pushed 10 % out), named in the chart's title.
 //
 // The widget is the front's page (pickers and chart); the hypervolume chart is a second page the owner places.
 // The points are computed off the GUI thread with the Study view's frame (computeParetoFrame); setFrame only draws.
+
+#include "ui/study/internal/paretomatrix.h"
 
 #include "core/hpo/triallabels.h"
 #include "core/store/records.h"
@@ -52,6 +55,8 @@ struct ParetoFrame {
         std::vector<int> trials;
     };
     std::vector<Named> named;
+    // Three or more objectives: every drawn trial in every objective, for the scatter matrix.
+    std::vector<ParetoMatrix::Point> matrix;
 };
 
 // Pure: any thread. x and y are clamped to the objectives there are.
@@ -69,6 +74,8 @@ public:
 
     ChartView* front() const { return m_front; }
     ChartView* hypervolume() const { return m_hypervolume; }
+    // The scatter matrix page (three or more objectives), placed by the owner as the hypervolume page is.
+    ParetoMatrix* matrix() const { return m_matrix; }
     MarkerLayer* markers() const { return m_markers; }
     QComboBox* xPicker() const { return m_xPick; }
     QComboBox* yPicker() const { return m_yPick; }
@@ -89,10 +96,12 @@ public:
 Q_SIGNALS:
     void trialActivated(int number);
     void axesChanged(); // the user picked another pair of objectives: the Study view computes again
+    void frontWanted(); // a cell of the scatter matrix was chosen: its pair is on the front page now
 
 private:
     ChartView* m_front = nullptr;
     ChartView* m_hypervolume = nullptr;
+    ParetoMatrix* m_matrix = nullptr;
     MarkerLayer* m_markers = nullptr;
     QComboBox* m_xPick = nullptr;
     QComboBox* m_yPick = nullptr;
