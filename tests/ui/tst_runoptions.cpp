@@ -184,6 +184,12 @@ void TestRunOptions::wordsGoBackIntoTheFields_data()
                                            "searchPruner",      "hyperband", "searchDirection", "maximize",
                                            "searchObjective",   "val/loss"};
     QTest::newRow("search, defaults") << ui::RunKind::Search << QStringList{"searchSpaceFile", "/s/space.yaml"};
+    QTest::newRow("search, two objectives and labels")
+        << ui::RunKind::Search
+        << QStringList{"searchSpaceFile",  "/s/space.yaml",  "searchObjective",  "val/waypoint_l1",
+                       "searchDirection",  "minimize",       "searchObjective2", "driving_score",
+                       "searchDirection2", "maximize",       "searchSampler",    "nsga2",
+                       "searchLabelsFile", "/s/labels.yaml"};
     QTest::newRow("search, partition auto")
         << ui::RunKind::Search << QStringList{"searchSpaceFile", "/s/space.yaml", "searchPartitionAuto", "on"};
     QTest::newRow("variants") << ui::RunKind::Variants
@@ -212,6 +218,15 @@ void TestRunOptions::wordsGoBackIntoTheFields()
     // A ticked box is its option: partition auto, or a recommendation run that leaves batch sizes and epochs to it.
     QCOMPARE(words.join(' ').contains("--partition auto"), typed.contains("searchPartitionAuto"));
     QCOMPARE(words.contains("--recommend"), typed.contains("partitionRecommend"));
+    // A second objective is a second --objective/--direction pair, after the first.
+    if (typed.contains("searchObjective2")) {
+        const QString line = words.join(' ');
+        QVERIFY2(line.contains("--objective val/waypoint_l1") && line.contains("--objective driving_score") &&
+                     line.indexOf("--objective val/waypoint_l1") < line.indexOf("--objective driving_score") &&
+                     line.contains("--direction minimize") && line.contains("--direction maximize") &&
+                     line.contains("--labels /s/labels.yaml") && line.contains("--sampler nsga2"),
+                 qPrintable(line));
+    }
     if (typed.contains("partitionRecommend"))
         QVERIFY2(!words.contains("--batch-sizes") && !words.contains("--epochs"), qPrintable(words.join(' ')));
 

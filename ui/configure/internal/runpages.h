@@ -53,6 +53,9 @@ private:
     QComboBox* m_pruner = nullptr;
     QComboBox* m_objective = nullptr;
     QComboBox* m_direction = nullptr;
+    QComboBox* m_objective2 = nullptr; // a second objective ("" for one), with its direction
+    QComboBox* m_direction2 = nullptr;
+    QLineEdit* m_labels = nullptr;     // --labels
     QSpinBox* m_finalEpochs = nullptr;
     QLineEdit* m_study = nullptr;
     QLineEdit* m_space = nullptr;

@@ -2,6 +2,7 @@
 
 #include "core/config/schema.h"
 #include "core/jobs/hpojob.h"
+#include "core/pool/objectives.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -26,20 +27,47 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
              {"trials"});
     m_epochs = spinBox(this, "searchEpochs", 0, 100000, 0, tr("config's"));
     addField(tr("Epochs per trial"), m_epochs, tr("Epochs of every enabled stage per trial (--epochs)"), {"epochs"});
-    m_sampler =
-        comboBox(this, "searchSampler", {QStringLiteral("tpe"), QStringLiteral("random"), QStringLiteral("grid")});
-    addField(tr("Sampler"), m_sampler, tr("TPE (default), random, or grid over the listed values"), {"sampler"});
+    // Pairs share a row (sampler and pruner; each objective and its direction): the page keeps its height at 1024x700.
+    const auto pair = [this](QWidget* first, const QString& between, QWidget* second) {
+        auto* row = new QWidget(this);
+        auto* layout = new QHBoxLayout(row);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(first, 1);
+        if (!between.isEmpty())
+            layout->addWidget(new QLabel(between, row));
+        layout->addWidget(second, 1);
+        return row;
+    };
+    m_sampler = comboBox(this, "searchSampler",
+                         {QStringLiteral("tpe"), QStringLiteral("random"), QStringLiteral("grid"),
+                          QStringLiteral("nsga2")});
     m_pruner = comboBox(
         this, "searchPruner",
         {QStringLiteral("median"), QStringLiteral("sha"), QStringLiteral("hyperband"), QStringLiteral("none")});
-    addField(tr("Pruner"), m_pruner, tr("Stops unpromising trials early from their per-epoch objective"), {"pruner"});
+    m_pruner->setToolTip(tr("Stops unpromising trials early from their per-epoch objective"));
+    pair(m_sampler, tr("Pruner"), m_pruner);
+    addField(tr("Sampler"), m_sampler,
+             tr("TPE (default), random, grid over the listed values, or NSGA-II (for several objectives); the pruner "
+                "stops unpromising trials early from their per-epoch objective"),
+             {"sampler", "pruner"});
     m_objective = comboBox(this, "searchObjective", {});
     m_objective->setEditable(true);
-    addField(tr("Objective"), m_objective, tr("Validation metric to optimise; empty: the config's hpo.objective"),
-             {"objective"});
     m_direction =
         comboBox(this, "searchDirection", {tr("config's"), QStringLiteral("minimize"), QStringLiteral("maximize")});
-    addField(tr("Direction"), m_direction, tr("Whether a lower or higher objective is better"), {"direction"});
+    pair(m_objective, QString(), m_direction);
+    addField(tr("Objective"), m_objective,
+             tr("Validation metric to optimise and whether lower or higher is better; empty: the config's "
+                "hpo.objective and hpo.direction"),
+             {"objective", "direction"});
+    m_objective2 = comboBox(this, "searchObjective2", {});
+    m_objective2->setEditable(true);
+    m_direction2 = comboBox(this, "searchDirection2", {QStringLiteral("minimize"), QStringLiteral("maximize")});
+    pair(m_objective2, QString(), m_direction2);
+    addField(tr("Second objective"), m_objective2,
+             tr("Optional: a second objective makes the search find a Pareto front. Any metric a trial records: a "
+                "validation metric, full_fps, compute_fps, or (for a model that drives) driving_score and its kin; "
+                "give the first objective its direction too"),
+             {});
     m_finalEpochs = spinBox(this, "searchFinalEpochs", 0, 100000, 0, tr("none"));
     addField(tr("Final comparison epochs"), m_finalEpochs,
              tr("Afterwards, retrain the default and the best configuration for N epochs and compare them on the "
@@ -52,6 +80,11 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
                          tr("YAML (*.yaml *.yml)"));
     addField(tr("Space file"), m_space,
              tr("A search space YAML (AutoSpeed's format); empty: the rows of the Search space tab"), {"space"});
+    m_labels = withBrowse(lineEdit(this, "searchLabelsFile", tr("none")), PathKind::File, tr("YAML (*.yaml *.yml)"));
+    addField(tr("Labels file"), m_labels,
+             tr("Names for points of the space (NAME: {param: value, ...}), such as LEAD's variants in "
+                "configs/transfuser/hpo/lead_variants.yaml: the Pareto front and study best name the trials"),
+             {"labels"});
     // The workers' mode is the Devices tab's; the box beside it chooses it by measurement instead (one row: the page
     // keeps its height at 1024x700).
     auto* workers = new QWidget(this);
@@ -89,6 +122,14 @@ std::vector<std::string> SearchPage::words(const RunContext& context) const
     if (m_direction->currentIndex() > 0)
         if (const auto direction = parseStudyDirection(m_direction->currentText().toStdString()))
             job.directions = {*direction};
+    if (const auto second = given(m_objective2->currentText())) { // a pair each, as the spec reads them
+        job.objectives.resize(1);
+        job.objectives.push_back(*second);
+        if (const auto direction = parseStudyDirection(m_direction2->currentText().toStdString()))
+            job.directions.push_back(*direction);
+    }
+    if (given(m_labels->text()))
+        job.labels = absolutePath(m_labels->text().trimmed());
     job.finalEpochs = givenNumber(m_finalEpochs);
     job.study = given(m_study->text());
     if (m_partitionAuto->isChecked())
@@ -103,9 +144,9 @@ void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList
     if (job.resume)
         throw InputError(
             tr("this job continues an earlier one (--resume); Resume it from the Jobs panel instead").toStdString());
-    if (job.directions.size() > 1 || job.objectives.size() > 1 || !job.constraints.empty())
-        throw InputError(tr("this job has several objectives or constraints, which this form does not edit yet; run "
-                            "it with pitwall hpo")
+    if (job.directions.size() > 2 || job.objectives.size() > 2 || !job.constraints.empty())
+        throw InputError(tr("this job has more than two objectives or has constraints, which this form does not edit "
+                            "yet; run it with pitwall hpo")
                              .toStdString());
     configFiles << toQt(job.configs);
     overrides << toQt(job.overrides);
@@ -123,6 +164,11 @@ void SearchPage::setFromWords(const std::vector<std::string>& words, QStringList
             QString::fromStdString(std::string(studyDirectionName(job.directions.front()))).toLower());
     else
         m_direction->setCurrentIndex(0);
+    m_objective2->setCurrentText(QString::fromStdString(job.objectives.size() > 1 ? job.objectives[1] : ""));
+    m_direction2->setCurrentText(
+        job.directions.size() > 1 ? QString::fromStdString(std::string(studyDirectionName(job.directions[1]))).toLower()
+                                  : QStringLiteral("minimize"));
+    m_labels->setText(QString::fromStdString(job.labels.value_or("")));
 }
 
 QStringList SearchPage::knownObjectives() const
@@ -145,6 +191,15 @@ void SearchPage::setModel(const QString& model)
     m_objective->addItem(QString()); // the config's hpo.objective
     m_objective->addItems(knownObjectives());
     m_objective->setCurrentText(keep);
+    // The second objective: any metric a trial records (core/search's checkRecordedKey says which).
+    const QString keep2 = m_objective2->currentText();
+    m_objective2->clear();
+    m_objective2->addItem(QString()); // one objective
+    m_objective2->addItems(knownObjectives() + QStringList{QStringLiteral("full_fps"), QStringLiteral("compute_fps")});
+    if (m_schema && m_schema->drives(model.toStdString()))
+        for (const char* metric : kDrivingMetrics)
+            m_objective2->addItem(QString::fromLatin1(metric));
+    m_objective2->setCurrentText(keep2);
 }
 
 void SearchPage::showWorkers()
@@ -173,12 +228,22 @@ void SearchPage::checkFields(const RunCheckContext& context)
         needPath(m_space, PathKind::File, tr("a search space file"));
     else if (!context.spaceProblems.isEmpty())
         fail(m_space, tr("the Search space tab has problems: %1").arg(context.spaceProblems));
+    const bool two = !m_objective2->currentText().trimmed().isEmpty();
     if (const QString objective = m_objective->currentText().trimmed(); !objective.isEmpty() && m_schema) {
-        const QStringList known = knownObjectives();
+        QStringList known = knownObjectives();
+        if (two) // with several objectives any recorded metric counts: the second's list
+            for (int i = 1; i < m_objective2->count(); ++i)
+                if (!known.contains(m_objective2->itemText(i)))
+                    known << m_objective2->itemText(i);
         if (!known.isEmpty() && !known.contains(objective))
             fail(m_objective, tr("%1 is not a metric the %2 model records (it records %3)")
                                   .arg(objective, m_model, known.join(QStringLiteral(", "))));
     }
+    if (two && (m_objective->currentText().trimmed().isEmpty() || m_direction->currentIndex() == 0))
+        fail(m_objective, tr("with a second objective, name the first one and give it a direction (minimize or "
+                             "maximize)"));
+    if (!m_labels->text().trimmed().isEmpty())
+        needPath(m_labels, PathKind::File, tr("a labels file"));
 }
 
 } // namespace pitwall::ui
