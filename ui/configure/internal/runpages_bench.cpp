@@ -95,7 +95,7 @@ PartitionsPage::PartitionsPage(QWidget* parent)
     // Beside the fields it replaces, not a row of its own (the page keeps its height at 1024x700).
     m_recommend = new QCheckBox(tr("Recommend: a brief run at the config's batch size"), this);
     m_recommend->setObjectName("partitionRecommend");
-    m_recommend->setToolTip(tr("--recommend: every mode at the config's batch size for 1 epoch; the measurement is "
+    m_recommend->setToolTip(tr("Every mode at the config's batch size for 1 epoch; the measurement is "
                                "stored for a search with partition auto and the Devices tab"));
     addRow(QString(), m_recommend);
     connect(m_recommend, &QCheckBox::toggled, this, [this](bool on) {

@@ -96,7 +96,7 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
     m_partitionAuto = new QCheckBox(tr("auto"), workers);
     m_partitionAuto->setObjectName("searchPartitionAuto");
     m_partitionAuto->setToolTip(
-        tr("--partition auto: instead of the Devices tab's mode, the mode a stored measurement of this config on this "
+        tr("Instead of the Devices tab's mode, the mode a stored measurement of this config on this "
            "machine "
            "recommends (Devices tab); without one the search measures every mode briefly first"));
     // No taller than the text beside it (a box's indicator would add a few pixels to the page).

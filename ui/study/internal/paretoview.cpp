@@ -195,6 +195,38 @@ void ParetoView::setPickerItems(QComboBox* pick, const QStringList& items, int i
     pick->setCurrentIndex(index);
 }
 
+// Named points: a ring per trial with the label's number beside it (names would print over each other), the legend
+// naming each label and its trials; the series made for an earlier frame are reused or emptied.
+void ParetoView::drawNamed(const QPalette& pal)
+{
+    for (std::size_t i = 0; i < std::max(m_frame.named.size(), m_namedSeries); ++i) {
+        const QString key = QStringLiteral("named:%1").arg(i);
+        auto* series = qobject_cast<QScatterSeries*>(m_front->find(key));
+        if (!series) {
+            series = new QScatterSeries;
+            series->setMarkerSize(14);
+            series->setColor(Qt::transparent);
+            series->setPointLabelsClipping(false);
+            series->setPointLabelsVisible(true);
+            m_front->addSeries(key, series);
+            ++m_namedSeries;
+        }
+        const bool used = i < m_frame.named.size();
+        QStringList trials;
+        if (used)
+            for (int t : m_frame.named[i].trials)
+                trials << QStringLiteral("#%1").arg(t);
+        series->setBorderColor(pal.color(QPalette::Text));
+        series->setPointLabelsColor(pal.color(QPalette::Text));
+        series->setPointLabelsFormat(QString::number(i + 1));
+        series->setName(used ? QStringLiteral("%1  %2 (%3)").arg(i + 1).arg(m_frame.named[i].name, trials.join(", "))
+                             : QString());
+        m_front->setPoints(series, used ? m_frame.named[i].points : QList<QPointF>{});
+        for (QLegendMarker* marker : m_front->chart()->legend()->markers(series))
+            marker->setVisible(used);
+    }
+}
+
 void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& directions,
                           const std::vector<std::string>& names)
 {
@@ -242,34 +274,7 @@ void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& 
         marker->setVisible(!m_frame.infeasible.isEmpty());
     for (QLegendMarker* marker : m_front->chart()->legend()->markers(knee))
         marker->setVisible(m_frame.kneeTrial.has_value());
-    // Named points: a ring per trial with the label's number beside it (names would print over each other), the
-    // legend naming each label and its trials.
-    for (std::size_t i = 0; i < std::max(m_frame.named.size(), m_namedSeries); ++i) {
-        const QString key = QStringLiteral("named:%1").arg(i);
-        auto* series = qobject_cast<QScatterSeries*>(m_front->find(key));
-        if (!series) {
-            series = new QScatterSeries;
-            series->setMarkerSize(14);
-            series->setColor(Qt::transparent);
-            series->setPointLabelsClipping(false);
-            series->setPointLabelsVisible(true);
-            m_front->addSeries(key, series);
-            ++m_namedSeries;
-        }
-        const bool used = i < m_frame.named.size();
-        QStringList trials;
-        if (used)
-            for (int t : m_frame.named[i].trials)
-                trials << QStringLiteral("#%1").arg(t);
-        series->setBorderColor(pal.color(QPalette::Text));
-        series->setPointLabelsColor(pal.color(QPalette::Text));
-        series->setPointLabelsFormat(QString::number(i + 1));
-        series->setName(used ? QStringLiteral("%1  %2 (%3)").arg(i + 1).arg(m_frame.named[i].name, trials.join(", "))
-                             : QString());
-        m_front->setPoints(series, used ? m_frame.named[i].points : QList<QPointF>{});
-        for (QLegendMarker* marker : m_front->chart()->legend()->markers(series))
-            marker->setVisible(used);
-    }
+    drawNamed(pal);
     const QString xLabel = objectiveLabel(names, directions, m_frame.x);
     const QString yLabel = objectiveLabel(names, directions, m_frame.y);
     m_front->setAxisTitles(xLabel, yLabel);

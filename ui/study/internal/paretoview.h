@@ -107,6 +107,7 @@ private:
     QComboBox* m_yPick = nullptr;
     QWidget* m_pickers = nullptr;
     ParetoFrame m_frame;
+    void drawNamed(const QPalette& palette); // the frame's named points on the front chart
     std::size_t m_namedSeries = 0; // "named:I" series made so far (reused; the unused ones are emptied)
 };
 
