@@ -6,6 +6,15 @@
 
 namespace pitwall::drive {
 
+std::vector<DrivingPlan> DrivingPolicy::planBatch(const std::vector<const synth::World*>& worlds)
+{
+    std::vector<DrivingPlan> plans;
+    plans.reserve(worlds.size());
+    for (const synth::World* world : worlds)
+        plans.push_back(plan(*world));
+    return plans;
+}
+
 namespace {
 
 constexpr double kRolloutStepS = 0.05; // as the dataset's waypoint labels

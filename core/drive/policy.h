@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace pitwall::drive {
 
@@ -27,6 +28,12 @@ public:
     virtual void reset(const synth::World& world) { (void)world; }
     // The plan for the current state of `world` (waypoints in the current ego frame).
     virtual DrivingPlan plan(const synth::World& world) = 0;
+    // Whether plan() keeps no memory between calls (reset() does nothing), so the simulator may drive several
+    // routes side by side and ask for their plans together (simulator.h, DrivingEvalOptions::routesTogether).
+    virtual bool plansRoutesTogether() const { return false; }
+    // The plans for several worlds (one route each), in order: one call to plan() each unless a policy batches
+    // them (a model runs one forward pass for all).
+    virtual std::vector<DrivingPlan> planBatch(const std::vector<const synth::World*>& worlds);
 };
 
 // The expert of synth/expert.h: keeps its own memory (lane-change plan, target speed) across plans, and plans

@@ -14,7 +14,10 @@
 // sin/cos/exp, the BLAS kernels and thread count behind a model), and a closed loop can grow those into a
 // different score. The routes themselves depend only on `seed` and `routes` (route i's world seed is the same
 // for any routeSeconds or policy), so policies evaluated with one seed are compared on the same routes.
-// Plain C++ (no torch); runs on the calling thread, one route after the other.
+// Plain C++ (no torch); runs on the calling thread. A policy that plans routes together (a model: one batch
+// through the network instead of one frame at a time) drives up to routesTogether routes side by side, each in
+// lockstep with its own world; other policies drive one route after the other. Either way every route is the
+// same world, ticked and planned the same way, and results come in route order.
 
 #include "core/drive/policy.h"
 #include "core/drive/scoring.h"
@@ -41,6 +44,10 @@ struct DrivingEvalOptions {
     std::string replayDir;
     int replayPanels = 12;
     synth::SensorConfig replaySensors; // the camera shown in replays (a model policy's own by default)
+    // How many routes a policy that plans routes together (DrivingPolicy::plansRoutesTogether) drives side by
+    // side. The routes are the same whatever it is; a model's float reductions differ in the last bits between
+    // batch sizes, so results are bit-identical for the same value (and thread count), not across values.
+    int routesTogether = 32;
 };
 
 // Throws InputError naming every option out of range.
@@ -70,11 +77,18 @@ struct DriveCallbacks {
     std::function<void(const synth::World&, const RouteMonitor&)> tick;
     // Checked every tick: a cancelled route ends with RouteStatus::Cancelled, and no more routes start.
     const CancelToken* cancel = nullptr;
+    // When a route ends (scored, its replay written), in the order routes end.
+    std::function<void(const RouteResult&)> routeDone;
 };
 
 // Drives one route with `policy` (reset first) and scores it.
 RouteResult driveRoute(DrivingPolicy& policy, const RouteSpec& route, const DrivingEvalOptions& options,
                        const DriveCallbacks& callbacks = {});
+
+// Drives every route of `options` (side by side when the policy plans routes together), in route order; after a
+// cancel, the routes that had started, each ended as Cancelled.
+std::vector<RouteResult> driveRoutes(DrivingPolicy& policy, const DrivingEvalOptions& options,
+                                     const DriveCallbacks& callbacks = {});
 
 // Drives every route of `options` and summarises them (mean ± sample std over routes).
 DrivingReport evaluateDriving(DrivingPolicy& policy, const DrivingEvalOptions& options,

@@ -47,6 +47,7 @@ std::vector<std::string> DrivingEvalJob::toArgs() const
         jobs::addOption(words, "replay", replay);
     jobs::addOption(words, "plan-hz", planHz);
     jobs::addOption(words, "threads", threads);
+    jobs::addOption(words, "routes-together", routesTogether);
     jobs::addOption(words, "db", database);
     return words;
 }
@@ -64,6 +65,8 @@ DrivingEvalJob DrivingEvalJob::fromArgs(const cmdline::Args& args)
     job.planHz = numberOption(args, "plan-hz", 1, 20);
     if (args.value("threads"))
         job.threads = static_cast<int>(args.integerIn("threads", 0, 0, 1024));
+    if (args.value("routes-together"))
+        job.routesTogether = static_cast<int>(args.integerIn("routes-together", 0, 1, 1024));
     job.replay = args.value("replay", "");
     job.database = args.value("db");
     return job;
@@ -82,7 +85,10 @@ std::vector<cmdline::OptionSpec> DrivingEvalJob::optionSpecs()
             {"route-seconds", "T", "nominal route duration in simulated seconds (default 30)"},
             {"replay", "DIR", "write one PNG per route: snapshots with camera, top-down sketch and infractions"},
             {"plan-hz", "HZ", "how often a model plans, 1..20 (default 10)"},
-            {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"}};
+            {"threads", "N", "torch threads for a model; scores depend on it (default 1, 0 = unchanged)"},
+            {"routes-together", "N",
+             "routes a model drives side by side, its plans for them one batch (default 32, 1 = one after the "
+             "other): the same routes either way; a model's float rounding, and so its scores, differ between widths"}};
 }
 
 const JobFields& DrivingEvalJob::fields()

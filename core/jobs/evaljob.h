@@ -26,6 +26,7 @@ struct DrivingEvalJob {
     std::optional<double> routeSeconds; // 2..3600
     std::optional<double> planHz;       // 1..20
     std::optional<int> threads;         // 0..1024
+    std::optional<int> routesTogether;  // 1..1024
     std::string replay;                 // --replay DIR, "" when absent
     std::optional<std::string> database;
 

@@ -17,6 +17,8 @@ bool isDrivingMetric(const std::string& key)
 
 bool needsDrivingEvaluation(const HpoSettings& settings)
 {
+    if (settings.objectives.empty() && isDrivingMetric(settings.objective))
+        return true;
     for (const std::string& key : settings.objectives)
         if (isDrivingMetric(key))
             return true;

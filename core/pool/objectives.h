@@ -28,7 +28,7 @@ namespace pitwall {
 inline constexpr const char* kDrivingMetrics[] = {"driving_score", "driving_score_stderr", "route_completion",
                                                   "infraction_penalty", "infractions_per_km"};
 bool isDrivingMetric(const std::string& key);
-// Whether `settings`' objectives or constraints name a driving metric.
+// Whether `settings`' objective (or objectives) or constraints name a driving metric.
 bool needsDrivingEvaluation(const HpoSettings& settings);
 
 struct ConstraintSpec {

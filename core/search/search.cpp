@@ -183,7 +183,9 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         setup.settings.objective = p.settings.objective;
     }
     // Before any trial trains: an objective or constraint the model never records would fail every trial at its end.
-    if (p.settings.objectives.empty())
+    if (p.settings.objectives.empty() && isDrivingMetric(p.settings.objective))
+        checkRecordedKey(setup, p.settings.objective, "objective"); // the model must drive
+    else if (p.settings.objectives.empty())
         checkObjective(setup, p.settings.objective,
                        spec.resumeStudy      ? "the study's objective"
                        : objectiveFromConfig ? "hpo.objective"
@@ -200,6 +202,11 @@ Prepared prepare(const SearchSpec& spec, Store* store, bool write, const std::fu
         throw InputError::forOption("final-epochs", "--final-epochs compares the best configuration with the default; "
                                                     "a search with several objectives has a Pareto front, not one best "
                                                     "(pick a trial from 'pitwall study best' and train it)");
+    if (spec.finalEpochs && p.settings.objectives.empty() && isDrivingMetric(p.settings.objective))
+        throw InputError::forOption("final-epochs", "--final-epochs compares the best configuration with the default "
+                                                    "on the validation objective; this search's objective is the "
+                                                    "closed-loop '" + p.settings.objective + "' (drive the two with "
+                                                    "'pitwall eval driving' instead)");
     if (spec.finalEpochs && !setup.builtin())
         throw InputError::forOption(
             "final-epochs", "--final-epochs retrains with the built-in trainer; a --command search has no config to "

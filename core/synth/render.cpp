@@ -245,4 +245,15 @@ Frame renderFrame(const World& world, const SensorConfig& config)
     return frame;
 }
 
+Frame renderSensors(const World& world, const SensorConfig& config)
+{
+    Frame frame;
+    const internal::Scene scene = internal::buildScene(world, config.bev.cellM());
+    std::vector<std::uint32_t> instances;
+    internal::renderCamera(scene, world.style(), world.time(), config.camera, frame, instances);
+    internal::renderLidar(scene, config.lidar, config.bev, frame.lidarCounts, frame.lidar);
+    frame.labels = internal::makeMeasurements(world);
+    return frame;
+}
+
 } // namespace pitwall::synth

@@ -139,4 +139,10 @@ struct Frame {
 // bytes. About 2-3 ms of one core at the default sizes, the 2 s waypoint roll-out included.
 Frame renderFrame(const World& world, const SensorConfig& config);
 
+// What a driving policy may see in closed loop: the camera (rgb, and its semantic and depth images, which the same
+// pass makes), the LiDAR, and the ego's own measurements in labels (speed, route target point, command, time),
+// each equal to renderFrame's. No ground truth: no BEV semantic, no object or light labels, and no expert waypoints
+// or target speed (whose 2 s roll-out is most of renderFrame's label cost).
+Frame renderSensors(const World& world, const SensorConfig& config);
+
 } // namespace pitwall::synth

@@ -7,6 +7,8 @@
 #include "core/util/error.h"
 
 #include <filesystem>
+#include <map>
+#include <vector>
 
 namespace pitwall::drive {
 
@@ -16,40 +18,54 @@ class ModelPolicy : public DrivingPolicy {
 public:
     ModelPolicy(std::int64_t runId, std::unique_ptr<engine::Model> model, const synth::SensorConfig& sensors,
                 double intervalS)
-        : m_runId(runId), m_model(std::move(model)), m_sensors(sensors), m_spec(engine::dataSpecFor(sensors)),
-          m_intervalS(intervalS)
+        : m_runId(runId), m_model(std::move(model)), m_sensors(sensors), m_intervalS(intervalS)
     {
     }
 
     std::string name() const override { return "run " + std::to_string(m_runId); }
     double planIntervalS() const override { return m_intervalS; }
 
-    DrivingPlan plan(const synth::World& world) override
+    DrivingPlan plan(const synth::World& world) override { return planBatch({&world}).front(); }
+
+    // Stateless: the model sees one frame and the route command, and keeps nothing between plans.
+    bool plansRoutesTogether() const override { return true; }
+
+    // One forward pass for all the worlds: each renders what the ego's sensors see, as in training but without
+    // the labels, and row i of the model's output is world i's plan.
+    std::vector<DrivingPlan> planBatch(const std::vector<const synth::World*>& worlds) override
     {
         torch::NoGradGuard noGrad;
-        const synth::Frame frame = synth::renderFrame(world, m_sensors);
-        auto tensors = engine::frameTensors(frame, m_sensors.bev, m_spec);
-        tensors["command"] = torch::tensor(static_cast<std::int64_t>(routeCommand(world)));
-        const engine::Batch batch = engine::collate({tensors});
-        const std::optional<engine::PlanOutput> out = m_model->plan(batch);
+        std::vector<std::map<std::string, torch::Tensor>> samples;
+        samples.reserve(worlds.size());
+        for (const synth::World* world : worlds) {
+            auto tensors = engine::planTensors(synth::renderSensors(*world, m_sensors));
+            tensors["command"] = torch::tensor(static_cast<std::int64_t>(routeCommand(*world)));
+            samples.push_back(std::move(tensors));
+        }
+        const std::optional<engine::PlanOutput> out = m_model->plan(engine::collate(samples));
         if (!out)
             throw InputError(name() + ": the model cannot drive (its plan() gives nothing)");
+        const auto rows = static_cast<std::int64_t>(worlds.size());
         const torch::Tensor waypoints = out->waypoints.to(torch::kCPU, torch::kDouble).contiguous();
-        if (waypoints.dim() != 3 || waypoints.size(0) != 1 || waypoints.size(2) != 2)
+        const torch::Tensor speeds = out->targetSpeed.to(torch::kCPU, torch::kDouble).reshape({-1}).contiguous();
+        if (waypoints.dim() != 3 || waypoints.size(0) != rows || waypoints.size(2) != 2 || speeds.size(0) != rows)
             throw RuntimeError(name() + ": plan() returned waypoints of an unexpected shape");
-        DrivingPlan plan;
         const auto w = waypoints.accessor<double, 3>();
-        for (std::int64_t i = 0; i < waypoints.size(1); ++i)
-            plan.waypoints.push_back({w[0][i][0], w[0][i][1]});
-        plan.targetSpeedMps = out->targetSpeed.to(torch::kCPU, torch::kDouble).reshape({-1})[0].item<double>();
-        return plan;
+        const auto v = speeds.accessor<double, 1>();
+        std::vector<DrivingPlan> plans(worlds.size());
+        for (std::int64_t b = 0; b < rows; ++b) {
+            DrivingPlan& plan = plans[static_cast<std::size_t>(b)];
+            for (std::int64_t i = 0; i < waypoints.size(1); ++i)
+                plan.waypoints.push_back({w[b][i][0], w[b][i][1]});
+            plan.targetSpeedMps = v[b];
+        }
+        return plans;
     }
 
 private:
     std::int64_t m_runId;
     std::unique_ptr<engine::Model> m_model;
     synth::SensorConfig m_sensors;
-    engine::DataSpec m_spec;
     double m_intervalS;
 };
 

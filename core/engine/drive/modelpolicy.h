@@ -1,9 +1,10 @@
 #pragma once
 // The trained-model driving policy: a run's model, loaded from its last checkpoint, drives through the
 // simulator. Each plan renders the camera and the LiDAR raster from the simulator state at the sensor
-// configuration the model was trained with (data.synthetic.* of the run's config), builds the same input
-// tensors as training (train/framebatch.h; the navigation command comes from routeCommand()), and runs
-// Model::plan. This is the only torch user of drive/, and only in its .cpp: the header is plain C++.
+// configuration the model was trained with (data.synthetic.* of the run's config; synth::renderSensors, no
+// labels), builds the same input tensors as training (train/framebatch.h, planTensors; the navigation command
+// comes from routeCommand()), and runs Model::plan, one batch for every route the simulator drives side by side.
+// This is the only torch user of drive/, and only in its .cpp: the header is plain C++.
 
 #include "core/drive/policy.h"
 #include "core/store/store.h"

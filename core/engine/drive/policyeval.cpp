@@ -22,19 +22,15 @@ std::optional<DrivingReport> drivePolicy(DrivingPolicy& policy, const DrivingEva
         reporter.progress({policy.name() + " route " + std::to_string(p.route + 1) + "/" + std::to_string(p.routes),
                            p.timeS, p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %"});
     };
-    std::vector<RouteResult> routes;
-    for (const RouteSpec& route : routeSpecs(options)) {
-        if (cancel.requested())
-            return std::nullopt;
-        routes.push_back(driveRoute(policy, route, options, callbacks));
-        const RouteResult& r = routes.back();
+    callbacks.routeDone = [&](const RouteResult& r) {
         reporter.phaseDone();
         reporter.message(policy.name() + " route " + std::to_string(r.index + 1) + "/" + std::to_string(options.routes) +
                          " (seed " + std::to_string(r.worldSeed) + "): " + routeStatusName(r.status) + ", DS " +
                          formatFixed(r.drivingScore, 1) + " (RC " + formatFixed(r.routeCompletion, 1) + " %, penalty " +
                          formatFixed(r.infractionPenalty, 3) + ")" +
                          (r.replayFile.empty() ? "" : ", replay " + r.replayFile));
-    }
+    };
+    std::vector<RouteResult> routes = driveRoutes(policy, options, callbacks);
     if (cancel.requested())
         return std::nullopt;
     return summarise(policy.name(), std::move(routes));

@@ -94,6 +94,7 @@ PolicyEvalSpec policyEvalSpecFromJob(const DrivingEvalJob& job)
     spec.options.routeSeconds = job.routeSeconds.value_or(30);
     spec.model.planIntervalS = 1.0 / job.planHz.value_or(10);
     spec.model.threads = job.threads.value_or(1);
+    spec.options.routesTogether = job.routesTogether.value_or(spec.options.routesTogether);
     validateEvalOptions(spec.options);
     for (const std::string& policy : job.policies)
         spec.policies.push_back({policy, policy == "expert" || policy == "idle"

@@ -20,8 +20,10 @@ DataSpec dataSpecFor(const synth::SensorConfig& sensors)
     return spec;
 }
 
-std::map<std::string, torch::Tensor> frameTensors(const synth::Frame& frame, const synth::BevConfig& bev,
-                                                  const DataSpec& spec)
+namespace {
+
+// rgb (normalised as in training) and lidar.
+std::map<std::string, torch::Tensor> sensorTensors(const synth::Frame& frame)
 {
     std::map<std::string, torch::Tensor> t;
     const auto& rgb = frame.rgb;
@@ -35,6 +37,23 @@ std::map<std::string, torch::Tensor> frameTensors(const synth::Frame& frame, con
     t["lidar"] = torch::from_blob(const_cast<float*>(frame.lidar.pixels.data()), {1, frame.lidar.height, frame.lidar.width},
                                   torch::kFloat)
                      .clone();
+    return t;
+}
+
+// What the ego measures of itself: target_point, speed, command.
+void addMeasurements(const synth::Frame& frame, std::map<std::string, torch::Tensor>& t)
+{
+    t["target_point"] = torch::tensor({static_cast<float>(frame.labels.targetPoint.x), static_cast<float>(frame.labels.targetPoint.y)});
+    t["speed"] = torch::tensor(static_cast<float>(frame.labels.speed));
+    t["command"] = torch::tensor(static_cast<std::int64_t>(frame.labels.command));
+}
+
+} // namespace
+
+std::map<std::string, torch::Tensor> frameTensors(const synth::Frame& frame, const synth::BevConfig& bev,
+                                                  const DataSpec& spec)
+{
+    std::map<std::string, torch::Tensor> t = sensorTensors(frame);
     t["semantic"] = torch::from_blob(const_cast<std::uint8_t*>(frame.semantic.pixels.data()),
                                      {frame.semantic.height, frame.semantic.width}, torch::kUInt8)
                         .to(torch::kLong);
@@ -69,9 +88,14 @@ std::map<std::string, torch::Tensor> frameTensors(const synth::Frame& frame, con
     }
     t["waypoints"] = waypoints;
     t["target_speed"] = torch::tensor(static_cast<float>(frame.labels.targetSpeed));
-    t["target_point"] = torch::tensor({static_cast<float>(frame.labels.targetPoint.x), static_cast<float>(frame.labels.targetPoint.y)});
-    t["speed"] = torch::tensor(static_cast<float>(frame.labels.speed));
-    t["command"] = torch::tensor(static_cast<std::int64_t>(frame.labels.command));
+    addMeasurements(frame, t);
+    return t;
+}
+
+std::map<std::string, torch::Tensor> planTensors(const synth::Frame& frame)
+{
+    std::map<std::string, torch::Tensor> t = sensorTensors(frame);
+    addMeasurements(frame, t);
     return t;
 }
 

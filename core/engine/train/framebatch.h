@@ -28,6 +28,9 @@ DataSpec dataSpecFor(const synth::SensorConfig& sensors);
 // target_speed, target_point [2], speed, command.
 std::map<std::string, torch::Tensor> frameTensors(const synth::Frame& frame, const synth::BevConfig& bev,
                                                   const DataSpec& spec);
+// The inputs a model plans from in closed loop (a frame of synth::renderSensors): rgb, lidar, speed, target_point
+// and command, each as frameTensors makes it; no label.
+std::map<std::string, torch::Tensor> planTensors(const synth::Frame& frame);
 
 // Stacks samples into a batch.
 Batch collate(const std::vector<std::map<std::string, torch::Tensor>>& samples);

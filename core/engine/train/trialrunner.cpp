@@ -73,10 +73,22 @@ public:
         TrialOutcome outcome = outcomeOf(result, request.checkpointDir, pruned);
         if (outcome.state == TrialState::Complete && needsDrivingEvaluation(m_setup.settings))
             drive(config, result.runId, context, outcome);
+        if (outcome.state == TrialState::Complete && drivingObjective()) {
+            const auto it = outcome.metrics.find(m_metric);
+            if (it != outcome.metrics.end() && std::isfinite(it->second)) {
+                outcome.value = it->second;
+            } else {
+                outcome.state = TrialState::Fail;
+                outcome.failReason = "the closed-loop evaluation gave no finite " + m_metric;
+            }
+        }
         return outcome;
     }
 
 private:
+    // One objective, a closed-loop driving metric (driving_score, ...): known only once the trained run drives.
+    bool drivingObjective() const { return m_setup.settings.objectives.empty() && isDrivingMetric(m_metric); }
+
     // The closed-loop evaluation of a completed trial's run, on the routes of the config's hpo.driving.* (the same
     // for every trial of the search: paired scores), recorded with the run and its trial (runeval.h); its summary
     // becomes metrics --objective and --constraint can name. A run that cannot drive fails the trial with why.
@@ -142,8 +154,10 @@ private:
         } else if (result.cancelled) {
             outcome.failReason = "cancelled";
             outcome.interrupted = true;
-        } else if (!m_setup.settings.objectives.empty()) {
-            outcome.state = TrialState::Complete; // several objectives: the worker loop picks them from the metrics
+        } else if (!m_setup.settings.objectives.empty() || drivingObjective()) {
+            // Several objectives: the worker loop picks them from the metrics. A driving objective: run() sets the
+            // value once the trial has driven.
+            outcome.state = TrialState::Complete;
         } else if (const auto it = result.finalMetrics.find(m_metric);
                    it != result.finalMetrics.end() && !std::isfinite(it->second)) {
             outcome.failReason = "training diverged: " + m_setup.settings.objective + " is " + formatDouble(it->second);

@@ -205,6 +205,17 @@ void labelPlanning(const World& world, const TrafficLight* light, FrameLabels& l
 
 } // namespace
 
+FrameLabels makeMeasurements(const World& world)
+{
+    const EgoState& ego = world.ego();
+    FrameLabels labels;
+    labels.targetPoint = EgoTransform(ego.pose).point(world.routeTargetPoint());
+    labels.command = world.expert().command;
+    labels.speed = ego.speed;
+    labels.timeS = world.time();
+    return labels;
+}
+
 FrameLabels makeLabels(const World& world, const SensorConfig& config, const std::vector<std::uint32_t>& instances)
 {
     FrameLabels labels;

@@ -2,21 +2,34 @@
 #include "core/synth/internal/sensors.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pitwall::synth::internal {
 
 namespace {
 
+// A box seen from the sensor: every ray starts at (0, 0, oz), so the sensor's position in the box frame (lox, loy)
+// is the same for all of them and is worked out once.
 struct RayBox {
-    double cx, cy, cosYaw, sinYaw, hl, hw, z0, z1;
+    double lox, loy, cosYaw, sinYaw, hl, hw, z0, z1;
+    double nearM = 0; // no point of the box is nearer the sensor, horizontally (so along any ray): centre - half-diagonal
+    int first = 0, last = 0; // azimuth steps it spans
 };
 
-// Distance along the ray (origin o, unit direction d) to the box, or a negative value when it misses.
-double intersect(const RayBox& b, double ox, double oy, double oz, double dx, double dy, double dz)
+RayBox rayBox(const SceneBox& b)
+{
+    const double cosYaw = std::cos(b.yaw), sinYaw = std::sin(b.yaw);
+    const double rx = 0 - b.centre.x, ry = 0 - b.centre.y;
+    return {cosYaw * rx + sinYaw * ry, -sinYaw * rx + cosYaw * ry, cosYaw, sinYaw, b.halfLength, b.halfWidth, b.zMin,
+            b.zMax};
+}
+
+// Distance along the ray (from the sensor at height oz, unit direction d) to the box, or a negative value when it
+// misses.
+double intersect(const RayBox& b, double oz, double dx, double dy, double dz)
 {
     // Into the box frame.
-    const double rx = ox - b.cx, ry = oy - b.cy;
-    const double lox = b.cosYaw * rx + b.sinYaw * ry, loy = -b.sinYaw * rx + b.cosYaw * ry;
+    const double lox = b.lox, loy = b.loy;
     const double ldx = b.cosYaw * dx + b.sinYaw * dy, ldy = -b.sinYaw * dx + b.cosYaw * dy;
     double tNear = 0, tFar = 1e30;
     auto slab = [&](double o, double d, double lo, double hi) {
@@ -47,29 +60,33 @@ void renderLidar(const Scene& scene, const LidarConfig& lidar, const BevConfig& 
     const double range = std::min(lidar.maxRangeM, reach);
     const double oz = lidar.heightM;
 
-    // Bucket boxes by the azimuth span they cover so every ray tests only its candidates.
+    // Bucket boxes by the azimuth span they cover so every ray tests only its candidates, nearest first: a ray stops
+    // at the first candidate that cannot be nearer than what it already hit (the ground, or a box).
     const int steps = std::max(1, lidar.azimuthSteps);
     std::vector<RayBox> boxes;
-    std::vector<std::vector<std::uint32_t>> buckets(static_cast<std::size_t>(steps));
     for (const SceneBox& b : scene.boxes) {
         const double radius = std::sqrt(b.halfLength * b.halfLength + b.halfWidth * b.halfWidth);
         const double distance = b.centre.norm();
         if (distance - radius > range)
             continue;
-        const auto index = static_cast<std::uint32_t>(boxes.size());
-        boxes.push_back(
-            {b.centre.x, b.centre.y, std::cos(b.yaw), std::sin(b.yaw), b.halfLength, b.halfWidth, b.zMin, b.zMax});
-        int first = 0, last = steps - 1;
+        RayBox box = rayBox(b);
+        box.nearM = std::max(0.0, distance - radius);
+        box.first = 0;
+        box.last = steps - 1;
         if (distance > radius + 0.01) {
             const double centreAngle = std::atan2(b.centre.y, b.centre.x);
             const double halfSpan = std::asin(std::min(1.0, radius / distance));
             const double stepAngle = 2 * kPi / steps;
-            first = static_cast<int>(std::floor((centreAngle - halfSpan) / stepAngle));
-            last = static_cast<int>(std::ceil((centreAngle + halfSpan) / stepAngle));
+            box.first = static_cast<int>(std::floor((centreAngle - halfSpan) / stepAngle));
+            box.last = static_cast<int>(std::ceil((centreAngle + halfSpan) / stepAngle));
         }
-        for (int k = first; k <= last; ++k)
-            buckets[static_cast<std::size_t>(((k % steps) + steps) % steps)].push_back(index);
+        boxes.push_back(box);
     }
+    std::stable_sort(boxes.begin(), boxes.end(), [](const RayBox& a, const RayBox& b) { return a.nearM < b.nearM; });
+    std::vector<std::vector<std::uint32_t>> buckets(static_cast<std::size_t>(steps));
+    for (std::uint32_t index = 0; index < boxes.size(); ++index)
+        for (int k = boxes[index].first; k <= boxes[index].last; ++k)
+            buckets[static_cast<std::size_t>(((k % steps) + steps) % steps)].push_back(index);
 
     std::vector<double> cosAzimuth(static_cast<std::size_t>(steps)), sinAzimuth(static_cast<std::size_t>(steps));
     for (int a = 0; a < steps; ++a) {
@@ -87,7 +104,9 @@ void renderLidar(const Scene& scene, const LidarConfig& lidar, const BevConfig& 
             const double dy = horizontal * sinAzimuth[static_cast<std::size_t>(a)];
             double t = groundT;
             for (std::uint32_t index : buckets[static_cast<std::size_t>(a)]) {
-                const double hit = intersect(boxes[index], 0, 0, oz, dx, dy, dz);
+                if (boxes[index].nearM > t + 1e-6) // it and every box after it: a hit would be farther than t
+                    break;
+                const double hit = intersect(boxes[index], oz, dx, dy, dz);
                 if (hit > 0 && hit < t)
                     t = hit;
             }

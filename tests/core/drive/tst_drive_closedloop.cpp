@@ -2,14 +2,17 @@
 // policy near 0; results are deterministic per seed; every policy evaluated with one seed drives the same routes
 // (paired comparisons); scripted policies that ignore traffic rear-end stopped
 // vehicles (after the expert stopped behind them) and run red lights, and one that steers off the road ends its route;
-// replays are written.
+// replays are written; routes driven side by side for a policy that plans them together score exactly as one by one.
 #include "core/drive/simulator.h"
 #include "core/synth/internal/imageio.h"
+#include "core/util/error.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace pitwall;
 using namespace pitwall::drive;
@@ -82,6 +85,19 @@ private:
     int m_target = -1;
 };
 
+// ScriptedPolicy that lets the simulator drive its routes side by side, and counts how it is asked.
+class TogetherPolicy : public ScriptedPolicy {
+public:
+    using ScriptedPolicy::ScriptedPolicy;
+    bool plansRoutesTogether() const override { return true; }
+    std::vector<DrivingPlan> planBatch(const std::vector<const synth::World*>& worlds) override
+    {
+        widest = std::max(widest, worlds.size());
+        return ScriptedPolicy::planBatch(worlds);
+    }
+    std::size_t widest = 0;
+};
+
 DrivingEvalOptions shortRoutes(int routes, double seconds)
 {
     DrivingEvalOptions o;
@@ -103,6 +119,7 @@ private Q_SLOTS:
     void blindDriverRunsARedLightTheExpertStopsFor();
     void steeringOffTheRoadEndsTheRoute();
     void replayWritesOnePngPerRoute();
+    void routesDrivenTogetherScoreAsOneByOne();
 };
 
 void TestDriveClosedLoop::expertScoresNearHundred()
@@ -268,6 +285,42 @@ void TestDriveClosedLoop::replayWritesOnePngPerRoute()
         QCOMPARE(png.channels, 3);
         QVERIFY(png.width >= 4 * 256); // at least the regular snapshots, side by side
     }
+}
+
+// Side by side, each route keeps its own world, controller and monitor, and is planned at the same ticks: a policy
+// whose plan is a function of the world alone scores every route to the last bit as one route after the other,
+// in route order, whatever the width (2 leaves routes waiting, so routes that end make room for the next).
+void TestDriveClosedLoop::routesDrivenTogetherScoreAsOneByOne()
+{
+    DrivingEvalOptions options = shortRoutes(5, 8);
+    options.seed = 3;
+    options.routesTogether = 1;
+    TogetherPolicy single(12);
+    std::vector<int> endedOneByOne;
+    DriveCallbacks callbacks;
+    callbacks.routeDone = [&](const RouteResult& r) { endedOneByOne.push_back(r.index); };
+    const DrivingReport oneByOne = evaluateDriving(single, options, callbacks);
+    QCOMPARE(single.widest, std::size_t(0)); // width 1: plan() route after route, never planBatch()
+    QCOMPARE(endedOneByOne, (std::vector<int>{0, 1, 2, 3, 4}));
+    std::set<double> seconds;
+    for (const RouteResult& r : oneByOne.routes)
+        seconds.insert(r.timeS);
+    QVERIFY2(seconds.size() > 1, "the routes must end at different times for the refill to be exercised");
+
+    for (int width : {2, 32}) {
+        options.routesTogether = width;
+        TogetherPolicy together(12);
+        std::vector<int> ended;
+        callbacks.routeDone = [&](const RouteResult& r) { ended.push_back(r.index); };
+        const DrivingReport report = evaluateDriving(together, options, callbacks);
+        QCOMPARE(reportJson(report).dump(), reportJson(oneByOne).dump());
+        QCOMPARE(together.widest, std::size_t(std::min(width, 5)));
+        std::sort(ended.begin(), ended.end());
+        QCOMPARE(ended, (std::vector<int>{0, 1, 2, 3, 4})); // each route once
+    }
+    options.routesTogether = 0;
+    TogetherPolicy none(12);
+    QVERIFY_THROWS_EXCEPTION(InputError, evaluateDriving(none, options));
 }
 
 QTEST_GUILESS_MAIN(TestDriveClosedLoop)

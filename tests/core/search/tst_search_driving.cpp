@@ -3,6 +3,7 @@
 //   trial's second value is the driving score recorded with its run; its standard error is kept and can constrain;
 // - the routes pair: every trial's evaluation has the same route seeds, as many as hpo.driving.routes;
 // - LEAD's variants (--labels) are kept with the study and study best names the front's trials by them;
+// - driving_score can be the one objective: each trial's value is its recorded score; --final-epochs is refused;
 // - a model that plans no waypoints (AutoSpeed-lite) is refused before anything is created, and a misspelt metric
 //   gets "did you mean".
 // If this fails, a speed-quality search scores its trials on different routes, or reports a driving score that is
@@ -30,6 +31,7 @@ class TestSearchDriving : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void drivingScoreIsAnObjective();
+    void drivingScoreIsTheOneObjective();
     void aModelThatDoesNotDriveIsRefused();
 
 private:
@@ -90,6 +92,38 @@ void TestSearchDriving::drivingScoreIsAnObjective()
     }
 }
 
+void TestSearchDriving::drivingScoreIsTheOneObjective()
+{
+    const QString db = m_dir.filePath("one.db");
+    const CliResult r = runCli({"hpo", kSmoke, "hpo.driving.routes=3", "hpo.driving.route_seconds=8", "--space", kSpace,
+                                "--trials", "2", "--epochs", "1", "--partition", "DPX", "--db", db, "--study", "ds",
+                                "--sampler", "random", "--seed", "3", "--objective", "driving_score", "--direction",
+                                "maximize"},
+                               m_dir.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const std::vector<TrialRecord> all = trials(db, "ds");
+    QCOMPARE(all.size(), std::size_t(2));
+    auto store = openStore(db.toStdString());
+    QCOMPARE(store->requireStudy("ds").directions, std::vector<StudyDirection>{StudyDirection::Maximize});
+    for (const TrialRecord& t : all) {
+        QVERIFY2(t.state == TrialState::Complete, qPrintable(QString::fromStdString(failReason(t))));
+        QCOMPARE(t.values.size(), std::size_t(1));
+        QCOMPARE(t.values[0], t.userAttrs["driving_score"].get<double>()); // the score, not the validation loss
+    }
+    QCOMPARE(store->benchmarks("driving").size(), std::size_t(2));
+    // Its best is the better score.
+    const CliResult best = runCli({"study", "best", "--db", db, "--study", "ds", "--json"}, m_dir.path());
+    QCOMPARE(best.exitCode, 0);
+    const double top = std::max(all[0].values[0], all[1].values[0]);
+    QCOMPARE(Json::parse(best.out.toStdString())["value"].get<double>(), top);
+
+    const CliResult final = runCli({"hpo", kSmoke, "--space", kSpace, "--trials", "1", "--db", m_dir.filePath("f.db"),
+                                    "--objective", "driving_score", "--direction", "maximize", "--final-epochs", "1"},
+                                   m_dir.path());
+    QCOMPARE(final.exitCode, 2);
+    QVERIFY2(final.err.contains("closed-loop 'driving_score'"), qPrintable(final.err));
+}
+
 void TestSearchDriving::aModelThatDoesNotDriveIsRefused()
 {
     const QString db = m_dir.filePath("refused.db");
@@ -107,6 +141,12 @@ void TestSearchDriving::aModelThatDoesNotDriveIsRefused()
                m_dir.path());
     QCOMPARE(typo.exitCode, 2);
     QVERIFY2(typo.err.contains("did you mean driving_score?"), qPrintable(typo.err));
+    const CliResult alone = runCli({"hpo", pitwall::test::sourcePath("/configs/autospeed/smoke.yaml"), "--space",
+                                    pitwall::test::sourcePath("/configs/autospeed/hpo/all_params.yaml"), "--trials", "2",
+                                    "--db", db, "--objective", "driving_score", "--direction", "maximize"},
+                                   m_dir.path());
+    QCOMPARE(alone.exitCode, 2);
+    QVERIFY2(alone.err.contains("model 'autospeed' does not drive"), qPrintable(alone.err));
     const QString labels = writeFile(m_dir, "labels.yaml", "Baseline: {upsample_mode: bicubic}\n");
     const CliResult bad = runCli({"hpo", kSmoke, "--space", kSpace, "--trials", "2", "--db", db, "--labels", labels},
                                  m_dir.path());

@@ -5,7 +5,9 @@
 // errors. The variants table shows the route-level standard error where one seed's std would read "± 0.0".
 #include "../../cli/clitestutil.h"
 
+#include "core/engine/drive/modelpolicy.h"
 #include "core/engine/drive/runeval.h"
+#include "core/store/store.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/variants.h"
 #include "core/util/error.h"
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void resultIsRecordedWithTheRun();
     void evalCommandPrintsAndStoresTheStandardError();
     void unknownRunIsAnInputError();
+    void modelPlansRoutesInOneBatch();
     void variantsFileDrivingSectionAddsAColumn();
     void variantsTableSaysWhatItsPlusMinusIs();
     void pairedDifferencesOverTheSameRoutes();
@@ -162,6 +165,44 @@ void TestDriveModel::evalCommandPrintsAndStoresTheStandardError()
     QVERIFY2(text.out.contains(expected), qPrintable(text.out));
     QVERIFY2(text.out.contains("± is the standard error over routes (1 seed): sample std over the 2 routes / √2"),
              qPrintable(text.out));
+}
+
+// Routes are driven side by side with one forward pass for all of them: row i of the batch is world i's plan, as
+// a forward pass of that world alone gives it (to float rounding: the reductions run over other sizes).
+void TestDriveModel::modelPlansRoutesInOneBatch()
+{
+    ModelPolicyOptions model;
+    model.threads = 1;
+    auto store = openStore(m_db, OpenMode::ReadOnly);
+    const std::unique_ptr<DrivingPolicy> policy = loadRunPolicy(*store, m_runId, model);
+    QVERIFY(policy->plansRoutesTogether());
+    synth::WorldOptions worldOptions;
+    worldOptions.durationS = 8;
+    std::vector<synth::World> worlds;
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        worlds.push_back(synth::World::create(seed, worldOptions));
+        for (std::uint64_t t = 0; t < 10 * seed; ++t) // different moments, so the three frames differ
+            worlds.back().step(0.05);
+    }
+    const std::vector<DrivingPlan> batch = policy->planBatch({&worlds[0], &worlds[1], &worlds[2]});
+    QCOMPARE(batch.size(), std::size_t(3));
+    for (std::size_t i = 0; i < worlds.size(); ++i) {
+        const DrivingPlan alone = policy->plan(worlds[i]);
+        QCOMPARE(batch[i].waypoints.size(), alone.waypoints.size());
+        QVERIFY(!alone.waypoints.empty());
+        QVERIFY2(std::abs(batch[i].targetSpeedMps - alone.targetSpeedMps) < 1e-4,
+                 qPrintable(QString("route %1: %2 together, %3 alone")
+                                .arg(i)
+                                .arg(batch[i].targetSpeedMps)
+                                .arg(alone.targetSpeedMps)));
+        for (std::size_t k = 0; k < alone.waypoints.size(); ++k) {
+            QVERIFY(std::abs(batch[i].waypoints[k].x - alone.waypoints[k].x) < 1e-4);
+            QVERIFY(std::abs(batch[i].waypoints[k].y - alone.waypoints[k].y) < 1e-4);
+        }
+    }
+    QVERIFY2(std::abs(batch[0].waypoints.back().x - batch[2].waypoints.back().x) > 1e-6 ||
+                 std::abs(batch[0].targetSpeedMps - batch[2].targetSpeedMps) > 1e-6,
+             "three different frames should not give one plan");
 }
 
 void TestDriveModel::unknownRunIsAnInputError()

@@ -56,8 +56,9 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
         comboBox(this, "searchDirection", {tr("config's"), QStringLiteral("minimize"), QStringLiteral("maximize")});
     pair(m_objective, QString(), m_direction);
     addField(tr("Objective"), m_objective,
-             tr("Validation metric to optimise and whether lower or higher is better; empty: the config's "
-                "hpo.objective and hpo.direction"),
+             tr("Validation metric to optimise (or, for a model that drives, driving_score and its kin: every "
+                "completed trial then drives the same routes) and whether lower or higher is better; empty: the "
+                "config's hpo.objective and hpo.direction"),
              {"objective", "direction"});
     m_objective2 = comboBox(this, "searchObjective2", {});
     m_objective2->setEditable(true);
@@ -178,6 +179,9 @@ QStringList SearchPage::knownObjectives() const
         for (const std::string& owner : {std::string("core"), m_model.toStdString()})
             for (const std::string& metric : m_schema->metrics(owner))
                 known << QStringLiteral("val/") + QString::fromStdString(metric);
+    if (m_schema && m_schema->drives(m_model.toStdString())) // every completed trial drives for these
+        for (const char* metric : kDrivingMetrics)
+            known << QString::fromLatin1(metric);
     return known;
 }
 
@@ -196,9 +200,6 @@ void SearchPage::setModel(const QString& model)
     m_objective2->clear();
     m_objective2->addItem(QString()); // one objective
     m_objective2->addItems(knownObjectives() + QStringList{QStringLiteral("full_fps"), QStringLiteral("compute_fps")});
-    if (m_schema && m_schema->drives(model.toStdString()))
-        for (const char* metric : kDrivingMetrics)
-            m_objective2->addItem(QString::fromLatin1(metric));
     m_objective2->setCurrentText(keep2);
 }
 
