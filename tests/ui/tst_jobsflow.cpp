@@ -461,6 +461,15 @@ void TestJobsFlow::whatTheCliRefusesShowsAtItsField()
     QCOMPARE(JobStore(window.database().toStdString(), OpenMode::ReadOnly).jobs(true).size(), std::size_t(0));
     auto store = openStore(window.database().toStdString(), OpenMode::ReadOnly);
     QVERIFY(!store->findStudy("fresh"));
+
+    // TransFuser-lite drives, so its closed-loop metrics are offered as the one objective too, and taken.
+    QVERIFY2(objective->findText("driving_score") >= 0, qPrintable(QString::number(objective->count())));
+    typeInto(objective, "driving_score");
+    choose(child<QComboBox>(run, "searchDirection"), "maximize");
+    run->check({});
+    QVERIFY2(run->problemAt("searchObjective").isEmpty(), qPrintable(run->problemAt("searchObjective")));
+    const QString line = run->words({}).join(' ');
+    QVERIFY2(line.contains("--objective driving_score") && line.contains("--direction maximize"), qPrintable(line));
 }
 
 // Start runs a benchmark's own start-up checks (`pitwall bench ... --check`, on the words Start would run) before it
