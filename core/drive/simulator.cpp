@@ -107,11 +107,11 @@ public:
             report(callbacks);
     }
 
-    void report(const DriveCallbacks& callbacks) const
+    void report(const DriveCallbacks& callbacks, int routesDone = -1) const
     {
         if (callbacks.progress)
             callbacks.progress({m_route.index, m_options.routes, m_world.time() - m_startTimeS, m_timeLimitS,
-                                m_monitor.completionPercent()});
+                                m_monitor.completionPercent(), routesDone});
     }
 
     // The scored route (and its replay written); call once ended().
@@ -159,6 +159,7 @@ std::vector<RouteResult> driveTogether(DrivingPolicy& policy, const std::vector<
     std::vector<std::optional<RouteResult>> done(routes.size());
     std::vector<std::unique_ptr<RouteRun>> active;
     std::size_t next = 0;
+    int ended = 0;
     auto cancelled = [&] { return callbacks.cancel && callbacks.cancel->requested(); };
     while (true) {
         while (active.size() < width && next < routes.size() && !cancelled())
@@ -180,12 +181,11 @@ std::vector<RouteResult> driveTogether(DrivingPolicy& policy, const std::vector<
             for (std::size_t i = 0; i < plans.size(); ++i)
                 planned[i]->setPlan(plans[i]);
         }
-        // Progress follows the route that started first, as the one-by-one drive reports its current route.
-        for (std::size_t i = 0; i < active.size(); ++i)
-            active[i]->tick(callbacks, i == 0);
+        for (const auto& run : active)
+            run->tick(callbacks, false); // progress counts routes as they end
         for (auto it = active.begin(); it != active.end();) {
             if ((*it)->ended()) {
-                (*it)->report(callbacks);
+                (*it)->report(callbacks, ++ended);
                 const int index = (*it)->route().index;
                 done[static_cast<std::size_t>(index)] = (*it)->result();
                 if (callbacks.routeDone)

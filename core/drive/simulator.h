@@ -68,6 +68,9 @@ struct DriveProgress {
     double timeS = 0; // simulated time in this route
     double timeLimitS = 0;
     double completion = 0; // % of this route
+    // Routes driven side by side: how many have ended (reported as each ends; progress counts routes, not time).
+    // -1 when routes are driven one after the other.
+    int routesDone = -1;
 };
 
 struct DriveCallbacks {

@@ -19,8 +19,15 @@ std::optional<DrivingReport> drivePolicy(DrivingPolicy& policy, const DrivingEva
     DriveCallbacks callbacks;
     callbacks.cancel = &cancel;
     callbacks.progress = [&](const DriveProgress& p) {
-        reporter.progress({policy.name() + " route " + std::to_string(p.route + 1) + "/" + std::to_string(p.routes),
-                           p.timeS, p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %"});
+        if (p.routesDone >= 0) // side by side: routes ended of all
+            reporter.progress({policy.name() + " routes", static_cast<double>(p.routesDone),
+                               static_cast<double>(p.routes),
+                               "route " + std::to_string(p.route + 1) + " ended at RC " + formatFixed(p.completion, 0) +
+                                   " %"});
+        else
+            reporter.progress({policy.name() + " route " + std::to_string(p.route + 1) + "/" +
+                                   std::to_string(p.routes),
+                               p.timeS, p.timeLimitS, "RC " + formatFixed(p.completion, 0) + " %"});
     };
     callbacks.routeDone = [&](const RouteResult& r) {
         reporter.phaseDone();

@@ -299,7 +299,11 @@ void TestDriveClosedLoop::routesDrivenTogetherScoreAsOneByOne()
     std::vector<int> endedOneByOne;
     DriveCallbacks callbacks;
     callbacks.routeDone = [&](const RouteResult& r) { endedOneByOne.push_back(r.index); };
+    std::vector<int> counted; // routes ended, as progress reports them
+    callbacks.progress = [&](const DriveProgress& p) { counted.push_back(p.routesDone); };
     const DrivingReport oneByOne = evaluateDriving(single, options, callbacks);
+    QVERIFY(!counted.empty());
+    QVERIFY(std::all_of(counted.begin(), counted.end(), [](int n) { return n == -1; })); // one by one: time within a route
     QCOMPARE(single.widest, std::size_t(0)); // width 1: plan() route after route, never planBatch()
     QCOMPARE(endedOneByOne, (std::vector<int>{0, 1, 2, 3, 4}));
     std::set<double> seconds;
@@ -312,7 +316,9 @@ void TestDriveClosedLoop::routesDrivenTogetherScoreAsOneByOne()
         TogetherPolicy together(12);
         std::vector<int> ended;
         callbacks.routeDone = [&](const RouteResult& r) { ended.push_back(r.index); };
+        counted.clear();
         const DrivingReport report = evaluateDriving(together, options, callbacks);
+        QCOMPARE(counted, (std::vector<int>{1, 2, 3, 4, 5})); // side by side: progress counts routes ended
         QCOMPARE(reportJson(report).dump(), reportJson(oneByOne).dump());
         QCOMPARE(together.widest, std::size_t(std::min(width, 5)));
         std::sort(ended.begin(), ended.end());
