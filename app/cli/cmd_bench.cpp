@@ -29,7 +29,7 @@ int benchVariants(const Args& args)
     const engine::VariantsBenchSpec spec = engine::variantsBenchSpec(args);
     ProgressLine line;
     const engine::VariantsBenchResult out = engine::runVariantsBench(spec, processCancelToken(), line.reporter());
-    return printReport(args, engine::variantsResultJson(spec.file, out.results),
+    return printReport(args, engine::variantsResultJson(spec.file, out),
                        engine::variantsResultText(spec, out, args.flag("markdown")));
 }
 

@@ -177,7 +177,7 @@ public:
         m_loss.boxGain = m_options.boxGain;
         m_loss.clsGain = m_options.clsGain;
         m_loss.dflGain = m_options.dflGain;
-        m_loss.vectorizedPacking = m_options.vectorizedLoss;
+        m_loss.vectorized = m_options.vectorizedLoss;
         m_network = m_root->register_module("network", Network(m_options));
         // The exponential moving average of the weights: what validation and the saved weights use.
         m_ema = m_root->register_module("ema", Network(m_options));

@@ -8,6 +8,7 @@
 #include "core/eval/detection.h"
 
 #include <array>
+#include <functional>
 
 namespace pitwall::autospeed {
 
@@ -23,7 +24,7 @@ struct AutoSpeedOptions {
     int depth = 1;                                      // residual blocks per C3K2
     int inputWidth = 1024, inputHeight = 512;
     double boxGain = 7.5, clsGain = 0.5, dflGain = 1.5;
-    bool vectorizedLoss = true; // false: AutoSpeed's per-image loop packs the ground truth
+    bool vectorizedLoss = true; // false: AutoSpeed's per-image loop (packing, assignment and loss per image)
     int batchSize = 32, validationBatchSize = 64, epochs = 150, warmupEpochs = 3;
     double minLr = 1e-4, maxLr = 1e-2, momentum = 0.937, weightDecay = 5e-4;
     int nominalBatchSize = 64; // gradients accumulate to about this many samples per optimiser step
@@ -122,7 +123,13 @@ struct LossOptions {
     double boxGain = 7.5, clsGain = 0.5, dflGain = 1.5;
     int topK = 10;
     double alpha = 0.5, beta = 6.0;
-    bool vectorizedPacking = true;
+    // true: the whole batch in one pass (vectorised ground-truth packing, one assignment, one set of loss
+    // reductions). false: AutoSpeed's original, image by image: the ground truth packed in a loop, then the
+    // assignment and the loss terms computed for each image on its own and summed (same loss, many small ops).
+    bool vectorized = true;
+    // Called once per assignment pass with the images it covers (first, count): once with (0, B) when vectorised,
+    // B times with (b, 1) when not. For tests and profiling; empty by default.
+    std::function<void(int64_t, int64_t)> onPass;
 };
 
 // Valid boxes of a batch's "boxes" [B, N, 5] (class, x0, y0, x1, y1; class -1 = padding) as rows
@@ -156,7 +163,8 @@ Assignment assignTargets(const torch::Tensor& logits, const torch::Tensor& predi
                          const torch::Tensor& packedTargets, const LossOptions& options);
 
 // The AutoSpeed loss of the head's levels against a batch's "boxes". total = (box*gain + cls*gain + dfl*gain) x B;
-// heads "box", "cls" and "dfl" are the terms before gains and batch scaling.
+// heads "box", "cls" and "dfl" are the terms before gains and batch scaling. One pass over the batch, or one per image
+// (options.vectorized); the terms are normalised by the whole batch's target score sum either way.
 LossOutput detectionLoss(const std::vector<torch::Tensor>& levels, const torch::Tensor& boxes,
                          const LossOptions& options);
 

@@ -210,6 +210,44 @@ Assignment assignTargets(const torch::Tensor& logits, const torch::Tensor& predi
     return out;
 }
 
+namespace {
+
+// The loss terms' numerators (sums over anchors, before dividing by the target score sum) of one pass over images
+// [B', A, ...]: distribution [B', A, 4*kRegMax], logits [B', A, C], predicted boxes [B', A, 4] in grid cells and
+// the pass's ground truth packed [B', M, 5] in pixels.
+struct LossSums {
+    torch::Tensor cls, box, dfl, scores;
+};
+
+LossSums lossSums(const torch::Tensor& distribution, const torch::Tensor& logits, const torch::Tensor& predicted,
+                  const torch::Tensor& anchors, const torch::Tensor& strides, const torch::Tensor& packed,
+                  const LossOptions& options)
+{
+    const int64_t images = logits.size(0);
+    const Assignment target =
+        assignTargets(logits.detach(), predicted.detach() * strides, anchors * strides, packed, options);
+    LossSums out;
+    out.scores = target.scores.sum();
+    out.cls = F::binary_cross_entropy_with_logits(
+        logits, target.scores, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum));
+    out.box = torch::zeros({}, logits.options());
+    out.dfl = out.box;
+    if (target.foreground.any().item<bool>()) {
+        const auto& fg = target.foreground;
+        auto weight = target.scores.sum(-1).index({fg}).unsqueeze(-1); // [n, 1]
+        auto targetBoxes = target.boxes / strides;                     // grid cells
+        auto iou = boxIou(predicted.index({fg}), targetBoxes.index({fg}), true).unsqueeze(-1);
+        out.box = ((1.0 - iou) * weight).sum();
+        auto anchorGrid = anchors.unsqueeze(0).expand({images, anchors.size(0), 2});
+        auto targetDistances = boxToDistances(anchorGrid.index({fg}), targetBoxes.index({fg})); // [n, 4]
+        auto dfl = distributionFocalLoss(distribution.index({fg}).reshape({-1, kRegMax}), targetDistances);
+        out.dfl = (dfl * weight).sum();
+    }
+    return out;
+}
+
+} // namespace
+
 LossOutput detectionLoss(const std::vector<torch::Tensor>& levels, const torch::Tensor& boxes,
                          const LossOptions& options)
 {
@@ -221,33 +259,41 @@ LossOutput detectionLoss(const std::vector<torch::Tensor>& levels, const torch::
     auto distribution = all.narrow(2, 0, 4 * kRegMax);
     auto logits = all.narrow(2, 4 * kRegMax, kClasses);
     auto [anchors, strides] = makeAnchors(levels); // grid cells, [A, 1]
+    auto predicted = distancesToBox(anchors, decodeDistances(distribution)); // [B, A, 4] grid cells
 
     const auto rows = flattenTargets(boxes.to(torch::kFloat));
-    const auto packed = options.vectorizedPacking ? packTargetsVectorized(rows, batch) : packTargetsLooped(rows, batch);
-
-    auto predicted = distancesToBox(anchors, decodeDistances(distribution)); // [B, A, 4] grid cells
-    const Assignment target =
-        assignTargets(logits.detach(), predicted.detach() * strides, anchors * strides, packed, options);
-    const auto scoreSum = target.scores.sum().clamp_min(1);
-
-    LossOutput out;
-    out.heads["cls"] = F::binary_cross_entropy_with_logits(
-                           logits, target.scores, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum)) /
-                       scoreSum;
-    auto zero = torch::zeros({}, logits.options());
-    out.heads["box"] = zero;
-    out.heads["dfl"] = zero;
-    if (target.foreground.any().item<bool>()) {
-        const auto& fg = target.foreground;
-        auto weight = target.scores.sum(-1).index({fg}).unsqueeze(-1); // [n, 1]
-        auto targetBoxes = target.boxes / strides;                     // grid cells
-        auto iou = boxIou(predicted.index({fg}), targetBoxes.index({fg}), true).unsqueeze(-1);
-        out.heads["box"] = ((1.0 - iou) * weight).sum() / scoreSum;
-        auto anchorGrid = anchors.unsqueeze(0).expand({batch, anchors.size(0), 2});
-        auto targetDistances = boxToDistances(anchorGrid.index({fg}), targetBoxes.index({fg})); // [n, 4]
-        auto dfl = distributionFocalLoss(distribution.index({fg}).reshape({-1, kRegMax}), targetDistances);
-        out.heads["dfl"] = (dfl * weight).sum() / scoreSum;
+    LossSums sums;
+    if (options.vectorized) {
+        if (options.onPass)
+            options.onPass(0, batch);
+        sums = lossSums(distribution, logits, predicted, anchors, strides, packTargetsVectorized(rows, batch),
+                        options);
+    } else {
+        // AutoSpeed's original: every image on its own, from its own rows of the looped packing.
+        const auto packed = packTargetsLooped(rows, batch);
+        const auto validRows = (packed.select(2, 0) >= 0).sum(1); // [B]
+        for (int64_t b = 0; b < batch; ++b) {
+            if (options.onPass)
+                options.onPass(b, 1);
+            const int64_t n = validRows[b].item<int64_t>();
+            const LossSums one = lossSums(distribution.narrow(0, b, 1), logits.narrow(0, b, 1),
+                                          predicted.narrow(0, b, 1), anchors, strides,
+                                          packed.narrow(0, b, 1).narrow(1, 0, n), options);
+            if (b == 0) {
+                sums = one;
+            } else {
+                sums.cls = sums.cls + one.cls;
+                sums.box = sums.box + one.box;
+                sums.dfl = sums.dfl + one.dfl;
+                sums.scores = sums.scores + one.scores;
+            }
+        }
     }
+    const auto scoreSum = sums.scores.clamp_min(1);
+    LossOutput out;
+    out.heads["cls"] = sums.cls / scoreSum;
+    out.heads["box"] = sums.box / scoreSum;
+    out.heads["dfl"] = sums.dfl / scoreSum;
     out.total =
         (out.heads["box"] * options.boxGain + out.heads["cls"] * options.clsGain + out.heads["dfl"] * options.dflGain) *
         static_cast<double>(batch);

@@ -335,6 +335,22 @@ void TestBenchReports::variantsResult()
     const std::string tail = engine::variantsLegend(spec.file) + " Studies: 'speed/<variant>' in r.db\n";
     QCOMPARE(engine::variantsResultText(spec, result, false), "\n" + result.table.toText() + "\n" + tail);
     QCOMPARE(engine::variantsResultText(spec, result, true), "\n" + result.table.toMarkdown() + "\n" + tail);
+    QVERIFY(!engine::variantsResultJson(spec.file, result).contains("machine")); // not measured
+
+    // The machine's load closes the text and goes into the JSON; a busy machine gets the warning.
+    result.load.measured = true;
+    result.load.loadBefore = 1.5;
+    result.load.loadAfter = 2.5;
+    result.load.otherCores = 0.9;
+    result.load.cores = 2;
+    const std::string text = engine::variantsResultText(spec, result, false);
+    QVERIFY(text.starts_with("\n" + result.table.toText() + "\n" + tail + "Machine: load average 1.50 before"));
+    QVERIFY(text.find("WARNING: the machine was busy (other processes kept 0.90 of 2 cores busy)") != std::string::npos);
+    json = engine::variantsResultJson(spec.file, result);
+    QCOMPARE(json["machine"]["other_cores_busy"].get<double>(), 0.9);
+    QCOMPARE(json["machine"]["load_before"].get<double>(), 1.5);
+    QVERIFY(json["machine"]["busy"].get<bool>());
+    QCOMPARE(json["variants"][0]["compute_fps"].get<double>(), 250.0);
 }
 
 void TestBenchReports::drivingSpecAndCheck()

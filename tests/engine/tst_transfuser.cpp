@@ -4,6 +4,10 @@
 
 #include "core/engine/train/trainstep.h"
 
+#include <ATen/record_function.h>
+
+#include <cstring>
+
 using namespace pitwall;
 using namespace pitwall::engine;
 
@@ -22,6 +26,83 @@ std::shared_ptr<torch::nn::Module> child(Model& model, const std::string& name)
     return nullptr;
 }
 
+// Multiply-adds of the convolutions and matrix products this thread runs, read from every op's input shapes through
+// ATen's op observer. Only the outermost counted op counts (aten::linear calls aten::addmm, aten::conv2d calls
+// aten::convolution: one product each).
+struct MultiplyAddCounter {
+    static thread_local std::int64_t total;
+    static thread_local int open; // counted ops entered and not yet left
+
+    static bool counted(const char* name)
+    {
+        for (const char* op : {"aten::convolution", "aten::linear", "aten::matmul", "aten::mm", "aten::bmm",
+                               "aten::addmm", "aten::baddbmm"})
+            if (std::strcmp(name, op) == 0)
+                return true;
+        return false;
+    }
+    static std::int64_t product(const at::IntArrayRef& a, const at::IntArrayRef& b)
+    {
+        if (a.size() < 2 || b.size() < 2)
+            return 0;
+        std::int64_t batch = 1;
+        for (std::size_t i = 0; i + 2 < a.size(); ++i)
+            batch *= a[i];
+        return batch * a[a.size() - 2] * a.back() * b.back();
+    }
+    static std::int64_t multiplyAdds(const at::RecordFunction& fn)
+    {
+        const auto inputs = fn.inputs();
+        const std::string name = fn.name();
+        if (name == "aten::convolution") { // input, weight, bias, stride, padding, dilation, transposed, ...
+            const at::Tensor& x = inputs[0].toTensor();
+            const at::Tensor& w = inputs[1].toTensor();
+            if (inputs[6].toBool()) // transposed: every input pixel spreads over a kernel
+                return x.numel() / x.size(1) * w.numel();
+            const auto stride = inputs[3].toIntVector(), padding = inputs[4].toIntVector(),
+                       dilation = inputs[5].toIntVector();
+            std::int64_t pixels = x.size(0);
+            for (std::size_t d = 0; d + 2 < static_cast<std::size_t>(x.dim()); ++d)
+                pixels *= (x.size(static_cast<int64_t>(d) + 2) + 2 * padding[d] -
+                           dilation[d] * (w.size(static_cast<int64_t>(d) + 2) - 1) - 1) / stride[d] + 1;
+            return pixels * w.numel();
+        }
+        if (name == "aten::linear") { // input [..., in], weight [out, in]
+            const at::Tensor& x = inputs[0].toTensor();
+            return x.numel() / x.size(-1) * inputs[1].toTensor().numel();
+        }
+        const std::size_t first = (name == "aten::addmm" || name == "aten::baddbmm") ? 1 : 0;
+        return product(inputs[first].toTensor().sizes(), inputs[first + 1].toTensor().sizes());
+    }
+    static std::unique_ptr<at::ObserverContext> enter(const at::RecordFunction& fn)
+    {
+        if (counted(fn.name())) {
+            if (open == 0)
+                total += multiplyAdds(fn);
+            ++open;
+        }
+        return nullptr;
+    }
+    static void leave(const at::RecordFunction& fn, at::ObserverContext*)
+    {
+        if (counted(fn.name()))
+            --open;
+    }
+    // Multiply-adds of `run` on this thread.
+    static std::int64_t of(const std::function<void()>& run)
+    {
+        total = 0;
+        open = 0;
+        const at::CallbackHandle handle =
+            at::addThreadLocalCallback(at::RecordFunctionCallback(&enter, &leave).needsInputs(true));
+        run();
+        at::removeCallback(handle);
+        return total;
+    }
+};
+thread_local std::int64_t MultiplyAddCounter::total = 0;
+thread_local int MultiplyAddCounter::open = 0;
+
 std::int64_t parameterCount(const std::vector<torch::Tensor>& parameters)
 {
     std::int64_t n = 0;
@@ -39,6 +120,7 @@ private Q_SLOTS:
     void upsampleModeChangesTheComputation();
     void frozenBackboneStaysBitIdentical();
     void disabledHeadsAddNoParameters();
+    void noDepthComputesFewerMultiplyAdds();
     void lossWeightsAreNormalised();
     void lossesFallOnASmallSet();
     void badValuesAreRejectedBySchema();
@@ -150,6 +232,29 @@ void TestTransfuser::disabledHeadsAddNoParameters()
     const std::int64_t pre = parameterCount(all->trainableParameters());
     all->setStage(Stage::Posttrain);
     QCOMPARE(parameterCount(all->trainableParameters()) - pre, parameterCount(child(*all, "planning_decoder")->parameters()));
+}
+
+// LEAD's "no depth" variant saves training time because the depth decoder no longer runs: the model's forward and
+// loss, counted op by op, do fewer multiply-adds. The counter itself is checked on a convolution and a linear layer.
+void TestTransfuser::noDepthComputesFewerMultiplyAdds()
+{
+    torch::NoGradGuard noGrad;
+    auto all = makeModel(enginetest::config(), m_spec);
+    auto noDepth = makeModel(enginetest::config({"policy.transfuser.use_depth=false"}), m_spec);
+    const std::int64_t withDepth = MultiplyAddCounter::of([&] { all->computeLoss(m_batch); });
+    const std::int64_t without = MultiplyAddCounter::of([&] { noDepth->computeLoss(m_batch); });
+    const std::int64_t again = MultiplyAddCounter::of([&] { all->computeLoss(m_batch); });
+    QCOMPARE(again, withDepth); // the count is a property of the computation, not of the run
+    QVERIFY2(withDepth > 1000000, qPrintable(QString::number(withDepth)));
+    QVERIFY2(without < withDepth, qPrintable(QString("multiply-adds: %1 with depth, %2 without").arg(withDepth).arg(without)));
+    // The count reads the product shapes: a 1x1 convolution over a [1, 8, 4, 4] input with 16 outputs is 2,048.
+    auto conv = torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 16, 1));
+    QCOMPARE(MultiplyAddCounter::of([&] { conv->forward(torch::zeros({1, 8, 4, 4})); }), std::int64_t(16 * 8 * 16));
+    auto linear = torch::nn::Linear(10, 3);
+    QCOMPARE(MultiplyAddCounter::of([&] { linear->forward(torch::zeros({5, 10})); }), std::int64_t(5 * 10 * 3));
+    qInfo("multiply-adds of one forward and loss: %lld with the depth decoder, %lld without (%.3f)",
+          static_cast<long long>(withDepth), static_cast<long long>(without),
+          static_cast<double>(without) / static_cast<double>(withDepth));
 }
 
 void TestTransfuser::lossWeightsAreNormalised()

@@ -3,6 +3,7 @@
 #include "core/engine/data/loader.h"
 #include "core/engine/data/sampler.h"
 #include "core/util/error.h"
+#include "core/util/machineload.h"
 #include "core/util/pathcheck.h"
 
 #include <sys/resource.h>
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 namespace pitwall::engine::data {
 
@@ -42,14 +42,6 @@ double threadCpuSeconds()
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-double loadAverage()
-{
-    std::ifstream in("/proc/loadavg");
-    double load = 0;
-    in >> load;
-    return load;
 }
 
 } // namespace
@@ -215,7 +207,7 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
             message(text);
     };
     LoaderBenchResult r;
-    r.loadBefore = loadAverage();
+    r.loadBefore = loadAverage1();
     r.batches = options.batches;
     r.warmup = options.warmup;
     const auto setupStart = Clock::now();
@@ -241,7 +233,7 @@ LoaderBenchResult runLoaderBench(const LoaderBenchOptions& options,
     loader.reset();
     requireDecodedSamples(r, *index);
     measureDecodeFloors(r, floorPaths, options.loader.batchSize);
-    r.loadAfter = loadAverage();
+    r.loadAfter = loadAverage1();
     return r;
 }
 

@@ -20,6 +20,10 @@ LoaderOptions loaderOptionsFromConfig(const ResolvedConfig& config, std::uint64_
     LoaderOptions o;
     o.mode = config.getString("data.loader") == "reference" ? LoaderMode::Reference : LoaderMode::Pitwall;
     o.usePreprocessed = config.getBool("data.use_preprocessed");
+    if (config.getString("data.decode") == "full") {
+        o.sample.scaleChoice = image::ScaleChoice::FullOnly;
+        o.sample.regionDecode = false;
+    }
     o.shard.replicate = config.getBool("data.replicate_dataset_per_device");
     o.threads = static_cast<int>(config.getInt("data.num_workers"));
     o.prefetchBatches = static_cast<int>(config.getInt("data.prefetch_batches"));

@@ -36,11 +36,6 @@ double CpuMeter::percentAndRestart()
     return percent;
 }
 
-double processTreeCpuSeconds()
-{
-    return cpuSecondsOf(RUSAGE_SELF) + cpuSecondsOf(RUSAGE_CHILDREN);
-}
-
 std::int64_t peakResidentBytes()
 {
     rusage usage{};

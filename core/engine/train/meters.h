@@ -8,10 +8,6 @@
 
 namespace pitwall::engine {
 
-// User + system CPU seconds of this process and of its children that have been waited for (rank processes,
-// loader worker processes), e.g. around a whole run.
-double processTreeCpuSeconds();
-
 class CpuMeter {
 public:
     CpuMeter();

@@ -4,6 +4,9 @@
 
 #include "core/util/error.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace pitwall::engine {
 
 ResolvedConfig resolveVariant(const Schema& schema, const VariantsFile& file, const VariantSpec& variant,
@@ -128,6 +131,27 @@ std::string variantsPairedDifferences(const VariantsFile& file, const std::vecto
                 " ± " + formatFixed(d.standardError, 1);
     }
     return text + "\n";
+}
+
+std::string variantsRoutesAdvice(const VariantsFile& file, const std::vector<VariantResult>& results)
+{
+    if (variantsPairedDifferences(file, results).empty())
+        return {};
+    const std::vector<double>& first = results.front().routeDrivingScores;
+    double largest = 0;
+    for (std::size_t i = 1; i < results.size(); ++i)
+        largest = std::max(largest, drive::pairedDifference(results[i].routeDrivingScores, first).standardError);
+    const double target = kTargetPairedStandardError;
+    if (largest <= target)
+        return "Every paired standard error is at most " + formatFixed(target, 1) + " points (largest " +
+               formatFixed(largest, 1) + "): a difference of " + formatFixed(2 * target, 0) +
+               " points or more is at least two standard errors.\n";
+    const double routes = static_cast<double>(first.size());
+    const auto needed = static_cast<long long>(std::ceil(routes * (largest / target) * (largest / target)));
+    return "The largest paired standard error, " + formatFixed(largest, 1) + " points, is above " +
+           formatFixed(target, 1) + ": a " + formatFixed(2 * target, 0) + "-point difference may not show. About " +
+           std::to_string(needed) + " routes (driving.routes in the variants file) would bring it to " +
+           formatFixed(target, 1) + "; it shrinks as 1/√routes.\n";
 }
 
 void addPairedDifference(nlohmann::json& out, const std::vector<VariantResult>& results, std::size_t i)

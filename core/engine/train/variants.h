@@ -52,6 +52,12 @@ std::string variantsLegend(const VariantsFile& file);
 // differences): <name> +8.0 ± 2.1, ...\n". Empty otherwise, or when a variant has no per-route scores (or another
 // number of routes) than the first.
 std::string variantsPairedDifferences(const VariantsFile& file, const std::vector<VariantResult>& results);
+// Whether the routes were enough to separate the variants: the paired differences' standard errors against
+// kTargetPairedStandardError (2.5 points, so that a 5-point difference is two of them). At most that: "Every paired
+// standard error is at most 2.5 points (largest 1.9): ...". Above: the largest, and about how many routes would
+// bring it to the target (standard errors shrink as 1/sqrt(routes)). Empty when variantsPairedDifferences is.
+constexpr double kTargetPairedStandardError = 2.5;
+std::string variantsRoutesAdvice(const VariantsFile& file, const std::vector<VariantResult>& results);
 // For variant i > 0 with per-route scores like the first's: out["driving_score_diff"] and
 // out["driving_score_diff_stderr"] (i minus the first, pairedDifference); nothing otherwise.
 void addPairedDifference(nlohmann::json& out, const std::vector<VariantResult>& results, std::size_t i);

@@ -2,7 +2,6 @@
 
 #include "core/engine/drive/runeval.h"
 #include "core/engine/train/benchcheck.h"
-#include "core/engine/train/meters.h"
 #include "core/pool/trialstate.h"
 #include "core/store/store.h"
 #include "core/synth/dataset.h"
@@ -61,6 +60,11 @@ void storeRecords(const VariantsBenchSpec& spec, const VariantsBenchResult& out)
         record.parameters["seeds"] = spec.file.seeds;
         record.results = rows[i];
         record.results["study"] = out.results[i].study;
+        if (out.load.measured) {
+            record.results["load_before"] = out.load.loadBefore;
+            record.results["load_after"] = out.load.loadAfter;
+            record.results["other_cores_busy"] = out.load.otherCores;
+        }
         if (spec.file.driving.enabled) {
             record.results["driving_score_stderr"] = out.results[i].drivingScoreStandardError;
             addPairedDifference(record.results, out.results, i);
@@ -111,6 +115,7 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
                                      const ProgressReporter& reporter)
 {
     checkVariantsBench(spec);
+    const MachineLoadMeter machine;
     VariantsBenchResult out;
     const VariantsFile& file = spec.file;
     // Each variant is an equal part of the job's progress; with driving, its routes take the last fifth of it.
@@ -148,6 +153,7 @@ VariantsBenchResult runVariantsBench(const VariantsBenchSpec& spec, CancelToken&
                        out.results.back());
     }
     out.table = variantsTable(file, out.results);
+    out.load = machine.finish();
     storeRecords(spec, out);
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include "core/engine/train/variants.h"
 #include "core/util/cancel.h"
+#include "core/util/machineload.h"
 #include "core/util/progress.h"
 
 #include <string>
@@ -26,6 +27,7 @@ struct VariantsBenchSpec {
 struct VariantsBenchResult {
     std::vector<VariantResult> results; // in the order of file.variants
     Table table{std::vector<std::string>{}}; // variantsTable()
+    MachineLoad load;                        // how busy the machine was over the whole benchmark
 };
 
 // What runVariantsBench checks before it trains (`pitwall bench variants --check`), without writing anything (no

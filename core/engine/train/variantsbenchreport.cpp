@@ -98,11 +98,24 @@ nlohmann::json variantsResultJson(const VariantsFile& variants, const std::vecto
     return out;
 }
 
+nlohmann::json variantsResultJson(const VariantsFile& variants, const VariantsBenchResult& result)
+{
+    nlohmann::json out = variantsResultJson(variants, result.results);
+    if (result.load.measured)
+        out["machine"] = {{"load_before", result.load.loadBefore},
+                          {"load_after", result.load.loadAfter},
+                          {"other_cores_busy", result.load.otherCores},
+                          {"cores", result.load.cores},
+                          {"busy", result.load.busy()}};
+    return out;
+}
+
 std::string variantsResultText(const VariantsBenchSpec& spec, const VariantsBenchResult& result, bool markdown)
 {
     return "\n" + (markdown ? result.table.toMarkdown() : result.table.toText()) + "\n" + variantsLegend(spec.file) +
            " Studies: '" + spec.file.name + "/<variant>' in " + spec.storeLocation + "\n" +
-           variantsPairedDifferences(spec.file, result.results);
+           variantsPairedDifferences(spec.file, result.results) + variantsRoutesAdvice(spec.file, result.results) +
+           result.load.text();
 }
 
 } // namespace pitwall::engine

@@ -30,7 +30,10 @@ std::string variantsCheckText(const VariantsBenchSpec& spec, const std::vector<V
 // "compute_fps", "full_fps", "quality_metric", "quality_mean", "quality_std", "seeds"}]}, with
 // "driving_score_mean", "driving_score_std" and "driving_score_stderr" per variant when the file drives.
 nlohmann::json variantsResultJson(const VariantsFile& variants, const std::vector<VariantResult>& results);
-// The table (Markdown or text), its legend and where the studies are.
+// The same with "machine": {"load_before", "load_after", "other_cores_busy", "cores", "busy"} when it was measured.
+nlohmann::json variantsResultJson(const VariantsFile& variants, const VariantsBenchResult& result);
+// The table (Markdown or text), its legend, where the studies are, the paired driving differences, and the machine's
+// load while it ran (MachineLoad::text: a WARNING line when other processes kept it busy).
 std::string variantsResultText(const VariantsBenchSpec& spec, const VariantsBenchResult& result, bool markdown);
 
 } // namespace pitwall::engine

@@ -1,12 +1,17 @@
-// AutoSpeed-lite: the head's shapes at strides 8/16/32, looped and vectorised ground-truth packing giving the same
-// loss, the task-aligned assigner on a hand-made case, AutoSpeed's optimiser groups and schedule, and a short
+// AutoSpeed-lite: the head's shapes at strides 8/16/32, the looped (one pass per image) and vectorised loss giving
+// the same value, the task-aligned assigner on a hand-made case, AutoSpeed's optimiser groups and schedule, and a short
 // training run through the trainer whose loss falls and whose evaluation gives P / R / mAP in 0..1.
 #include "autospeed.h"
 
+#include "core/engine/data/loaderoptions.h"
+#include "core/engine/train/detectiondata.h"
 #include "core/engine/train/trainer.h"
+#include "core/engine/train/variantsbench.h"
 #include "core/store/store.h"
 #include "core/synth/dataset.h"
 #include "core/util/error.h"
+
+#include "tests/support/testpaths.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -58,7 +63,7 @@ class TestAutoSpeed : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void headHasThreeLevelsAtStrides8_16_32();
-    void loopedAndVectorisedPackingGiveTheSameLoss();
+    void loopedAndVectorisedLossesAgree();
     void assignerPicksTheBestAlignedAnchorsInsideEachBox();
     void optimiserFollowsAutoSpeedsGroupsAndSchedule();
     void shortTrainingLowersTheLossAndEvaluates();
@@ -66,6 +71,7 @@ private Q_SLOTS:
     void referenceLoaderTrainsTheSameSamples();
     void clipGradNormBoundsTheStep();
     void apMethodFollowsTheConfig();
+    void optimisationLadderLoadsAndComputesAsAutoSpeed();
 };
 
 void TestAutoSpeed::headHasThreeLevelsAtStrides8_16_32()
@@ -87,7 +93,7 @@ void TestAutoSpeed::headHasThreeLevelsAtStrides8_16_32()
     QVERIFY(std::abs(classOut->bias[0].item<double>() - std::log(5.0 / 4 / (8 * 16))) < 1e-6);
 }
 
-void TestAutoSpeed::loopedAndVectorisedPackingGiveTheSameLoss()
+void TestAutoSpeed::loopedAndVectorisedLossesAgree()
 {
     torch::manual_seed(1);
     Network net(readOptions(config()));
@@ -107,11 +113,22 @@ void TestAutoSpeed::loopedAndVectorisedPackingGiveTheSameLoss()
     QCOMPARE(vectorised[1].select(1, 0).max().item<double>(), -1.0); // the empty image is all padding
 
     LossOptions a, b;
-    b.vectorizedPacking = false;
+    b.vectorized = false;
+    // The vectorised loss is one pass over the batch; AutoSpeed's original one pass per image.
+    std::vector<std::pair<int64_t, int64_t>> passesA, passesB;
+    a.onPass = [&](int64_t first, int64_t count) { passesA.emplace_back(first, count); };
+    b.onPass = [&](int64_t first, int64_t count) { passesB.emplace_back(first, count); };
     const LossOutput la = detectionLoss(levels, boxes, a), lb = detectionLoss(levels, boxes, b);
-    QVERIFY2(std::abs(la.total.item<double>() - lb.total.item<double>()) <= 1e-6, "packing must not change the loss");
+    QCOMPARE(passesA, (std::vector<std::pair<int64_t, int64_t>>{{0, 4}}));
+    QCOMPARE(passesB, (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
+    // The same loss up to float32 rounding: the looped loss sums each image's terms, then the images (relative
+    // differences of about 2e-7 here); a wrong assignment, packing or normalisation moves it by far more.
+    const auto close = [](const torch::Tensor& x, const torch::Tensor& y) {
+        return std::abs(x.item<double>() - y.item<double>()) <= 1e-6 * std::abs(x.item<double>());
+    };
+    QVERIFY2(close(la.total, lb.total), "looping over the images must not change the loss");
     for (const char* head : {"box", "cls", "dfl"})
-        QVERIFY2(std::abs(la.heads.at(head).item<double>() - lb.heads.at(head).item<double>()) <= 1e-6, head);
+        QVERIFY2(close(la.heads.at(head), lb.heads.at(head)), head);
     QVERIFY(la.heads.at("box").item<double>() > 0);
     QVERIFY(la.heads.at("dfl").item<double>() > 0);
     // Gains and batch scaling as AutoSpeed: (7.5 box + 0.5 cls + 1.5 dfl) x batch.
@@ -363,6 +380,57 @@ void TestAutoSpeed::apMethodFollowsTheConfig()
         qPrintable(byDefault));
     const QString coco = notices({"autospeed.ap_method=coco"});
     QVERIFY2(coco.contains("validation AP: COCO 101-point (autospeed.ap_method=coco)"), qPrintable(coco));
+}
+
+// The rungs of configs/autospeed/optimizations.yaml, one epoch of each through the trainer's data path on small
+// JPEG frames: Original, Vectorised loss and Torch compile decode every sample's JPEG whole at full scale (8/8), once
+// per epoch, as AutoSpeed's loader does; the pre-processed rungs decode none (the cache was decoded once); Pitwall's
+// own row decodes at a reduced DCT scale; only Original computes the loss image by image.
+void TestAutoSpeed::optimisationLadderLoadsAndComputesAsAutoSpeed()
+{
+    const VariantsFile file = readVariantsFile(test::sourceFile("/configs/autospeed/optimizations.yaml"));
+    const std::vector<ResolvedConfig> rungs =
+        resolveVariants(loadSchema(), file,
+                        {"data.synthetic.image_width=512", "data.synthetic.image_height=256",
+                         "autospeed.input_width=128", "autospeed.input_height=64", "autospeed.width_multiple=0.25"});
+    QCOMPARE(rungs.size(), std::size_t(6));
+    QTemporaryDir dir;
+    const std::string data = dir.filePath("data").toStdString();
+    synth::SynthOptions synthOptions = synth::synthOptionsFromConfig(rungs.front());
+    synthOptions.frames = 12;
+    synthOptions.episodeFrames = 6;
+    synth::writeSynthDataset(data, synthOptions);
+
+    const std::map<std::string, std::set<int>> expectedEighths = {
+        {"Original", {8}}, {"Vectorised loss", {8}}, {"Pre-processed data", {0}}, {"Torch compile", {8}}, {"All", {0}}};
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const std::string& name = file.variants[i].name;
+        const ResolvedConfig& rung = rungs[i];
+        QCOMPARE(readOptions(rung).vectorizedLoss, name != "Original");
+        ModelPlan plan;
+        declarePlan(rung, plan);
+        const DetectionData detection(data, plan, dataSplitFromConfig(rung));
+        data::LoaderOptions options = data::loaderOptionsFromConfig(rung, 0);
+        options.batchSize = 1; // every sample of the epoch, none dropped with a partial batch
+        options.threads = 2;
+        options.cachePath = dir.filePath(QString::fromStdString("cache-" + std::to_string(i) + ".bin")).toStdString();
+        auto loader = detection.trainLoader(options, 0, 1);
+        data::LoadedBatch batch;
+        std::multiset<std::int64_t> samples;
+        std::set<int> eighths;
+        while (loader->next(batch))
+            for (std::size_t k = 0; k < batch.indices.size(); ++k) {
+                samples.insert(batch.indices[k]);
+                eighths.insert(batch.decodedEighths[k]);
+            }
+        QCOMPARE(static_cast<std::int64_t>(samples.size()), detection.trainSize()); // every sample once
+        QCOMPARE(std::set<std::int64_t>(samples.begin(), samples.end()).size(), samples.size());
+        if (const auto it = expectedEighths.find(name); it != expectedEighths.end()) {
+            QVERIFY2(eighths == it->second, name.c_str());
+        } else { // Pitwall's decode: 2/8 or 4/8 of 512 x 256 covers a 128 x 64 input zoomed by up to 1.2
+            QVERIFY2(!eighths.empty() && *eighths.begin() > 0 && *eighths.rbegin() < 8, name.c_str());
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAutoSpeed)

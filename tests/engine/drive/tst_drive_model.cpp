@@ -332,6 +332,21 @@ void TestDriveModel::pairedDifferencesOverTheSameRoutes()
     nlohmann::json none;
     engine::addPairedDifference(none, {base, faster}, 0); // the reference itself
     QVERIFY(none.is_null());
+    // s.e. 0.8 and 1.3: both at most 2.5, so a 5-point difference is two of them.
+    QCOMPARE(engine::variantsRoutesAdvice(file, {base, faster, unpaired}),
+             std::string("Every paired standard error is at most 2.5 points (largest 1.3): a difference of 5 points "
+                         "or more is at least two standard errors.\n"));
+    // A noisy pair: differences 10, -10, 10, -10 -> sample std 11.547, s.e. 5.774 over 4 routes; 4 x (5.774 /
+    // 2.5)^2 = 21.3 -> 22 routes.
+    engine::VariantResult noisy = base;
+    noisy.name = "Noisy";
+    for (std::size_t i = 0; i < 4; ++i)
+        noisy.routeDrivingScores[i] += i % 2 == 0 ? 10.0 : -10.0;
+    QCOMPARE(engine::variantsRoutesAdvice(file, {base, faster, noisy}),
+             std::string("The largest paired standard error, 5.8 points, is above 2.5: a 5-point difference may not "
+                         "show. About 22 routes (driving.routes in the variants file) would bring it to 2.5; it "
+                         "shrinks as 1/√routes.\n"));
+    QVERIFY(engine::variantsRoutesAdvice(file, {base}).empty());
     QVERIFY(engine::variantsPairedDifferences(file, {base}).empty()); // nothing to compare
     engine::VariantResult shorter = faster;
     shorter.routeDrivingScores.pop_back();
