@@ -39,7 +39,8 @@ struct LoaderOptions {
 int cpuShareThreads();
 
 // data.loader, data.use_preprocessed, data.decode (sample.scaleChoice and regionDecode),
-// data.replicate_dataset_per_device, data.num_workers and data.prefetch_batches of a resolved configuration, for one rank of `worldSize` and a run's seed (which drives shuffling and augmentation).
+// data.replicate_dataset_per_device, data.num_workers and data.prefetch_batches of a resolved configuration, for
+// one rank of `worldSize` and a run's seed (which drives shuffling and augmentation).
 LoaderOptions loaderOptionsFromConfig(const ResolvedConfig& config, std::uint64_t seed, int rank = 0,
                                       int worldSize = 1);
 
