@@ -85,14 +85,7 @@ PitwallLoader::PitwallLoader(std::shared_ptr<const DatasetIndex> index, const Lo
     m_options.prefetchBatches = std::max(1, options.prefetchBatches);
     const int threads = options.threads > 0 ? options.threads : cpuShareThreads();
     if (options.usePreprocessed) {
-        std::string path = options.cachePath;
-        if (path.empty())
-            path = (std::filesystem::path(m_index->root) / ".pitwall-cache" / "preprocessed.bin").string();
-        std::vector<std::string> sources;
-        for (const SampleRecord& s : m_index->samples)
-            sources.push_back(s.imagePath);
-        m_cache = PreprocessedCache::openOrBuild(path, sources, options.sample.outputWidth,
-                                                 options.sample.outputHeight, threads, m_cacheProblems);
+        m_cache = openPreprocessedCache(*m_index, options, threads, m_cacheProblems);
         for (const DataProblem& p : m_cacheProblems)
             m_badFiles.insert(p.file);
     }
@@ -240,6 +233,19 @@ std::vector<DataProblem> PitwallLoader::problems() const
 }
 
 } // namespace
+
+std::unique_ptr<PreprocessedCache> openPreprocessedCache(const DatasetIndex& index, const LoaderOptions& options,
+                                                         int threads, std::vector<DataProblem>& problems)
+{
+    std::string path = options.cachePath;
+    if (path.empty())
+        path = (std::filesystem::path(index.root) / ".pitwall-cache" / "preprocessed.bin").string();
+    std::vector<std::string> sources;
+    for (const SampleRecord& s : index.samples)
+        sources.push_back(s.imagePath);
+    return PreprocessedCache::openOrBuild(path, sources, options.sample.outputWidth, options.sample.outputHeight,
+                                          threads, problems);
+}
 
 std::unique_ptr<BatchLoader> makeBatchLoader(std::shared_ptr<const DatasetIndex> index, const LoaderOptions& options)
 {

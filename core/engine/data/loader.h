@@ -57,6 +57,12 @@ std::unique_ptr<BatchLoader> makeBatchLoader(std::shared_ptr<const DatasetIndex>
 // Boxes packed as [B, maxBoxes, 5] float: (class, x0, y0, x1, y1) in output pixels; unused rows have class -1.
 torch::Tensor packBoxes(const LoadedBatch& batch, int maxBoxes);
 
+// The pre-processed cache of either loader: options.cachePath, else <dataset root>/.pitwall-cache/preprocessed.bin,
+// opened, or built with `threads` threads at options.sample's output size from the dataset's images. Images that
+// cannot be read are added to `problems` and stay unavailable in the cache.
+std::unique_ptr<PreprocessedCache> openPreprocessedCache(const DatasetIndex& index, const LoaderOptions& options,
+                                                         int threads, std::vector<DataProblem>& problems);
+
 // Reference mode's loader (referenceloader.cpp).
 std::unique_ptr<BatchLoader> makeReferenceLoader(std::shared_ptr<const DatasetIndex> index,
                                                  const LoaderOptions& options);

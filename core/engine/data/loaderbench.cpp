@@ -85,9 +85,6 @@ LoaderBenchCheck checkLoaderBench(const LoaderBenchOptions& options)
     if (options.batches < 1 || options.warmup < 0)
         throw InputError("--batches must be at least 1 and --warmup at least 0");
     const LoaderOptions& loader = options.loader;
-    if (loader.mode == LoaderMode::Reference && loader.usePreprocessed)
-        throw InputError("--preprocessed: the reference loader has no pre-processed cache (it decodes every image, "
-                         "as DataLoader); leave out --preprocessed or use --mode pitwall");
     LoaderBenchCheck check;
     check.index = std::make_shared<DatasetIndex>(options.images.empty() ? indexDataset(options.dataset, options.split)
                                                                         : indexImageFolder(options.images));

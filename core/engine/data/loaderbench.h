@@ -61,8 +61,8 @@ struct LoaderBenchResult {
 
 // What runLoaderBench checks before it loads a batch (`pitwall bench loader --check`), without writing anything
 // (no cache file, no worker): exactly one of images / dataset, the batch counts, the dataset (the folder exists
-// and holds usable samples: JPEGs for `images`), at least one batch of samples, no pre-processed cache in
-// reference mode, and a cache file that can be created. InputError for the first problem.
+// and holds usable samples: JPEGs for `images`), at least one batch of samples, and a cache file that can be
+// created. InputError for the first problem.
 struct LoaderBenchCheck {
     std::shared_ptr<const DatasetIndex> index; // the dataset as indexed
     int workers = 0;                           // loader threads (Pitwall mode) or worker processes (reference mode)

@@ -5,6 +5,8 @@
 // (full-scale decode to a new uint8 tensor, to float, crop with zero padding, bilinear resize, flip, RGB->HSV->RGB
 // jitter, normalise), then the batch is collated with torch::stack straight into shared memory, and the main
 // process hands out a tensor over that memory (DataLoader maps each batch's shared memory the same way).
+// With data.use_preprocessed a worker reads each image from the pre-processed cache (decoded and resized once, as
+// AutoSpeed's .npy arrays) into a new uint8 tensor instead of decoding it; the transforms are the same.
 #include "core/engine/data/loader.h"
 
 #include "core/util/error.h"
@@ -101,33 +103,64 @@ torch::Tensor hsvToRgb(const torch::Tensor& hsv)
     return torch::einsum("ijk,xijk->xjk", {mask, torch::stack({a1, a2, a3})});
 }
 
-// One sample the torchvision way. Throws std::runtime_error with the reason when the image cannot be used.
-torch::Tensor referenceSample(const SampleRecord& record, const SampleKey& key, const SampleOptions& o,
-                              JpegDecoder& decoder, std::vector<std::uint8_t>& bytes, std::vector<BoxLabel>& boxes)
+// One sample's pixels as a new uint8 tensor [H, W, 3]: decode_jpeg at full scale, or with a cache the pre-processed
+// array copied out (np.load). sourceWidth x sourceHeight: the image's size in the file (boxes and the augmentation
+// window are in its pixels). Throws std::runtime_error with the reason when the image cannot be used.
+torch::Tensor referencePixels(const SampleRecord& record, std::int64_t index, const PreprocessedCache* cache,
+                              JpegDecoder& decoder, std::vector<std::uint8_t>& bytes, int& sourceWidth,
+                              int& sourceHeight)
 {
+    if (cache) {
+        const ImageView view = cache->image(index);
+        if (!view.pixels)
+            throw std::runtime_error("not in the pre-processed cache (it could not be read when the cache was built)");
+        sourceWidth = cache->sourceWidth(index);
+        sourceHeight = cache->sourceHeight(index);
+        torch::Tensor pixels = torch::empty({view.height, view.width, 3}, torch::kUInt8);
+        const auto row = static_cast<std::size_t>(view.width) * 3;
+        for (int y = 0; y < view.height; ++y)
+            std::memcpy(pixels.data_ptr<std::uint8_t>() + static_cast<std::size_t>(y) * row,
+                        view.pixels + static_cast<std::ptrdiff_t>(y) * view.stride, row);
+        return pixels;
+    }
     std::string error;
     JpegHeader header;
     if (!readWholeFile(record.imagePath, bytes, error) || !decoder.readHeader(bytes.data(), bytes.size(), header, error))
         throw std::runtime_error(error);
-    // decode_jpeg: a new uint8 tensor at full scale.
     torch::Tensor decoded = torch::empty({header.height, header.width, 3}, torch::kUInt8);
     std::vector<std::uint8_t> pixels;
     int w = 0, h = 0;
     if (!decoder.decode(bytes.data(), bytes.size(), DctScale{1, 1}, pixels, w, h, error))
         throw std::runtime_error(error);
     std::memcpy(decoded.data_ptr<std::uint8_t>(), pixels.data(), decoded.numel());
-    torch::Tensor img = decoded.permute({2, 0, 1}).to(torch::kFloat).div(255.0).contiguous(); // ConvertImageDtype
+    sourceWidth = header.width;
+    sourceHeight = header.height;
+    return decoded;
+}
 
-    const SampleAugment a = drawAugment(key, o.augment, header.width, header.height, o.outputWidth, o.outputHeight);
+// One sample the torchvision way. Throws std::runtime_error with the reason when the image cannot be used.
+torch::Tensor referenceSample(const SampleRecord& record, const SampleKey& key, const SampleOptions& o,
+                              const PreprocessedCache* cache, JpegDecoder& decoder, std::vector<std::uint8_t>& bytes,
+                              std::vector<BoxLabel>& boxes)
+{
+    int sourceWidth = 0, sourceHeight = 0;
+    const torch::Tensor pixels = referencePixels(record, key.index, cache, decoder, bytes, sourceWidth, sourceHeight);
+    const std::int64_t viewHeight = pixels.size(0), viewWidth = pixels.size(1);
+    torch::Tensor img = pixels.permute({2, 0, 1}).to(torch::kFloat).div(255.0).contiguous(); // ConvertImageDtype
+
+    const SampleAugment a = drawAugment(key, o.augment, sourceWidth, sourceHeight, o.outputWidth, o.outputHeight);
+    // The window in the pixels at hand (the cache's are smaller than the file's).
+    const double toViewX = static_cast<double>(viewWidth) / sourceWidth;
+    const double toViewY = static_cast<double>(viewHeight) / sourceHeight;
     // F.resized_crop: integer box, zero padding where it leaves the image, then bilinear (no antialias).
-    const auto top = static_cast<std::int64_t>(std::lround(a.window.y));
-    const auto left = static_cast<std::int64_t>(std::lround(a.window.x));
-    const auto height = std::max<std::int64_t>(1, std::lround(a.window.height));
-    const auto width = std::max<std::int64_t>(1, std::lround(a.window.width));
-    const std::int64_t y0 = std::clamp<std::int64_t>(top, 0, header.height);
-    const std::int64_t y1 = std::clamp<std::int64_t>(top + height, 0, header.height);
-    const std::int64_t x0 = std::clamp<std::int64_t>(left, 0, header.width);
-    const std::int64_t x1 = std::clamp<std::int64_t>(left + width, 0, header.width);
+    const auto top = static_cast<std::int64_t>(std::lround(a.window.y * toViewY));
+    const auto left = static_cast<std::int64_t>(std::lround(a.window.x * toViewX));
+    const auto height = std::max<std::int64_t>(1, std::lround(a.window.height * toViewY));
+    const auto width = std::max<std::int64_t>(1, std::lround(a.window.width * toViewX));
+    const std::int64_t y0 = std::clamp<std::int64_t>(top, 0, viewHeight);
+    const std::int64_t y1 = std::clamp<std::int64_t>(top + height, 0, viewHeight);
+    const std::int64_t x0 = std::clamp<std::int64_t>(left, 0, viewWidth);
+    const std::int64_t x1 = std::clamp<std::int64_t>(left + width, 0, viewWidth);
     torch::Tensor crop = img.slice(1, y0, y1).slice(2, x0, x1);
     crop = torch::constant_pad_nd(crop, {x0 - left, left + width - x1, y0 - top, top + height - y1}, 0.0);
     img = F::interpolate(crop.unsqueeze(0), F::InterpolateFuncOptions()
@@ -148,7 +181,7 @@ torch::Tensor referenceSample(const SampleRecord& record, const SampleKey& key, 
                                               o.normalization.mean[2]}).div(255.0).view({3, 1, 1});
     const torch::Tensor std = torch::tensor({o.normalization.std[0], o.normalization.std[1],
                                              o.normalization.std[2]}).div(255.0).view({3, 1, 1});
-    boxes = transformBoxes(boxesInPixels(record, header.width, header.height), a, o.outputWidth, o.outputHeight);
+    boxes = transformBoxes(boxesInPixels(record, sourceWidth, sourceHeight), a, o.outputWidth, o.outputHeight);
     return (img - mean) / std;
 }
 
@@ -189,6 +222,7 @@ public:
     std::int64_t batchesPerEpoch() const override { return m_batchesPerEpoch; }
     std::vector<DataProblem> problems() const override;
     double helperCpuSeconds() const override;
+    CacheStatus cacheStatus() const override { return m_cache ? m_cache->status() : CacheStatus{}; }
     int workers() const override { return static_cast<int>(m_workers.size()); }
 
 private:
@@ -209,14 +243,14 @@ private:
     std::vector<std::int64_t> m_epochIndices;
     std::vector<DataProblem> m_loadProblems;
     std::set<std::string> m_badFiles;
+    std::unique_ptr<PreprocessedCache> m_cache; // data.use_preprocessed: built before the workers fork, shared by them
+    std::vector<DataProblem> m_cacheProblems;
 };
 
 ReferenceLoader::ReferenceLoader(std::shared_ptr<const DatasetIndex> index, const LoaderOptions& options)
     : m_index(std::move(index)), m_options(options),
       m_sampler(static_cast<std::int64_t>(m_index->samples.size()), options.shard)
 {
-    if (options.usePreprocessed)
-        throw InputError("the reference loader has no pre-processed cache (it decodes every image, as DataLoader)");
     m_batchesPerEpoch = m_sampler.samplesPerEpoch() / std::max(1, options.batchSize);
     if (m_batchesPerEpoch == 0)
         throw InputError("each logical device gets " + std::to_string(m_sampler.samplesPerEpoch()) +
@@ -228,6 +262,11 @@ ReferenceLoader::ReferenceLoader(std::shared_ptr<const DatasetIndex> index, cons
                     options.sample.outputHeight;
     m_slots = m_options.prefetchBatches + 2; // two may be held by the consumer, the rest are in flight
     const int count = options.threads > 0 ? options.threads : cpuShareThreads();
+    if (options.usePreprocessed) {
+        m_cache = openPreprocessedCache(*m_index, options, count, m_cacheProblems);
+        for (const DataProblem& p : m_cacheProblems)
+            m_badFiles.insert(p.file);
+    }
     try {
         for (int w = 0; w < count; ++w)
             startWorker();
@@ -319,7 +358,7 @@ void ReferenceLoader::workerMain(int taskFd, int resultFd, SharedRegion& region)
             std::string error;
             try {
                 samples.push_back(referenceSample(record, {m_options.shard.seed, task.epoch, index, m_options.shard.rank},
-                                                  o, decoder, bytes, boxes));
+                                                  o, m_cache.get(), decoder, bytes, boxes));
             } catch (const std::exception& e) {
                 samples.push_back(torch::zeros({3, o.outputHeight, o.outputWidth}));
                 ok = 0;
@@ -432,7 +471,8 @@ bool ReferenceLoader::next(LoadedBatch& batch)
         std::memcpy(&length, message.data() + at, sizeof length);
         at += sizeof length;
         batch.valid[static_cast<std::size_t>(k)] = ok;
-        batch.decodedEighths[static_cast<std::size_t>(k)] = ok ? 8 : 0; // decode_jpeg: always full scale
+        // decode_jpeg: always full scale; nothing decoded from the cache.
+        batch.decodedEighths[static_cast<std::size_t>(k)] = ok && !m_cache ? 8 : 0;
         const std::string& path = m_index->samples[static_cast<std::size_t>(index)].imagePath;
         if (!ok && m_badFiles.insert(path).second)
             m_loadProblems.push_back({path, message.substr(at, static_cast<std::size_t>(length))});
@@ -446,6 +486,7 @@ bool ReferenceLoader::next(LoadedBatch& batch)
 std::vector<DataProblem> ReferenceLoader::problems() const
 {
     std::vector<DataProblem> all = m_index->problems;
+    all.insert(all.end(), m_cacheProblems.begin(), m_cacheProblems.end());
     all.insert(all.end(), m_loadProblems.begin(), m_loadProblems.end());
     return all;
 }

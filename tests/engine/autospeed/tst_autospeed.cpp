@@ -383,9 +383,9 @@ void TestAutoSpeed::apMethodFollowsTheConfig()
 }
 
 // The rungs of configs/autospeed/optimizations.yaml, one epoch of each through the trainer's data path on small
-// JPEG frames: Original, Vectorised loss and Torch compile decode every sample's JPEG whole at full scale (8/8), once
-// per epoch, as AutoSpeed's loader does; the pre-processed rungs decode none (the cache was decoded once); Pitwall's
-// own row decodes at a reduced DCT scale; only Original computes the loss image by image.
+// JPEG frames: AutoSpeed's rungs load as DataLoader does, decoding every sample's JPEG whole at full scale (8/8) once
+// per epoch, or with the pre-processed cache none; Pitwall's loader decodes whole (data.decode=full) or at a reduced
+// DCT scale; only Original computes the loss image by image.
 void TestAutoSpeed::optimisationLadderLoadsAndComputesAsAutoSpeed()
 {
     const VariantsFile file = readVariantsFile(test::sourceFile("/configs/autospeed/optimizations.yaml"));
@@ -393,7 +393,7 @@ void TestAutoSpeed::optimisationLadderLoadsAndComputesAsAutoSpeed()
         resolveVariants(loadSchema(), file,
                         {"data.synthetic.image_width=512", "data.synthetic.image_height=256",
                          "autospeed.input_width=128", "autospeed.input_height=64", "autospeed.width_multiple=0.25"});
-    QCOMPARE(rungs.size(), std::size_t(6));
+    QCOMPARE(rungs.size(), std::size_t(7));
     QTemporaryDir dir;
     const std::string data = dir.filePath("data").toStdString();
     synth::SynthOptions synthOptions = synth::synthOptionsFromConfig(rungs.front());
@@ -401,12 +401,16 @@ void TestAutoSpeed::optimisationLadderLoadsAndComputesAsAutoSpeed()
     synthOptions.episodeFrames = 6;
     synth::writeSynthDataset(data, synthOptions);
 
+    std::map<std::string, std::map<std::int64_t, std::vector<float>>> boxes; // per rung and sample
+    std::map<std::string, std::map<std::int64_t, torch::Tensor>> images;
     const std::map<std::string, std::set<int>> expectedEighths = {
-        {"Original", {8}}, {"Vectorised loss", {8}}, {"Pre-processed data", {0}}, {"Torch compile", {8}}, {"All", {0}}};
+        {"Original", {8}}, {"Vectorised loss", {8}}, {"Pre-processed data", {0}}, {"Torch compile", {8}}, {"All", {0}},
+        {"Pitwall loader (whole decode)", {8}}};
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         const std::string& name = file.variants[i].name;
         const ResolvedConfig& rung = rungs[i];
         QCOMPARE(readOptions(rung).vectorizedLoss, name != "Original");
+        QCOMPARE(rung.getString("data.loader"), std::string(name.starts_with("Pitwall") ? "pitwall" : "reference"));
         ModelPlan plan;
         declarePlan(rung, plan);
         const DetectionData detection(data, plan, dataSplitFromConfig(rung));
@@ -422,14 +426,35 @@ void TestAutoSpeed::optimisationLadderLoadsAndComputesAsAutoSpeed()
             for (std::size_t k = 0; k < batch.indices.size(); ++k) {
                 samples.insert(batch.indices[k]);
                 eighths.insert(batch.decodedEighths[k]);
+                std::vector<float> flat;
+                for (const data::BoxLabel& box : batch.boxes[k])
+                    flat.insert(flat.end(), {box.x0, box.y0, box.x1, box.y1});
+                boxes[name][batch.indices[k]] = flat;
+                images[name][batch.indices[k]] = batch.images[static_cast<int64_t>(k)].clone();
             }
         QCOMPARE(static_cast<std::int64_t>(samples.size()), detection.trainSize()); // every sample once
         QCOMPARE(std::set<std::int64_t>(samples.begin(), samples.end()).size(), samples.size());
         if (const auto it = expectedEighths.find(name); it != expectedEighths.end()) {
             QVERIFY2(eighths == it->second, name.c_str());
-        } else { // Pitwall's decode: 2/8 or 4/8 of 512 x 256 covers a 128 x 64 input zoomed by up to 1.2
+        } else { // Pitwall loader: 2/8 or 4/8 of 512 x 256 covers a 128 x 64 input zoomed by up to 1.2
             QVERIFY2(!eighths.empty() && *eighths.begin() > 0 && *eighths.rbegin() < 8, name.c_str());
         }
+    }
+    // The pre-processed cache changes where the pixels come from, not the samples: the same boxes, and images that
+    // differ only by the cache's resampling and the crop rounded to its coarser pixels (a correlation far above that
+    // of two different samples).
+    QCOMPARE(boxes["Pre-processed data"], boxes["Vectorised loss"]);
+    const auto correlation = [](const torch::Tensor& a, const torch::Tensor& b) {
+        const torch::Tensor x = a.flatten() - a.mean(), y = b.flatten() - b.mean();
+        return ((x * y).sum() / (x.norm() * y.norm())).item<double>();
+    };
+    const auto& plain = images["Vectorised loss"];
+    for (const auto& [index, image] : plain) {
+        const double same = correlation(images["Pre-processed data"][index], image);
+        const double other = correlation(plain.at(index == 0 ? 1 : 0), image);
+        QVERIFY2(same > 0.9 && same > other + 0.1,
+                 qPrintable(QString("sample %1: correlation %2 with the cache, %3 with another sample")
+                                .arg(index).arg(same).arg(other)));
     }
 }
 

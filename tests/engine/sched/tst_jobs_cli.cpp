@@ -496,9 +496,7 @@ void TestJobsCli::benchChecksWriteNothing()
              {{"bench", "loader", "--images", dir.filePath("synth"), "--batch", "64"},
               "--batch 64: the dataset has 12 usable sample(s), fewer than one batch"},
              {{"bench", "loader", "--images", dir.filePath("synth"), "--threads", "100000"},
-              "--threads 100000: give a whole number in 0..256"},
-             {{"bench", "loader", "--images", dir.filePath("synth"), "--mode", "reference", "--preprocessed"},
-              "the reference loader has no pre-processed cache"}}) {
+              "--threads 100000: give a whole number in 0..256"}}) {
         const CliResult bad = runCli(QStringList(args) << "--db" << db << "--check", dir.path());
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(expected), qPrintable(args.join(' ') + ": " + bad.err));
