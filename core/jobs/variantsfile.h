@@ -7,7 +7,7 @@
 //   base: [bench_base.yaml]           # config files applied first to every variant (relative to this file)
 //   seeds: [0, 1, 2]
 //   quality: {metric: waypoint_l1, label: "Waypoint L1 (m)", better: lower}
-//   driving: {routes: 20, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
+//   driving: {routes: 200, route_seconds: 30}  # optional: closed-loop driving score of every seed's run
 //   table: speed                      # or loader: the DALI evaluation's runtime / CPU table
 //   variants:
 //     - {name: Baseline, configs: [baseline.yaml], overrides: ["policy.transfuser.upsample_mode=bilinear"]}
@@ -46,7 +46,9 @@ struct VariantsFile {
     // std over seeds and a "DS s.e." column (the mean of the seeds' standard errors over routes).
     struct Driving {
         bool enabled = false;
-        int routes = 20; // as `pitwall eval driving`
+        // 200: the paired differences between variants get standard errors of about 0.4-2.1 points (the demo's),
+        // so a 5-point difference shows (variantsRoutesAdvice says when it does not). `eval driving` takes 20.
+        int routes = 200;
         double routeSeconds = 30;
         std::int64_t seed = 0;
     } driving;
