@@ -147,7 +147,7 @@ VariantsBenchJob VariantsBenchJob::fromArgs(const std::vector<std::string>& word
 std::vector<cmdline::OptionSpec> VariantsBenchJob::optionSpecs()
 {
     return {{"seeds", "N|LIST", "seeds to train: a count (0..N-1) or a list such as 0,1,2 (default: the file's)"},
-            {"only", "NAMES", "comma-separated variant names to run"},
+            {"only", "NAMES", "comma-separated variant names, run in that order (a name with a comma matches whole)"},
             {"markdown", "", "print the table as Markdown"}};
 }
 

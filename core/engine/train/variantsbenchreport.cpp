@@ -9,22 +9,58 @@ namespace pitwall::engine {
 
 namespace {
 
+// A variant's name as --only compares it: without the blanks after commas.
+std::string comparable(const std::string& name)
+{
+    std::string out;
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if (!(name[i] == ' ' && i > 0 && out.back() == ','))
+            out += name[i];
+    return out;
+}
+
+// The variants --only names, in its order. The option is comma-separated, so the name of a variant that has a
+// comma ("Logits, nearest") arrives in pieces: consecutive pieces that together name a variant are that variant.
+// InputError naming the file's variants for a name that matches none.
+std::vector<VariantSpec> onlyVariants(const VariantsFile& file, const std::vector<std::string>& names,
+                                      const std::string& path)
+{
+    const auto find = [&](const std::string& name) -> const VariantSpec* {
+        for (const VariantSpec& v : file.variants)
+            if (comparable(v.name) == comparable(name))
+                return &v;
+        return nullptr;
+    };
+    std::vector<VariantSpec> kept;
+    for (std::size_t i = 0; i < names.size();) {
+        std::string name;
+        const VariantSpec* found = nullptr;
+        std::size_t j = i;
+        for (; j < names.size() && !found; ++j) {
+            name += (j == i ? "" : ",") + names[j];
+            found = find(name);
+        }
+        if (!found) {
+            std::vector<std::string> all;
+            for (const VariantSpec& v : file.variants)
+                all.push_back("'" + v.name + "'");
+            throw InputError::forOption("only", "--only: " + path + " has no variant named '" + names[i] +
+                                                    "'; its variants: " + join(all, ", "));
+        }
+        kept.push_back(*found);
+        i = j;
+    }
+    return kept;
+}
+
 // The variants file with the job's --seeds and --only applied.
 VariantsFile variantsOfJob(const VariantsBenchJob& job)
 {
     VariantsFile variants = readVariantsFile(job.file);
     if (job.seeds)
         variants.seeds = *job.seeds;
-    if (!job.only.empty()) {
-        std::vector<VariantSpec> kept;
-        for (const std::string& name : job.only)
-            for (const VariantSpec& v : variants.variants)
-                if (v.name == name)
-                    kept.push_back(v);
-        if (kept.empty())
-            throw InputError::forOption("only", "--only '" + join(job.only, ",") + "' names no variant of " + job.file);
-        variants.variants = kept;
-    }
+    if (!job.only.empty())
+        variants.variants = onlyVariants(variants, job.only, job.file);
     return variants;
 }
 

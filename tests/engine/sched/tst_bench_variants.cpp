@@ -44,6 +44,7 @@ class TestBenchVariants : public QObject {
 private Q_SLOTS:
     void markdownTableMatchesTheStore();
     void drivingScoreWithOneSeedShowsTheStandardError();
+    void onlyPicksVariantsByNameEvenWithCommas();
 };
 
 void TestBenchVariants::markdownTableMatchesTheStore()
@@ -150,6 +151,38 @@ void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
     const double diff = driving[1].results["driving_score"].get<double>() - driving[0].results["driving_score"].get<double>();
     QVERIFY(std::abs(variants[1].results["driving_score_diff"].get<double>() - diff) < 1e-9);
     QVERIFY(variants[1].results["driving_score_diff_stderr"].get<double>() >= 0);
+}
+
+// --only is comma-separated: a variant whose name has a comma is still picked by its name, the order of --only is
+// kept, and a name that matches no variant is an error naming the file's variants (before, it was ignored).
+void TestBenchVariants::onlyPicksVariantsByNameEvenWithCommas()
+{
+    QTemporaryDir dir;
+    const QString file =
+        schedtest::writeFile(dir, "named.yaml",
+                             ("name: named\n"
+                              "base: [" +
+                              sourcePath("/configs/transfuser/smoke.yaml]\n"
+                                         "seeds: [0]\n"
+                                         "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
+                                         "variants:\n"
+                                         "  - {name: Baseline, overrides: []}\n"
+                                         "  - {name: \"Logits, nearest\",\n"
+                                         "     overrides: [policy.transfuser.upsample_mode=nearest]}\n"
+                                         "  - {name: Frozen, overrides: [policy.transfuser.freeze_backbone=true]}\n"))
+                                 .toUtf8());
+    const QString db = dir.filePath("v.db");
+    const CliResult picked =
+        runCli({"bench", "variants", file, "--only", "Frozen,Logits, nearest", "--check", "--db", db}, dir.path());
+    QVERIFY2(picked.exitCode == 0, qPrintable(picked.err));
+    QCOMPARE(picked.out.split('\n').filter(QRegularExpression("^ok: variant ")),
+             (QStringList{"ok: variant 'Frozen': study 'named/Frozen', 1 seed(s)",
+                          "ok: variant 'Logits, nearest': study 'named/Logits, nearest', 1 seed(s)"}));
+    const CliResult typo =
+        runCli({"bench", "variants", file, "--only", "Baseline,Frozn", "--check", "--db", db}, dir.path());
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("has no variant named 'Frozn'; its variants: 'Baseline', 'Logits, nearest', 'Frozen'"),
+             qPrintable(typo.err));
 }
 
 QTEST_GUILESS_MAIN(TestBenchVariants)
