@@ -115,17 +115,28 @@ Table variantsTable(const VariantsFile& file, const std::vector<VariantResult>& 
     return table;
 }
 
-std::string variantsPairedDifferences(const VariantsFile& file, const std::vector<VariantResult>& results)
+namespace {
+// Whether every variant after the first drove the first's routes, so that they compare route by route.
+bool pairedOnTheSameRoutes(const VariantsFile& file, const std::vector<VariantResult>& results)
 {
     if (!file.driving.enabled || results.size() < 2 || results.front().routeDrivingScores.empty())
+        return false;
+    for (std::size_t i = 1; i < results.size(); ++i)
+        if (results[i].routeDrivingScores.size() != results.front().routeDrivingScores.size())
+            return false;
+    return true;
+}
+} // namespace
+
+std::string variantsPairedDifferences(const VariantsFile& file, const std::vector<VariantResult>& results)
+{
+    if (!pairedOnTheSameRoutes(file, results))
         return {};
     const VariantResult& first = results.front();
     std::string text = "Driving Score, paired differences to " + first.name + " over the same " +
                        std::to_string(first.routeDrivingScores.size()) +
                        " routes (± the standard error of the per-route differences):";
     for (std::size_t i = 1; i < results.size(); ++i) {
-        if (results[i].routeDrivingScores.size() != first.routeDrivingScores.size())
-            return {};
         const drive::ScoreStats d = drive::pairedDifference(results[i].routeDrivingScores, first.routeDrivingScores);
         text += (i == 1 ? " " : ", ") + results[i].name + " " + (d.mean >= 0 ? "+" : "") + formatFixed(d.mean, 1) +
                 " ± " + formatFixed(d.standardError, 1);
@@ -135,7 +146,7 @@ std::string variantsPairedDifferences(const VariantsFile& file, const std::vecto
 
 std::string variantsRoutesAdvice(const VariantsFile& file, const std::vector<VariantResult>& results)
 {
-    if (variantsPairedDifferences(file, results).empty())
+    if (!pairedOnTheSameRoutes(file, results))
         return {};
     const std::vector<double>& first = results.front().routeDrivingScores;
     double largest = 0;

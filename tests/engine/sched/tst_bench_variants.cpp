@@ -37,6 +37,14 @@ QString meanPlusMinusStd(const std::vector<double>& values, int decimals)
     return QString::number(m, 'f', decimals) + " ± " + QString::number(std, 'f', decimals);
 }
 
+// A variants file named NAME.yaml on the smoke config: "name: NAME", its base, then `rest` (seeds, variants, ...).
+QString writeVariants(QTemporaryDir& dir, const QString& name, const QString& rest)
+{
+    return schedtest::writeFile(
+        dir, name + ".yaml",
+        ("name: " + name + "\nbase: [" + sourcePath("/configs/transfuser/smoke.yaml") + "]\n" + rest).toUtf8());
+}
+
 } // namespace
 
 class TestBenchVariants : public QObject {
@@ -50,17 +58,12 @@ private Q_SLOTS:
 void TestBenchVariants::markdownTableMatchesTheStore()
 {
     QTemporaryDir dir;
-    const QString file =
-        schedtest::writeFile(dir, "tiny.yaml",
-                             ("name: tiny\n"
-                              "base: [" +
-                              sourcePath("/configs/transfuser/smoke.yaml]\n"
-                                         "seeds: [0, 1]\n"
-                                         "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
-                                         "variants:\n"
-                                         "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
-                                         "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n"))
-                                 .toUtf8());
+    const QString file = writeVariants(dir, "tiny",
+                                       "seeds: [0, 1]\n"
+                                       "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
+                                       "variants:\n"
+                                       "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                                       "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
     const QString db = dir.filePath("v.db");
     const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
                                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},
@@ -105,17 +108,12 @@ void TestBenchVariants::markdownTableMatchesTheStore()
 void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
 {
     QTemporaryDir dir;
-    const QString file =
-        schedtest::writeFile(dir, "drive.yaml",
-                             ("name: drive\n"
-                              "base: [" +
-                              sourcePath("/configs/transfuser/smoke.yaml]\n"
-                                         "seeds: [0]\n"
-                                         "driving: {routes: 2, route_seconds: 4, seed: 3}\n"
-                                         "variants:\n"
-                                         "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
-                                         "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n"))
-                                 .toUtf8());
+    const QString file = writeVariants(dir, "drive",
+                                       "seeds: [0]\n"
+                                       "driving: {routes: 2, route_seconds: 4, seed: 3}\n"
+                                       "variants:\n"
+                                       "  - {name: Bilinear, overrides: [policy.transfuser.upsample_mode=bilinear]}\n"
+                                       "  - {name: Nearest, overrides: [policy.transfuser.upsample_mode=nearest]}\n");
     const QString db = dir.filePath("d.db");
     const CliResult r = runCli({"bench", "variants", file, "--markdown", "--db", db, "data.synthetic.frames=60",
                                 "training.stages.pretrain.epochs=1", "training.stages.posttrain.epochs=1"},
@@ -158,19 +156,14 @@ void TestBenchVariants::drivingScoreWithOneSeedShowsTheStandardError()
 void TestBenchVariants::onlyPicksVariantsByNameEvenWithCommas()
 {
     QTemporaryDir dir;
-    const QString file =
-        schedtest::writeFile(dir, "named.yaml",
-                             ("name: named\n"
-                              "base: [" +
-                              sourcePath("/configs/transfuser/smoke.yaml]\n"
-                                         "seeds: [0]\n"
-                                         "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
-                                         "variants:\n"
-                                         "  - {name: Baseline, overrides: []}\n"
-                                         "  - {name: \"Logits, nearest\",\n"
-                                         "     overrides: [policy.transfuser.upsample_mode=nearest]}\n"
-                                         "  - {name: Frozen, overrides: [policy.transfuser.freeze_backbone=true]}\n"))
-                                 .toUtf8());
+    const QString file = writeVariants(dir, "named",
+                                       "seeds: [0]\n"
+                                       "quality: {metric: waypoint_l1, label: \"Waypoint L1 (m)\", better: lower}\n"
+                                       "variants:\n"
+                                       "  - {name: Baseline, overrides: []}\n"
+                                       "  - {name: \"Logits, nearest\",\n"
+                                       "     overrides: [policy.transfuser.upsample_mode=nearest]}\n"
+                                       "  - {name: Frozen, overrides: [policy.transfuser.freeze_backbone=true]}\n");
     const QString db = dir.filePath("v.db");
     const CliResult picked =
         runCli({"bench", "variants", file, "--only", "Frozen,Logits, nearest", "--check", "--db", db}, dir.path());
