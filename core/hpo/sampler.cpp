@@ -60,6 +60,7 @@ Json SamplerSettings::toJson() const
         json["multivariate"] = tpe.multivariate ? Json(*tpe.multivariate) : Json(nullptr);
         json["constant_liar"] = tpe.constantLiar ? Json(*tpe.constantLiar) : Json(nullptr);
         json["hypervolume_weights"] = tpe.hypervolumeWeights;
+        json["gamma"] = tpe.gammaFor();
     }
     if (kind == SamplerKind::Grid)
         json["grid_version"] = grid.asOptuna31 ? "3.1" : "5";
@@ -99,6 +100,8 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
             throw InputError("unknown tpe_version '" + version + "' (known: 5, 3.1)");
         tpe.version = *parsed;
         tpe.hypervolumeWeights = json.value("hypervolume_weights", tpe.hypervolumeWeights);
+        // Settings stored before gamma existed used Optuna's 0.1.
+        tpe.gamma = json.value("gamma", 0.1);
         for (auto [key, field] : {std::pair{"multivariate", &tpe.multivariate}, {"constant_liar", &tpe.constantLiar}})
             if (json.contains(key) && !json[key].is_null())
                 *field = json[key].get<bool>();
@@ -115,7 +118,8 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
     } catch (const Json::exception& error) {
         throw InputError("malformed sampler settings " + json.dump() + ": " + error.what());
     }
-    if (settings.tpe.startupTrials < 0 || settings.tpe.eiCandidates < 1 || !(settings.tpe.priorWeight > 0.0))
+    if (settings.tpe.startupTrials < 0 || settings.tpe.eiCandidates < 1 || !(settings.tpe.priorWeight > 0.0) ||
+        !(settings.tpe.gammaFor() > 0.0 && settings.tpe.gammaFor() <= 1.0))
         throw InputError("sampler settings out of range: " + json.dump());
     const auto probability = [](double p) { return p >= 0.0 && p <= 1.0; };
     const Nsga2Options& nsga2 = settings.nsga2;

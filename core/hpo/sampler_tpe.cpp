@@ -20,10 +20,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Optuna's default_gamma: the best 10 %, at most 25.
-std::size_t defaultGamma(std::size_t n)
+// How many of n finished trials form l(x) with one objective: Optuna's default_gamma is the best 10 %, at most 25;
+// `fraction` is TpeOptions::gammaFor().
+std::size_t belowCount(std::size_t n, double fraction)
 {
-    return std::min<std::size_t>(static_cast<std::size_t>(std::ceil(0.1 * n)), 25);
+    return std::min<std::size_t>(static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n))), 25);
 }
 
 // One trial's rank key (tpeRankKey; +inf for a running trial) and its trial.
@@ -107,7 +108,7 @@ public:
                     return all[a].stepKey < all[b].stepKey;
                 return all[a].score < all[b].score;
             });
-            const std::size_t below = std::min(defaultGamma(finished), order.size());
+            const std::size_t below = std::min(belowCount(finished, m_options.gammaFor()), order.size());
             for (std::size_t i = 0; i < below; ++i)
                 split.isBelow[order[i]] = 1;
         }

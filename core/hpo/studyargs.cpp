@@ -38,6 +38,8 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args, std::size_t objecti
     tpe.multivariate = onOff("multivariate", "independent");
     tpe.constantLiar = onOff("constant-liar", "no-constant-liar");
     tpe.hypervolumeWeights = args.flag("hypervolume-weights");
+    if (args.value("tpe-gamma"))
+        tpe.gamma = args.numberIn("tpe-gamma", 0.0, 0.01, 1.0);
     Nsga2Options& nsga2 = options.sampler.nsga2;
     nsga2.populationSize = static_cast<int>(args.integer("population-size", nsga2.populationSize, 2));
     if (args.value("mutation-prob"))
@@ -98,6 +100,8 @@ std::vector<cmdline::OptionSpec> studyOptionSpecs()
             {"constant-liar", "", "TPE: count running trials as bad, so parallel workers spread out (default in 5)"},
             {"no-constant-liar", "", "TPE: ignore running trials (default in 3.1)"},
             {"hypervolume-weights", "", "TPE, several objectives: weigh good trials by hypervolume contribution"},
+            {"tpe-gamma", "F",
+             "TPE, one objective: share of trials (max 25) forming l(x); default 0.2, Optuna 0.1"},
             {"population-size", "N", "NSGA-II: trials per generation (default 50)"},
             {"mutation-prob", "P", "NSGA-II: chance to resample an inherited parameter (default 1/parameters)"},
             {"crossover-prob", "P", "NSGA-II: chance a child mixes two parents, else copies one (default 0.9)"},

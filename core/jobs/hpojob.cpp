@@ -51,6 +51,8 @@ void addStudyOptions(std::vector<std::string>& words, const StudyOptions& option
     if (sampler.tpe.constantLiar)
         addFlag(words, *sampler.tpe.constantLiar ? "constant-liar" : "no-constant-liar", true);
     addFlag(words, "hypervolume-weights", sampler.tpe.hypervolumeWeights);
+    if (sampler.tpe.gamma)
+        addOption(words, "tpe-gamma", sampler.tpe.gamma);
     const Nsga2Options nsga2;
     if (sampler.nsga2.populationSize != nsga2.populationSize)
         addOption(words, "population-size", std::to_string(sampler.nsga2.populationSize));

@@ -5,8 +5,15 @@
 // its TPE with new studies' defaults (--tpe-version 5), its TPE as Optuna 3.1 (--tpe-version 3.1), and its random
 // search, the baseline of the gains. Optuna runs through bench_tpe_optuna.py (study.optimize, sqlite:/// storage).
 //
-//   bench_tpe [--seeds 10] [--trials 100] [--optuna-seeds N] [--functions branin,mixed] [--no-optuna]
-//             [--no-optuna31] [--folder DIR] [--optuna-python PATH]
+//   bench_tpe [--seeds 10] [--trials 100] [--optuna-seeds N] [--functions branin,mixed] [--set tuning|held-out|all]
+//             [--variant LABEL=JSON]... [--optuna-results FILE] [--no-optuna] [--no-optuna31] [--folder DIR]
+//             [--optuna-python PATH]
+//
+// --set picks the tuning functions (the seven TPE's defaults were compared on), the held-out ones (never used to
+// pick a default; tpe_functions.h) or both (default). --variant adds a Pitwall TPE whose sampler settings are the
+// defaults patched with JSON, in the keys a study stores ('cand128={"n_ei_candidates": 128}'), to the kept table.
+// --optuna-results FILE keeps the newest Optuna's runs: functions found there (same seeds and trials) are read, the
+// others run and are added, so variants can be compared again without rerunning Optuna.
 //
 // kept share = (random's mean best - Pitwall's) / (random's mean best - Optuna's): 1.0 keeps all of Optuna's gain,
 // more is better than Optuna. The 50-trial figures are the first 50 trials of the 100-trial runs (TPE does not look
@@ -28,10 +35,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 using namespace pitwall;
@@ -94,6 +103,51 @@ std::map<std::string, Runs> runOptuna(const std::string& python, const std::stri
     return out;
 }
 
+// The newest Optuna's runs read from `file` for the functions it holds with the same seeds and trials.
+std::map<std::string, Runs> readOptunaResults(const std::filesystem::path& file, int seeds, int trials)
+{
+    std::map<std::string, Runs> out;
+    std::ifstream in(file);
+    if (!in)
+        return out;
+    const auto json = nlohmann::json::parse(in);
+    if (json.value("seeds", -1) != seeds || json.value("trials", -1) != trials) {
+        std::fprintf(stderr, "%s holds runs with other seeds or trials; not read\n", file.string().c_str());
+        return out;
+    }
+    for (auto it = json["functions"].begin(); it != json["functions"].end(); ++it)
+        out[it.key()] = {it.value()["best"].get<std::vector<std::vector<double>>>(),
+                         it.value()["seconds"].get<std::vector<double>>()};
+    return out;
+}
+
+void writeOptunaResults(const std::filesystem::path& file, const std::map<std::string, Runs>& runs, int seeds,
+                        int trials)
+{
+    nlohmann::json json = {{"seeds", seeds}, {"trials", trials}, {"functions", nlohmann::json::object()}};
+    for (const auto& [name, r] : runs)
+        json["functions"][name] = {{"best", r.best}, {"seconds", r.seconds}};
+    const auto temporary = file.string() + ".part";
+    std::ofstream(temporary) << json.dump();
+    std::filesystem::rename(temporary, file);
+}
+
+struct Variant {
+    std::string label;
+    SamplerSettings settings;
+};
+
+// LABEL=JSON: the default sampler settings patched with JSON.
+Variant parseVariant(const std::string& text)
+{
+    const auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0)
+        throw std::runtime_error("--variant wants LABEL=JSON, got '" + text + "'");
+    Json patched = SamplerSettings().toJson();
+    patched.merge_patch(Json::parse(text.substr(equals + 1)));
+    return {text.substr(0, equals), SamplerSettings::fromJson(patched)};
+}
+
 std::vector<double> bestAt(const Runs& runs, int trials)
 {
     std::vector<double> out;
@@ -133,7 +187,9 @@ int main(int argc, char** argv)
 {
     int seeds = 10, trials = 100, optunaSeeds = -1;
     bool optuna = true, optuna31 = true;
-    std::string functionList, optunaPython;
+    std::string functionList, optunaPython, set = "all";
+    std::vector<Variant> variants;
+    std::filesystem::path optunaResults;
     std::filesystem::path base = std::filesystem::temp_directory_path();
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -146,6 +202,12 @@ int main(int argc, char** argv)
             optunaSeeds = std::stoi(next());
         else if (arg == "--functions")
             functionList = next();
+        else if (arg == "--set")
+            set = next();
+        else if (arg == "--variant")
+            variants.push_back(parseVariant(next()));
+        else if (arg == "--optuna-results")
+            optunaResults = next();
         else if (arg == "--no-optuna")
             optuna = false;
         else if (arg == "--no-optuna31")
@@ -155,17 +217,23 @@ int main(int argc, char** argv)
         else if (arg == "--optuna-python")
             optunaPython = next();
         else {
-            std::cerr << "usage: bench_tpe [--seeds N] [--trials N] [--optuna-seeds N] [--functions a,b] [--no-optuna] "
+            std::cerr << "usage: bench_tpe [--seeds N] [--trials N] [--optuna-seeds N] [--functions a,b] "
+                         "[--set tuning|held-out|all] [--variant LABEL=JSON]... [--optuna-results FILE] [--no-optuna] "
                          "[--no-optuna31] [--folder DIR] [--optuna-python PATH]\n";
             return 2;
         }
+    }
+    if (set != "all" && set != "tuning" && set != "held-out") {
+        std::cerr << "bench_tpe: --set wants tuning, held-out or all, got '" << set << "'\n";
+        return 2;
     }
     if (optunaSeeds < 0)
         optunaSeeds = seeds;
     std::vector<tpebench::TestFunction> functions;
     std::vector<std::string> names;
     for (auto& f : tpebench::testFunctions())
-        if (functionList.empty() || ("," + functionList + ",").find("," + f.name + ",") != std::string::npos) {
+        if ((functionList.empty() || ("," + functionList + ",").find("," + f.name + ",") != std::string::npos) &&
+            (set == "all" || f.heldOut == (set == "held-out"))) {
             names.push_back(f.name);
             functions.push_back(std::move(f));
         }
@@ -177,11 +245,14 @@ int main(int argc, char** argv)
     old.tpe.version = TpeVersion::Optuna31;
     random.kind = SamplerKind::Random;
     std::map<std::string, Runs> mine, mine31, randoms;
+    std::vector<std::map<std::string, Runs>> mineVariants(variants.size());
     for (const auto& f : functions) {
         std::fprintf(stderr, "pitwall: %s ...\n", f.name.c_str());
         mine[f.name] = runPitwall(f, newest, seeds, trials, folder);
         mine31[f.name] = runPitwall(f, old, seeds, trials, folder);
         randoms[f.name] = runPitwall(f, random, seeds, trials, folder);
+        for (std::size_t v = 0; v < variants.size(); ++v)
+            mineVariants[v][f.name] = runPitwall(f, variants[v].settings, seeds, trials, folder);
     }
     std::filesystem::remove_all(folder);
 
@@ -189,9 +260,18 @@ int main(int argc, char** argv)
     std::map<std::string, Runs> theirs, theirs31;
     if (optuna) {
         const std::string python = benchcommon::newestOptunaPython(optunaPython, problem);
-        if (!python.empty()) {
-            std::fprintf(stderr, "optuna (newest, %s): %s ...\n", python.c_str(), join(names, ",").c_str());
-            theirs = runOptuna(python, join(names, ","), optunaSeeds, trials, base.string(), problem);
+        if (!optunaResults.empty())
+            theirs = readOptunaResults(optunaResults, optunaSeeds, trials);
+        std::vector<std::string> missing;
+        for (const auto& name : names)
+            if (!theirs.count(name))
+                missing.push_back(name);
+        if (!python.empty() && !missing.empty()) {
+            std::fprintf(stderr, "optuna (newest, %s): %s ...\n", python.c_str(), join(missing, ",").c_str());
+            for (auto& [name, runs] : runOptuna(python, join(missing, ","), optunaSeeds, trials, base.string(), problem))
+                theirs[name] = std::move(runs);
+            if (!optunaResults.empty() && problem.empty())
+                writeOptunaResults(optunaResults, theirs, optunaSeeds, trials);
         }
         if (optuna31) {
             std::fprintf(stderr, "optuna (3.1, /usr/bin/python3): %s ...\n", join(names, ",").c_str());
@@ -215,7 +295,9 @@ int main(int argc, char** argv)
         return std::isnan(x) || std::isnan(reference) || gain <= 0 ? std::string("-") : fixed((randomBest - x) / gain, 2);
     };
     const auto msPerTrial = [&](std::map<std::string, Runs>& runs, const std::string& name) {
-        return runs.count(name) ? fixed(summarize(runs[name].seconds).mean * 1000.0 / trials, 2) : std::string("-");
+        return runs.count(name) && !runs[name].seconds.empty()
+                   ? fixed(summarize(runs[name].seconds).mean * 1000.0 / trials, 2)
+                   : std::string("-");
     };
     const auto text = [](double v) { return std::isnan(v) ? std::string("-") : fixed(v, 4); };
     for (const auto& f : functions) {
@@ -242,6 +324,24 @@ int main(int argc, char** argv)
                     kept(meanAt(randoms, f.name, trials), meanAt(mine, f.name, trials), meanAt(theirs, f.name, trials))
                         .c_str(),
                     fixed(low, 2).c_str(), fixed(high, 2).c_str());
+    }
+    if (!variants.empty()) {
+        std::printf("\nkept/5 after %d trials of Pitwall's default and of each variant (settings patched from the "
+                    "defaults):\n%-12s %8s", trials, "function", "default");
+        for (const auto& v : variants)
+            std::printf(" %12s", v.label.c_str());
+        std::printf("\n");
+        for (const auto& f : functions) {
+            const double r = meanAt(randoms, f.name, trials), o5 = meanAt(theirs, f.name, trials);
+            std::printf("%-12s %8s", f.name.c_str(), kept(r, meanAt(mine, f.name, trials), o5).c_str());
+            for (std::size_t v = 0; v < variants.size(); ++v)
+                std::printf(" %12s", kept(r, meanAt(mineVariants[v], f.name, trials), o5).c_str());
+            std::printf("\n");
+        }
+        std::printf("(settings: ");
+        for (const auto& v : variants)
+            std::printf("%s = %s; ", v.label.c_str(), v.settings.toJson().dump().c_str());
+        std::printf(")\n");
     }
     return problem.empty() ? 0 : 1;
 }

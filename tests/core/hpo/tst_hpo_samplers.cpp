@@ -73,6 +73,7 @@ private Q_SLOTS:
     void parzenMatchesOptunaWithTiedObservations();
     void parzenMatchesOptuna5();
     void tpeVersionDefaults();
+    void tpeGammaSetsHowManyTrialsFormLx();
     void constantLiarSpreadsParallelTrials();
     void settingsRoundTrip();
 };
@@ -430,6 +431,44 @@ void TestSamplers::tpeVersionDefaults()
             makeSampler(older)->sample(context, requests).internalValues);
 }
 
+void TestSamplers::tpeGammaSetsHowManyTrialsFormLx()
+{
+    // 20 complete trials: the best two at x near 0.1, the third and fourth best at x near 0.9, the rest in the middle
+    // and worse. gamma 0.1 puts 2 trials in l(x) (only the ones near 0.1); gamma 0.2 puts 4 there, so TPE also
+    // samples near 0.9.
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < 20; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = TrialState::Complete;
+        double x = 0.3 + 0.4 * (i % 16) / 15.0, value = 10.0 + i;
+        if (i < 4) {
+            x = i < 2 ? 0.09 + 0.02 * i : 0.89 + 0.02 * (i - 2);
+            value = i;
+        }
+        t.params.push_back({"x", x, floatRange(0, 1)});
+        t.values = {value};
+        trials.push_back(t);
+    }
+    int nearNine[2] = {0, 0};
+    for (int g = 0; g < 2; ++g) {
+        SamplerSettings settings = settingsOf(SamplerKind::Tpe);
+        settings.tpe.gamma = g == 0 ? 0.1 : 0.2;
+        const auto sampler = makeSampler(settings);
+        for (std::uint64_t seed = 0; seed < 60; ++seed) {
+            SampleContext context;
+            context.trials = trials;
+            context.trialNumber = 20;
+            context.seed = seed;
+            if (sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0] > 0.8)
+                ++nearNine[g];
+        }
+    }
+    qInfo("gamma 0.1: %d, gamma 0.2: %d of 60 samples near 0.9", nearNine[0], nearNine[1]);
+    QVERIFY2(nearNine[0] <= 3 && nearNine[1] >= 15,
+             (std::to_string(nearNine[0]) + " vs " + std::to_string(nearNine[1]) + " of 60 near 0.9").c_str());
+}
+
 void TestSamplers::constantLiarSpreadsParallelTrials()
 {
     // 20 complete trials, the best near x = 0.2; 6 workers are already running trials at x = 0.2. With the
@@ -492,6 +531,12 @@ void TestSamplers::settingsRoundTrip()
     QVERIFY(!legacy.tpe.multivariateFor(1));
     QVERIFY(!legacy.tpe.constantLiarOn());
     QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "4"}}));
+    // gamma: new studies store 0.2; settings stored before it existed keep Optuna's 0.1, whatever their version.
+    QCOMPARE(SamplerSettings().toJson()["gamma"].get<double>(), 0.2);
+    QCOMPARE(SamplerSettings::fromJson(SamplerSettings().toJson()).tpe.gammaFor(), 0.2);
+    QCOMPARE(SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}}).tpe.gammaFor(), 0.1);
+    for (double bad : {0.0, -0.5, 1.5})
+        QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"gamma", bad}}));
     QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "cmaes"}}));
 }
 

@@ -45,6 +45,9 @@ void TestHpoStudyArgs::defaultsAreOptunas()
     QVERIFY(options.sampler.tpe.multivariateFor(1));
     QVERIFY(!options.sampler.tpe.multivariateFor(2));
     QVERIFY(options.sampler.tpe.constantLiarOn());
+    // Except gamma: l(x) is the best 20 % (at most 25), not Optuna's 10 %.
+    QVERIFY(!options.sampler.tpe.gamma);
+    QCOMPARE(options.sampler.tpe.gammaFor(), 0.2);
     QVERIFY(options.pruner.kind == PrunerKind::Median);
     QCOMPARE(options.pruner.startupTrials, 5);
     QCOMPARE(options.pruner.warmupSteps, std::int64_t(0));
@@ -73,6 +76,10 @@ void TestHpoStudyArgs::optionsReachTheSettings()
     QVERIFY(oldOptions.sampler.tpe.version == TpeVersion::Optuna31);
     QCOMPARE(oldOptions.sampler.tpe.multivariate, std::optional<bool>(false));
     QCOMPARE(oldOptions.sampler.tpe.constantLiar, std::optional<bool>(false));
+    QCOMPARE(oldOptions.sampler.tpe.gammaFor(), 0.1); // 3.1's gamma
+    cmdline::Args gamma;
+    gamma.options = {{"tpe-gamma", {"0.1"}}};
+    QCOMPARE(studyOptionsFromArgs(gamma).sampler.tpe.gamma, std::optional<double>(0.1));
     cmdline::Args hyperband;
     hyperband.options = {{"pruner", {"hyperband"}}};
     QCOMPARE(studyOptionsFromArgs(hyperband).pruner.reductionFactor, 3); // Optuna's hyperband default
@@ -90,6 +97,8 @@ void TestHpoStudyArgs::badValuesNameTheOption_data()
     QTest::newRow("min resource") << "min-resource" << "0" << "--min-resource '0' is not an integer >= 1";
     QTest::newRow("tpe version") << "tpe-version" << "4"
                                  << "--tpe-version '4' is not 5 (the newest Optuna's TPE) or 3.1 (Optuna 3.1's)";
+    QTest::newRow("tpe gamma 0") << "tpe-gamma" << "0" << "--tpe-gamma '0': give a number in 0.01..1";
+    QTest::newRow("tpe gamma 1.5") << "tpe-gamma" << "1.5" << "--tpe-gamma '1.5': give a number in 0.01..1";
 }
 
 void TestHpoStudyArgs::badValuesNameTheOption()

@@ -142,6 +142,7 @@ void TestJobsSpecs::roundTrips_data()
                                                    "grid",    "--tpe-version",
                                                    "3.1",     "--independent",
                                                    "--no-constant-liar", "--hypervolume-weights",
+                                                   "--tpe-gamma", "0.15",
                                                    "--pruner",
                                                    "median",  "--warmup-steps",
                                                    "2",       "--pruner-startup-trials",

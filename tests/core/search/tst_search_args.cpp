@@ -242,6 +242,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "constant-liar",
                              "no-constant-liar",
                              "hypervolume-weights",
+                             "tpe-gamma",
                              "population-size",
                              "mutation-prob",
                              "crossover-prob",
@@ -269,7 +270,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "trial-timeout",
                              "yes"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(41));
+    QCOMPARE(search.size(), std::size_t(42));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
