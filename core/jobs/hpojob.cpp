@@ -16,13 +16,15 @@ using jobs::addOption;
 
 void checkResumeArgs(const cmdline::Args& args)
 {
-    for (const char* option :
-         {"space", "command", "config", "sampler", "pruner", "direction", "objective", "constraint", "study", "epochs",
-          "model", "seed", "log-dir", "pruner-startup-trials", "warmup-steps", "term-grace", "trial-timeout",
-          "labels"})
-        if (args.value(option))
-            throw InputError::forOption(option, std::string("--resume continues with the study's stored settings; --") +
-                                                    option +
+    // The search's own settings and every sampler and pruner setting (stored with the study).
+    std::vector<std::string> fixed{"space",  "command", "config",   "direction", "objective",   "constraint",
+                                   "study",  "epochs",  "model",    "log-dir",   "term-grace",  "trial-timeout",
+                                   "labels"};
+    for (const cmdline::OptionSpec& option : studyOptionSpecs())
+        fixed.push_back(option.name);
+    for (const std::string& option : fixed)
+        if (args.value(option) || args.flag(option))
+            throw InputError::forOption(option, "--resume continues with the study's stored settings; --" + option +
                                                     " cannot change them (--trials, --partition, --backend and "
                                                     "--heartbeat-* can)");
     if (!args.positionals.empty())

@@ -242,6 +242,15 @@ void TestJobsSpecs::badValuesNameTheirOption_data()
     QTest::newRow("resume") << QStringList{"hpo", "--resume", "S", "--study", "T"} << "--study"
                             << "--resume continues with the study's stored settings; --study cannot change them "
                                "(--trials, --partition, --backend and --heartbeat-* can)";
+    QTest::newRow("resume, a sampler setting") << QStringList{"hpo", "--resume", "S", "--tpe-gamma", "0.3"}
+                                               << "--tpe-gamma"
+                                               << "--resume continues with the study's stored settings; --tpe-gamma "
+                                                  "cannot change them (--trials, --partition, --backend and "
+                                                  "--heartbeat-* can)";
+    QTest::newRow("resume, a switch") << QStringList{"hpo", "--resume", "S", "--multivariate"} << "--multivariate"
+                                      << "--resume continues with the study's stored settings; --multivariate "
+                                         "cannot change them (--trials, --partition, --backend and "
+                                         "--heartbeat-* can)";
     QTest::newRow("unknown option") << QStringList{"hpo", "--trails", "3"} << "--trails"
                                     << "unknown option '--trails'; did you mean '--trials'?";
     QTest::newRow("seeds") << QStringList{"bench", "variants", "f.yaml", "--seeds", "0,x"} << "--seeds"
