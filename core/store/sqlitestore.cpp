@@ -68,6 +68,10 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
             // cut may lose the last commits, never corrupt the file).
             m_db->retrying([&] { m_db->exec("PRAGMA journal_mode=WAL"); });
             m_db->exec("PRAGMA synchronous=NORMAL");
+            // Many writers at once keep the WAL from restarting (each is also a reader), so it can grow to tens of
+            // megabytes in a burst; when it next restarts, it is cut back to this size instead of staying that large
+            // for as long as any connection (a window, a worker) keeps the file open.
+            m_db->exec("PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes));
             store_internal::ensureOptunaSchema(*m_db);
             if (autoMigrate == AutoMigrate::Yes)
                 migrate();

@@ -31,6 +31,10 @@ public:
     SqliteStore(const std::string& path, OpenMode mode, AutoMigrate autoMigrate = AutoMigrate::Yes);
     ~SqliteStore() override;
 
+    // The size a writing connection cuts the WAL file back to when the WAL restarts (PRAGMA journal_size_limit):
+    // four times what SQLite's automatic checkpoint lets it reach between checkpoints (1,000 pages of 4 KiB).
+    static constexpr std::int64_t kWalSizeLimitBytes = 16 * 1024 * 1024;
+
     // Applies pending migrations up to `version` (at most the latest). Returns how many were applied.
     int migrateTo(int version);
     std::string location() const override { return m_path; }
