@@ -1,5 +1,6 @@
 #include "core/util/timefmt.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,14 +46,42 @@ std::string formatDuration(double seconds)
 
 std::string nowTimestamp() { return formatTimestamp(nowSeconds()); }
 
+namespace {
+
+// The digits text[at, at + count) as a number; false when one is not a digit.
+bool fixedDigits(const std::string& text, std::size_t at, std::size_t count, int& out)
+{
+    out = 0;
+    for (std::size_t i = at; i < at + count; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(text[i])))
+            return false;
+        out = out * 10 + (text[i] - '0');
+    }
+    return true;
+}
+
+// "YYYY-MM-DD HH:MM:SS" (or with 'T'), the form Optuna and Pitwall write, without sscanf: reading 100,000 trials
+// parses 200,000 of these.
+bool canonicalTimestamp(const std::string& text, int& year, int& month, int& day, int& hour, int& minute, int& second)
+{
+    return text.size() >= 19 && text[4] == '-' && text[7] == '-' && (text[10] == ' ' || text[10] == 'T') &&
+           text[13] == ':' && text[16] == ':' && fixedDigits(text, 0, 4, year) && fixedDigits(text, 5, 2, month) &&
+           fixedDigits(text, 8, 2, day) && fixedDigits(text, 11, 2, hour) && fixedDigits(text, 14, 2, minute) &&
+           fixedDigits(text, 17, 2, second);
+}
+
+} // namespace
+
 std::optional<double> parseTimestamp(const std::string& text)
 {
     std::tm utc{};
     int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
     char separator = 0;
-    int consumed = 0;
-    if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &year, &month, &day, &separator, &hour, &minute,
-                    &second, &consumed) != 7 || (separator != ' ' && separator != 'T'))
+    int consumed = 19;
+    if (!canonicalTimestamp(text, year, month, day, hour, minute, second) &&
+        (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &year, &month, &day, &separator, &hour, &minute,
+                     &second, &consumed) != 7 ||
+         (separator != ' ' && separator != 'T')))
         return std::nullopt;
     utc.tm_year = year - 1900;
     utc.tm_mon = month - 1;

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void sameUnderDecimalCommaLocale();
     void formatRoundTrips();
     void durationsForPeople();
+    void timestampsParse();
     void stringPrintfIsPrintf();
 };
 
@@ -121,6 +122,20 @@ void TestStrings::formatRoundTrips()
 }
 
 QTEST_APPLESS_MAIN(TestStrings)
+void TestStrings::timestampsParse()
+{
+    // 2024-03-05 06:07:08 UTC is 1709618828 s after the epoch. Optuna's form (space, microseconds), ISO's 'T', no
+    // fraction, and a form only the general reader takes (one-digit fields) all give it; a wrong separator or a
+    // non-digit does not.
+    QCOMPARE(parseTimestamp("2024-03-05 06:07:08.250000").value_or(0), 1709618828.25);
+    QCOMPARE(parseTimestamp("2024-03-05T06:07:08").value_or(0), 1709618828.0);
+    QCOMPARE(parseTimestamp("2024-3-5 6:7:8").value_or(0), 1709618828.0);
+    QCOMPARE(parseTimestamp(formatTimestamp(1709618828.5)).value_or(0), 1709618828.5);
+    QVERIFY(!parseTimestamp("2024-03-05_06:07:08"));
+    QVERIFY(!parseTimestamp("2024-03-x5 06:07:08"));
+    QVERIFY(!parseTimestamp(""));
+}
+
 void TestStrings::durationsForPeople()
 {
     QCOMPARE(pitwall::formatDuration(0), std::string("0 s"));
