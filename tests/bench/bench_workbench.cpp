@@ -1,0 +1,216 @@
+// The workbench on large studies (issue 28). For each size asked, writes through the store API a study shaped like
+// a real search, unless its file exists: "workbench", N complete trials with 4 parameters (lr, log-scaled;
+// batch_size, int; dropout; optimizer, categorical), 20 intermediate values and a value. Then, side by side:
+//   - as a user starts it: pitwall-gui --db FILE --study workbench --view study --screenshot PNG, the wall time from
+//     starting the process to its exit and its peak resident memory (wait4). The screenshot mode grabs only after
+//     the view was ready on three checks 100 ms apart and then writes a PNG, so this is an upper bound of "start to
+//     first full paint" by about 0.2-0.3 s;
+//   - in this process: a MainWindow opening FILE on the Study view until the view is ready and painted (a grab),
+//     and the resident memory that added.
+// The smallest size is the reference: the others print their ratio to it.
+//
+//   bench_workbench [--trials 10000,100000] [--folder DIR] [--gui PATH] [--repeat 3]
+#include "bench_common.h"
+
+#include "ui/mainwindow.h"
+
+#include "core/store/store.h"
+#include "core/util/strings.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSettings>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace pitwall;
+
+namespace {
+
+double residentMegabytes()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::atof(line.c_str() + 6) / 1024.0;
+    return 0.0;
+}
+
+void writeStudy(const std::string& file, int trials)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto store = openStore(file);
+    const auto study = store->createStudy("workbench", {StudyDirection::Minimize});
+    Distribution lr, batch, dropout, optimizer;
+    lr.low = 1e-5;
+    lr.high = 1e-1;
+    lr.log = true;
+    batch.kind = Distribution::Kind::Int;
+    batch.low = 8;
+    batch.high = 256;
+    batch.step = 1;
+    dropout.high = 0.5;
+    optimizer.kind = Distribution::Kind::Categorical;
+    optimizer.choices = {"adamw", "sgd", "lion"};
+    for (int t = 0; t < trials; ++t) {
+        const TrialRecord trial = store->createTrial(study);
+        const double u = static_cast<double>((t * 7919) % trials) / trials; // spread over each range
+        store->setTrialParam(trial.id, "lr", 1e-5 * std::pow(1e4, u), lr);
+        store->setTrialParam(trial.id, "batch_size", 8 + (t * 31) % 249, batch);
+        store->setTrialParam(trial.id, "dropout", 0.5 * ((t * 13) % 100) / 100.0, dropout);
+        store->setTrialParam(trial.id, "optimizer", t % 3, optimizer);
+        const double final = 0.1 + u * u + 0.01 * (t % 17);
+        for (int step = 0; step < 20; ++step)
+            store->reportIntermediate(trial.id, step, final + 1.0 / (step + 1));
+        store->finishTrial(trial.id, TrialState::Complete, {final});
+    }
+    std::printf("wrote %s (%d trials) in %.1f s\n", file.c_str(), trials,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+struct ProcessRun {
+    double seconds = 0.0, peakMegabytes = 0.0;
+    int status = -1;
+};
+
+ProcessRun runGui(const std::string& gui, const std::string& file, const std::string& png)
+{
+    ProcessRun run;
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t child = fork();
+    if (child == 0) {
+        const int devnull = ::open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        execl(gui.c_str(), gui.c_str(), "--db", file.c_str(), "--study", "workbench", "--view", "study",
+              "--screenshot", png.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.peakMegabytes = usage.ru_maxrss / 1024.0;
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+struct WindowRun {
+    double seconds = 0.0, addedMegabytes = 0.0;
+};
+
+WindowRun openInWindow(const QString& file)
+{
+    const double before = residentMegabytes();
+    WindowRun run;
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.showView(ui::View::Study);
+        window.show();
+        QApplication::processEvents();
+        QElapsedTimer clock;
+        clock.start();
+        window.openDatabase(file);
+        window.focusStudy("workbench");
+        while (!window.viewReady(ui::View::Study) && clock.elapsed() < 600000)
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        (void)window.grab();
+        run.seconds = clock.nsecsElapsed() / 1e9;
+        run.addedMegabytes = residentMegabytes() - before;
+    }
+    QApplication::processEvents();
+    return run;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    std::vector<int> sizes{10000, 100000};
+    std::filesystem::path folder = std::filesystem::temp_directory_path();
+    std::string gui = benchcommon::besideExecutable("../bin/pitwall-gui").string();
+    int repeat = 3;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const std::string value = i + 1 < argc ? argv[i + 1] : "";
+        if (arg == "--trials" && !value.empty()) {
+            sizes.clear();
+            for (const std::string& part : split(value, ','))
+                sizes.push_back(std::atoi(part.c_str()));
+        } else if (arg == "--folder" && !value.empty()) {
+            folder = value;
+        } else if (arg == "--gui" && !value.empty()) {
+            gui = value;
+        } else if (arg == "--repeat" && !value.empty()) {
+            repeat = std::max(1, std::atoi(value.c_str()));
+        } else {
+            std::fprintf(stderr, "usage: bench_workbench [--trials 10000,100000] [--folder DIR] [--gui PATH] "
+                                 "[--repeat 3]\n");
+            return 2;
+        }
+        ++i;
+    }
+    std::sort(sizes.begin(), sizes.end());
+    for (int n : sizes)
+        if (n < 1) {
+            std::fprintf(stderr, "bench_workbench: --trials wants sizes >= 1\n");
+            return 2;
+        }
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName("PitwallBench");
+    QSettings().clear();
+
+    std::printf("%-9s %-34s %-34s %s\n", "trials", "pitwall-gui start -> exit (s, median)", "peak RSS (MB, median)",
+                "in process: open -> painted (s) / +RSS (MB)");
+    double referenceSeconds = 0.0, referenceWindow = 0.0;
+    for (int n : sizes) {
+        const auto file = folder / ("pitwall-workbench-" + std::to_string(n) + ".db");
+        if (!std::filesystem::exists(file))
+            writeStudy(file.string(), n);
+        std::vector<double> seconds, peaks, window, added;
+        for (int r = 0; r < repeat; ++r) {
+            const ProcessRun run = runGui(gui, file.string(), (folder / "pitwall-workbench.png").string());
+            if (run.status != 0) {
+                std::fprintf(stderr, "%s exited with %d on %s\n", gui.c_str(), run.status, file.c_str());
+                return 1;
+            }
+            seconds.push_back(run.seconds);
+            peaks.push_back(run.peakMegabytes);
+            const WindowRun inside = openInWindow(QString::fromStdString(file.string()));
+            window.push_back(inside.seconds);
+            added.push_back(inside.addedMegabytes);
+        }
+        const auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        if (referenceSeconds == 0.0) {
+            referenceSeconds = median(seconds);
+            referenceWindow = median(window);
+        }
+        std::printf("%-9d %-34s %-34s %s / %s   (x%s, x%s of %d trials)\n", n,
+                    benchcommon::fixed(median(seconds), 3).c_str(), benchcommon::fixed(median(peaks), 1).c_str(),
+                    benchcommon::fixed(median(window), 3).c_str(), benchcommon::fixed(median(added), 1).c_str(),
+                    benchcommon::fixed(median(seconds) / referenceSeconds, 2).c_str(),
+                    benchcommon::fixed(median(window) / referenceWindow, 2).c_str(), sizes.front());
+        std::fflush(stdout);
+    }
+    return 0;
+}
