@@ -268,7 +268,8 @@ int main(int argc, char** argv)
                 missing.push_back(name);
         if (!python.empty() && !missing.empty()) {
             std::fprintf(stderr, "optuna (newest, %s): %s ...\n", python.c_str(), join(missing, ",").c_str());
-            for (auto& [name, runs] : runOptuna(python, join(missing, ","), optunaSeeds, trials, base.string(), problem))
+            auto ran = runOptuna(python, join(missing, ","), optunaSeeds, trials, base.string(), problem);
+            for (auto& [name, runs] : ran)
                 theirs[name] = std::move(runs);
             if (!optunaResults.empty() && problem.empty())
                 writeOptunaResults(optunaResults, theirs, optunaSeeds, trials);
@@ -301,9 +302,10 @@ int main(int argc, char** argv)
     };
     const auto text = [](double v) { return std::isnan(v) ? std::string("-") : fixed(v, 4); };
     for (const auto& f : functions) {
-        for (int n : {std::min(50, trials), trials}) {
-            if (n == std::min(50, trials) && n == trials && trials != 50)
-                continue; // one row when the run is shorter than 50 trials
+        std::vector<int> rowsAt{std::min(50, trials)}; // one row when the run is 50 trials or shorter
+        if (trials > 50)
+            rowsAt.push_back(trials);
+        for (int n : rowsAt) {
             const double r = meanAt(randoms, f.name, n), p = meanAt(mine, f.name, n), p31 = meanAt(mine31, f.name, n),
                          o5 = meanAt(theirs, f.name, n), o31 = meanAt(theirs31, f.name, n);
             std::printf("%-12s %4d %11s %11s %11s %11s %11s  %8s %8s %8s  %7s %7s %7s\n", f.name.c_str(), n,

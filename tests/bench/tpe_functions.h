@@ -176,7 +176,8 @@ inline std::vector<TestFunction> heldOutFunctions()
                    [](const std::vector<double>& v) {
                        double sum = 0.0;
                        for (std::size_t i = 0; i < v.size(); ++i)
-                           sum -= std::sin(v[i]) * std::pow(std::sin(static_cast<double>(i + 1) * v[i] * v[i] / pi), 20);
+                           sum -= std::sin(v[i]) *
+                                  std::pow(std::sin(static_cast<double>(i + 1) * v[i] * v[i] / pi), 20);
                        return sum;
                    },
                    -1.8013034100985537, true});
