@@ -6,13 +6,16 @@
 //     the view was ready on three checks 100 ms apart and then writes a PNG, so this is an upper bound of "start to
 //     first full paint" by about 0.2-0.3 s;
 //   - in this process: a MainWindow opening FILE on the Study view until the view is ready and painted (a grab),
-//     and the resident memory that added.
+//     and the resident memory that added;
+//   - parameter importance (ui/study/studymath.h: first-order "fANOVA-lite", ε² of group means over quantile bins;
+//     the Study view computes it on a pool thread, never on the GUI thread): studyParams on the study's trials.
 // The smallest size is the reference: the others print their ratio to it.
 //
 //   bench_workbench [--trials 10000,100000] [--folder DIR] [--gui PATH] [--repeat 3]
 #include "bench_common.h"
 
 #include "ui/mainwindow.h"
+#include "ui/study/studymath.h"
 
 #include "core/store/store.h"
 #include "core/util/strings.h"
@@ -137,6 +140,19 @@ WindowRun openInWindow(const QString& file)
     return run;
 }
 
+// Seconds studyParams (the parameter table and importance) takes on the study's trials, read beforehand.
+double importanceSeconds(const std::string& file)
+{
+    auto store = openStore(file, OpenMode::ReadOnly);
+    const std::vector<TrialRecord> trials = store->trials(store->requireStudy("workbench").id);
+    const auto start = std::chrono::steady_clock::now();
+    const ui::StudyParams params = ui::studyParams(trials);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (params.importance.size() != 4)
+        std::fprintf(stderr, "importance: %zu parameters instead of 4\n", params.importance.size());
+    return seconds;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -184,7 +200,7 @@ int main(int argc, char** argv)
         const auto file = folder / ("pitwall-workbench-" + std::to_string(n) + ".db");
         if (!std::filesystem::exists(file))
             writeStudy(file.string(), n);
-        std::vector<double> seconds, peaks, window, added;
+        std::vector<double> seconds, peaks, window, added, importance;
         for (int r = 0; r < repeat; ++r) {
             const ProcessRun run = runGui(gui, file.string(), (folder / "pitwall-workbench.png").string());
             if (run.status != 0) {
@@ -196,6 +212,7 @@ int main(int argc, char** argv)
             const WindowRun inside = openInWindow(QString::fromStdString(file.string()));
             window.push_back(inside.seconds);
             added.push_back(inside.addedMegabytes);
+            importance.push_back(importanceSeconds(file.string()));
         }
         const auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());
@@ -210,6 +227,8 @@ int main(int argc, char** argv)
                     benchcommon::fixed(median(window), 3).c_str(), benchcommon::fixed(median(added), 1).c_str(),
                     benchcommon::fixed(median(seconds) / referenceSeconds, 2).c_str(),
                     benchcommon::fixed(median(window) / referenceWindow, 2).c_str(), sizes.front());
+        std::printf("%-9s importance of 4 parameters (off the GUI thread): %s s\n", "",
+                    benchcommon::fixed(median(importance), 3).c_str());
         std::fflush(stdout);
     }
     return 0;
