@@ -23,7 +23,7 @@ void checkResumeArgs(const cmdline::Args& args)
     for (const cmdline::OptionSpec& option : studyOptionSpecs())
         fixed.push_back(option.name);
     for (const std::string& option : fixed)
-        if (args.value(option) || args.flag(option))
+        if (args.flag(option)) // given at all, with or without a value
             throw InputError::forOption(option, "--resume continues with the study's stored settings; --" + option +
                                                     " cannot change them (--trials, --partition, --backend and "
                                                     "--heartbeat-* can)");

@@ -41,6 +41,17 @@ namespace pitwall::ui {
 StudyView::StudyView(QWidget* parent) : QWidget(parent)
 {
     setObjectName("studyView");
+    QHBoxLayout* bar = buildBar();
+    QSplitter* rows = buildCharts();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(rows, 1);
+    connectControls();
+}
+
+// The title, the selection count, the objective picker and the top-k filter, in one row.
+QHBoxLayout* StudyView::buildBar()
+{
     m_title = new QLabel(tr("No study selected."), this);
     m_title->setObjectName("studyTitle");
     m_topK = new QSpinBox(this);
@@ -67,7 +78,13 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_objective);
     bar->addWidget(new QLabel(tr("Filter:"), this));
     bar->addWidget(m_topK);
+    return bar;
+}
 
+// The charts in resizable rows: history (or the Pareto pages) and intermediate values; parallel coordinates beside
+// importance over the parameter picker; the timeline.
+QSplitter* StudyView::buildCharts()
+{
     m_history = new ChartView(tr("Optimisation history"), this);
     m_history->setAxisTitles(tr("trial"), tr("objective"));
     m_historyMarkers = new MarkerLayer(m_history);
@@ -115,11 +132,12 @@ StudyView::StudyView(QWidget* parent) : QWidget(parent)
     rows->setStretchFactor(1, 4);
     rows->setStretchFactor(2, 2);
     rows->setSizes({280, 340, 120});
+    return rows;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    layout->addWidget(rows, 1);
-
+// The redraw throttle and what the controls do.
+void StudyView::connectControls()
+{
     m_throttle = new QTimer(this);
     m_throttle->setSingleShot(true);
     m_throttle->setInterval(kMinRedrawMs);

@@ -28,6 +28,7 @@ class QSpinBox;
 class QTabWidget;
 class QTimer;
 
+class QHBoxLayout;
 class QSplitter;
 
 namespace pitwall::ui {
@@ -95,6 +96,10 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // The constructor's parts, called in this order.
+    QHBoxLayout* buildBar();
+    QSplitter* buildCharts();
+    void connectControls();
     // Sets the data shown; the replaced data is retired: destroying 10,000 trial records (maps, JSON) takes
     // milliseconds, so the last references are dropped on a pool thread (releaseRetired, or the next frame's
     // computation).

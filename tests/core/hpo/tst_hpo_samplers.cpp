@@ -54,6 +54,22 @@ SamplerSettings settingsOf(SamplerKind kind)
     return s;
 }
 
+// The value of one parameter x in [0, 1] that `settings`' sampler gives the next trial after `trials`, for seeds
+// 0..seeds-1.
+std::vector<double> sampledX(const SamplerSettings& settings, const std::vector<TrialRecord>& trials, int seeds)
+{
+    const auto sampler = makeSampler(settings);
+    std::vector<double> out;
+    for (int seed = 0; seed < seeds; ++seed) {
+        SampleContext context;
+        context.trials = trials;
+        context.trialNumber = static_cast<int>(trials.size());
+        context.seed = static_cast<std::uint64_t>(seed);
+        out.push_back(sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0]);
+    }
+    return out;
+}
+
 } // namespace
 
 class TestSamplers : public QObject {
@@ -303,15 +319,9 @@ void TestSamplers::tpeRanksPrunedTrialsLikeOptuna()
         t.intermediateValues[deep ? 5 : 1] = deep ? 100.0 : 0.0;
         trials.push_back(t);
     }
-    const auto sampler = makeSampler(settingsOf(SamplerKind::Tpe));
     int high = 0;
-    for (std::uint64_t seed = 0; seed < 20; ++seed) {
-        SampleContext context;
-        context.trials = trials;
-        context.trialNumber = 20;
-        context.seed = seed;
-        high += sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0] > 0.5;
-    }
+    for (double x : sampledX(settingsOf(SamplerKind::Tpe), trials, 20))
+        high += x > 0.5;
     QVERIFY2(high >= 18, std::to_string(high).c_str());
 }
 
@@ -454,15 +464,8 @@ void TestSamplers::tpeGammaSetsHowManyTrialsFormLx()
     for (int g = 0; g < 2; ++g) {
         SamplerSettings settings = settingsOf(SamplerKind::Tpe);
         settings.tpe.gamma = g == 0 ? 0.1 : 0.2;
-        const auto sampler = makeSampler(settings);
-        for (std::uint64_t seed = 0; seed < 60; ++seed) {
-            SampleContext context;
-            context.trials = trials;
-            context.trialNumber = 20;
-            context.seed = seed;
-            if (sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0] > 0.8)
-                ++nearNine[g];
-        }
+        for (double x : sampledX(settings, trials, 60))
+            nearNine[g] += x > 0.8;
     }
     qInfo("gamma 0.1: %d, gamma 0.2: %d of 60 samples near 0.9", nearNine[0], nearNine[1]);
     QVERIFY2(nearNine[0] <= 3 && nearNine[1] >= 15,
@@ -488,15 +491,8 @@ void TestSamplers::constantLiarSpreadsParallelTrials()
     for (bool constantLiar : {false, true}) {
         SamplerSettings settings = settingsOf(SamplerKind::Tpe);
         settings.tpe.constantLiar = constantLiar;
-        const auto sampler = makeSampler(settings);
-        for (std::uint64_t seed = 0; seed < 40; ++seed) {
-            SampleContext context;
-            context.trials = trials;
-            context.trialNumber = 26;
-            context.seed = seed;
-            const double x = sampler->sample(context, {{"x", floatRange(0, 1)}}).internalValues[0];
+        for (double x : sampledX(settings, trials, 40))
             (constantLiar ? liar : plain) += std::abs(x - 0.2) / 40;
-        }
     }
     QVERIFY2(liar > plain * 1.5, (std::to_string(plain) + " vs " + std::to_string(liar)).c_str());
 }
