@@ -1,6 +1,8 @@
 #pragma once
 // Plain records that cross the store interface. No backend types, no tensors.
 
+#include "core/store/stepvalues.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -67,13 +69,26 @@ struct TrialRecord {
     std::vector<double> values;          // one per objective (±inf allowed); empty unless complete, except
                                          // that a pruned trial carries its last intermediate value (as Optuna)
     std::vector<TrialParam> params;
-    std::map<std::int64_t, double> intermediateValues; // step -> value (the first objective's)
+    StepValues intermediateValues; // step -> value (the first objective's), core/store/stepvalues.h
     // Several objectives: step -> one value per objective (the first is intermediateValues' at that step); only
     // steps reported as a vector.
     std::map<std::int64_t, std::vector<double>> intermediateVectors;
     Json userAttrs = Json::object();
     Json systemAttrs = Json::object();
     std::optional<double> heartbeatTime; // Unix seconds of the last heartbeat, if any
+};
+
+// Store::trialRevisionsSince's answer: finished trials changed since a revision. `tracked` is false for a file whose
+// Pitwall tables predate revisions (schema 5 and older; an older Pitwall may change finished trials unrecorded):
+// then a reader must read all trials again.
+struct TrialRevisions {
+    std::int64_t latest = 0;
+    bool tracked = true;
+    struct Revised {
+        std::int64_t studyId = 0;
+        int number = 0;
+    };
+    std::vector<Revised> trials; // oldest revision first; a trial revised twice is listed once
 };
 
 struct StudyRecord {

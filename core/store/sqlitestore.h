@@ -63,9 +63,12 @@ public:
     void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
     void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) override;
     void heartbeat(std::int64_t trialId) override;
+    int addTrials(std::int64_t studyId, std::span<const TrialRecord> trials) override;
     std::vector<TrialRecord> trials(std::int64_t studyId) override;
     std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) override;
     std::optional<TrialRecord> trial(std::int64_t studyId, int number) override;
+    std::vector<TrialRecord> trialsNumbered(std::int64_t studyId, const std::vector<int>& numbers) override;
+    TrialRevisions trialRevisionsSince(std::optional<std::int64_t> after) override;
 
     std::int64_t createRun(const RunRecord& run) override;
     void finishRun(std::int64_t runId, RunStatus status, std::optional<int> exitCode,
@@ -105,11 +108,16 @@ private:
     TrialRecord insertTrial(std::int64_t studyId, TrialState state);
     void upsertTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                           const Distribution& distribution);
+    // Throws InputError when `distribution` contradicts what the study recorded for the parameter `name`.
+    void requireSameKind(std::int64_t studyId, const std::string& name, const Distribution& distribution);
+    void insertWholeTrial(std::int64_t studyId, int number, const TrialRecord& trial, double now);
     void upsertAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
                     const Json& value);
-    // One trial (`number`), or every trial numbered `firstNumber` and up (both empty: all).
+    // One trial (`number`), every trial numbered `firstNumber` and up, or the trials numbered in `numbers` (a JSON
+    // array); all empty: every trial.
     std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number,
-                                        std::optional<int> firstNumber = std::nullopt);
+                                        std::optional<int> firstNumber = std::nullopt,
+                                        std::optional<std::string> numbers = std::nullopt);
     std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
     const std::string& nameOf(std::int64_t nameId);
 

@@ -4,6 +4,7 @@
 
 #include "core/store/besttrial.h"
 #include "core/store/pareto.h"
+#include "core/store/internal/migrations.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -11,6 +12,7 @@
 
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace pitwall {
 
@@ -97,18 +99,22 @@ void readAttrs(store_internal::Connection& db, const std::string& sql, std::int6
         into[statement.text(0)] = decodeJson(statement.text(1));
 }
 
-// Which trials loadTrials reads: ?1 the study; ?2 one number, or NULL for all; ?3 numbers from it, or NULL.
+// Which trials loadTrials reads: ?1 the study; ?2 one number, or NULL for all; ?3 numbers from it, or NULL; ?4 a JSON
+// array of numbers, or NULL.
 struct TrialFilter {
     std::int64_t studyId;
     std::optional<int> number, firstNumber;
+    std::optional<std::string> numbers;
     static constexpr const char* kWhere =
-        " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2) AND (?3 IS NULL OR t.number >= ?3)";
+        " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2) AND (?3 IS NULL OR t.number >= ?3)"
+        " AND (?4 IS NULL OR t.number IN (SELECT value FROM json_each(?4)))";
 
     void bind(Statement& statement) const
     {
         statement.bind(1, studyId);
         number ? statement.bind(2, *number) : statement.bindNull(2);
         firstNumber ? statement.bind(3, *firstNumber) : statement.bindNull(3);
+        numbers ? statement.bind(4, *numbers) : statement.bindNull(4);
     }
 };
 
@@ -281,10 +287,49 @@ std::optional<TrialRecord> SqliteStore::trial(std::int64_t studyId, int number)
     return std::move(found.front());
 }
 
-std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number,
-                                                std::optional<int> firstNumber)
+std::vector<TrialRecord> SqliteStore::trialsNumbered(std::int64_t studyId, const std::vector<int>& numbers)
 {
-    const TrialFilter filter{studyId, number, firstNumber};
+    if (numbers.empty())
+        return {};
+    return loadTrials(studyId, std::nullopt, std::nullopt, Json(numbers).dump());
+}
+
+TrialRevisions SqliteStore::trialRevisionsSince(std::optional<std::int64_t> after)
+{
+    return m_db->read([&] {
+        TrialRevisions revisions;
+        revisions.latest = after.value_or(0);
+        if (!hasPitwallTables())
+            return revisions; // Optuna's file: Optuna never changes a finished trial
+        if (m_pitwallVersion < 6)
+            m_pitwallVersion = store_internal::pitwallSchemaVersion(*m_db); // a writer may have migrated it
+        if (m_pitwallVersion < 6) {
+            revisions.tracked = false;
+            return revisions;
+        }
+        auto latest = m_db->cached("SELECT COALESCE(MAX(revision), 0) FROM pitwall_trial_revisions");
+        latest.step();
+        revisions.latest = std::max(revisions.latest, latest.int64(0));
+        if (!after)
+            return revisions;
+        auto statement = m_db->cached("SELECT t.study_id, t.number FROM pitwall_trial_revisions r JOIN trials t ON "
+                                      "t.trial_id = r.trial_id WHERE r.revision > ? ORDER BY r.revision");
+        statement.bind(1, *after);
+        std::unordered_set<std::int64_t> seen;
+        while (statement.step()) {
+            const std::int64_t study = statement.int64(0);
+            const int trialNumber = static_cast<int>(statement.int64(1));
+            if (seen.insert(study * 4294967296LL + trialNumber).second)
+                revisions.trials.push_back({study, trialNumber});
+        }
+        return revisions; // revisions of trials deleted since (with their study) name no trial and are passed over
+    });
+}
+
+std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number,
+                                                 std::optional<int> firstNumber, std::optional<std::string> numbers)
+{
+    const TrialFilter filter{studyId, number, firstNumber, std::move(numbers)};
     return m_db->read([&] {
         std::vector<TrialRecord> records = readTrialRows(*m_db, filter);
         if (records.empty())

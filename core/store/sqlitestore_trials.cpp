@@ -13,6 +13,7 @@
 #include "core/util/timefmt.h"
 
 #include <cmath>
+#include <unordered_map>
 
 namespace pitwall {
 
@@ -86,7 +87,13 @@ void SqliteStore::setAttr(const char* table, const char* ownerColumn, std::int64
                           const Json& value)
 {
     requireWritable();
-    m_db->write([&] { upsertAttr(table, ownerColumn, ownerId, key, value); });
+    m_db->write([&] {
+        upsertAttr(table, ownerColumn, ownerId, key, value);
+        // A finished trial changed: readers that keep trials (core/store/trialcache.h) learn it from here.
+        if (std::string_view(ownerColumn) == "trial_id" && m_pitwallVersion >= 6 &&
+            isFinished(trialRow(ownerId, false).state))
+            m_db->cached("INSERT INTO pitwall_trial_revisions (trial_id) VALUES (?)").bind(1, ownerId).run();
+    });
 }
 
 void SqliteStore::setStudyUserAttr(std::int64_t studyId, const std::string& key, const Json& value)
@@ -200,6 +207,21 @@ std::optional<TrialRecord> SqliteStore::createTrialWithParams(std::int64_t study
     });
 }
 
+void SqliteStore::requireSameKind(std::int64_t studyId, const std::string& name, const Distribution& distribution)
+{
+    // Like Optuna: a parameter keeps its kind, log scale and choices across the trials of a study.
+    auto previous = m_db->cached("SELECT p.distribution_json FROM trial_params p JOIN trials t "
+                                 "ON t.trial_id = p.trial_id WHERE t.study_id = ? AND p.param_name = ? LIMIT 1");
+    previous.bind(1, studyId).bind(2, name);
+    if (!previous.step())
+        return;
+    const Distribution old = Distribution::fromOptunaJson(previous.text(0));
+    if (old.kind != distribution.kind || old.log != distribution.log ||
+        (old.kind == Distribution::Kind::Categorical && old.choices != distribution.choices))
+        throw InputError(m_path + ": parameter " + quoted(name) + " was recorded with " + previous.text(0) +
+                         " in this study; it cannot change to " + distribution.toOptunaJson());
+}
+
 void SqliteStore::upsertTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
                                    const Distribution& distribution)
 {
@@ -207,18 +229,7 @@ void SqliteStore::upsertTrialParam(std::int64_t trialId, const std::string& name
         distribution.toExternal(internalValue); // throws InputError for an index outside the choices
     const std::string distributionJson = distribution.toOptunaJson();
     const TrialRow row = trialRow(trialId, true);
-    // Like Optuna: a parameter keeps its kind, log scale and choices across the trials of a study.
-    auto previous = m_db->cached("SELECT p.distribution_json FROM trial_params p JOIN trials t "
-                                 "ON t.trial_id = p.trial_id WHERE t.study_id = ? AND p.param_name = ? LIMIT 1");
-    previous.bind(1, row.studyId).bind(2, name);
-    if (previous.step()) {
-        const Distribution old = Distribution::fromOptunaJson(previous.text(0));
-        if (old.kind != distribution.kind || old.log != distribution.log ||
-            (old.kind == Distribution::Kind::Categorical && old.choices != distribution.choices))
-            throw InputError(m_path + ": parameter " + quoted(name) + " was recorded with " + previous.text(0) +
-                             " in this study; it cannot change to " + distributionJson);
-    }
-    previous.reset();
+    requireSameKind(row.studyId, name, distribution);
     auto upsert = m_db->cached("INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) "
                                "VALUES (?, ?, ?, ?) ON CONFLICT (trial_id, param_name) DO UPDATE SET "
                                "param_value = excluded.param_value, distribution_json = excluded.distribution_json");
@@ -320,6 +331,121 @@ void SqliteStore::finishTrial(std::int64_t trialId, TrialState state, const std:
                 .run();
         }
     });
+}
+
+int SqliteStore::addTrials(std::int64_t studyId, std::span<const TrialRecord> trials)
+{
+    requireWritable();
+    return m_db->write([&] {
+        const std::vector<StudyDirection> directions = directionsOf(studyId);
+        if (directions.empty())
+            throw InputError(m_path + ": no study with id " + std::to_string(studyId));
+        // Everything checked first, so that a bad record leaves the study as it was.
+        std::unordered_map<std::string, const Distribution*> checked; // parameter -> the first distribution seen
+        for (std::size_t i = 0; i < trials.size(); ++i) {
+            const TrialRecord& trial = trials[i];
+            const std::string which =
+                m_path + ": trial " + std::to_string(i) + " of the " + std::to_string(trials.size()) + " to add";
+            if (trial.state == TrialState::Complete && trial.values.size() != directions.size())
+                throw InputError(which + " is COMPLETE with " + std::to_string(trial.values.size()) +
+                                 " value(s); the study has " + std::to_string(directions.size()) + " objective(s)");
+            if (trial.state == TrialState::Complete)
+                for (double value : trial.values)
+                    if (std::isnan(value))
+                        throw InputError(which + " cannot complete with NaN");
+            for (const TrialParam& param : trial.params) {
+                if (param.distribution.kind == Distribution::Kind::Categorical)
+                    param.distribution.toExternal(param.internalValue); // InputError outside the choices
+                const auto [seen, added] = checked.try_emplace(param.name, &param.distribution);
+                if (added) {
+                    requireSameKind(studyId, param.name, param.distribution);
+                    continue;
+                }
+                const Distribution& first = *seen->second;
+                if (first.kind != param.distribution.kind || first.log != param.distribution.log ||
+                    (first.kind == Distribution::Kind::Categorical && first.choices != param.distribution.choices))
+                    throw InputError(which + ": parameter " + quoted(param.name) + " has " +
+                                     param.distribution.toOptunaJson() + " where an earlier one has " +
+                                     first.toOptunaJson());
+            }
+        }
+        // The write lock is held from BEGIN IMMEDIATE on: no other trial can be numbered in between.
+        auto count = m_db->cached("SELECT COUNT(*) FROM trials WHERE study_id = ?");
+        count.bind(1, studyId);
+        count.step();
+        const int first = static_cast<int>(count.int64(0));
+        count.reset();
+        const double now = nowSeconds();
+        for (std::size_t i = 0; i < trials.size(); ++i)
+            insertWholeTrial(studyId, first + static_cast<int>(i), trials[i], now);
+        return first;
+    });
+}
+
+// One trial of addTrials, checked already, inside its write transaction. Its number is Optuna's rule (how many
+// trials of the study have a smaller trial_id), because trials are appended in order while the write lock is held.
+void SqliteStore::insertWholeTrial(std::int64_t studyId, int number, const TrialRecord& trial, double now)
+{
+    std::optional<double> start = trial.startTime, complete = trial.completeTime;
+    if (!start && trial.state != TrialState::Waiting)
+        start = now;
+    if (!complete && isFinished(trial.state))
+        complete = now;
+    auto insert = m_db->cached("INSERT INTO trials (number, study_id, state, datetime_start, datetime_complete) "
+                               "VALUES (?, ?, ?, ?, ?)");
+    insert.bind(1, number).bind(2, studyId).bind(3, trialStateName(trial.state));
+    start ? insert.bind(4, formatTimestamp(*start)) : insert.bindNull(4);
+    complete ? insert.bind(5, formatTimestamp(*complete)) : insert.bindNull(5);
+    insert.run();
+    const std::int64_t id = m_db->lastInsertId();
+    for (const TrialParam& param : trial.params)
+        m_db->cached("INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) "
+                     "VALUES (?, ?, ?, ?)")
+            .bind(1, id)
+            .bind(2, param.name)
+            .bind(3, param.internalValue)
+            .bind(4, param.distribution.toOptunaJson())
+            .run();
+    for (std::size_t objective = 0; objective < trial.values.size(); ++objective) {
+        const auto [value, type] = storedValue(trial.values[objective]);
+        m_db->cached("INSERT INTO trial_values (trial_id, objective, value, value_type) VALUES (?, ?, ?, ?)")
+            .bind(1, id)
+            .bind(2, static_cast<std::int64_t>(objective))
+            .bind(3, value)
+            .bind(4, type)
+            .run();
+    }
+    auto intermediate = [&](std::int64_t step, double first) {
+        const auto [value, type] = storedValue(first);
+        m_db->cached("INSERT INTO trial_intermediate_values (trial_id, step, intermediate_value, "
+                     "intermediate_value_type) VALUES (?, ?, ?, ?)")
+            .bind(1, id)
+            .bind(2, step)
+            .bind(3, value)
+            .bind(4, type)
+            .run();
+    };
+    for (const auto& [step, first] : trial.intermediateValues)
+        intermediate(step, first);
+    for (const auto& [step, vector] : trial.intermediateVectors) // a vector's first value is Optuna's value
+        if (!vector.empty() && !trial.intermediateValues.count(step))
+            intermediate(step, vector.front());
+    for (const auto& [step, vector] : trial.intermediateVectors)
+        for (std::size_t objective = 1; objective < vector.size(); ++objective) {
+            const auto [value, type] = storedValue(vector[objective]);
+            m_db->cached("INSERT INTO pitwall_intermediate_values (trial_id, step, objective, value, value_type) "
+                         "VALUES (?, ?, ?, ?, ?)")
+                .bind(1, id)
+                .bind(2, step)
+                .bind(3, static_cast<std::int64_t>(objective))
+                .bind(4, value)
+                .bind(5, type)
+                .run();
+        }
+    for (auto it = trial.userAttrs.begin(); it != trial.userAttrs.end(); ++it)
+        upsertAttr("trial_user_attributes", "trial_id", id, it.key(), it.value());
+    for (auto it = trial.systemAttrs.begin(); it != trial.systemAttrs.end(); ++it)
+        upsertAttr("trial_system_attributes", "trial_id", id, it.key(), it.value());
 }
 
 void SqliteStore::heartbeat(std::int64_t trialId)

@@ -81,11 +81,26 @@ public:
     virtual void setTrialUserAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;
     virtual void setTrialSystemAttr(std::int64_t trialId, const std::string& key, const Json& value) = 0;
     virtual void heartbeat(std::int64_t trialId) = 0;
+    // Appends whole trials to a study in one transaction (an import, a copy, a large study written fast). They get
+    // the next free numbers, in order and atomically across processes, with their state, times (now where a started
+    // or finished trial has none), values, parameters, intermediate values (and vectors) and attributes; the
+    // records' id, number, studyId and heartbeatTime are ignored. Everything is checked before anything is written:
+    // InputError, nothing written, for an unknown study, a COMPLETE trial whose value count differs from the study's
+    // directions or that has a NaN value, a parameter whose distribution contradicts the study's (as setTrialParam)
+    // or a categorical index outside its choices. Returns the first new trial's number.
+    virtual int addTrials(std::int64_t studyId, std::span<const TrialRecord> trials) = 0;
     // All trials of a study, by number, with params, values, intermediate values and attributes.
     virtual std::vector<TrialRecord> trials(std::int64_t studyId) = 0;
     // The same for the trials numbered `firstNumber` and up (a reader that keeps the finished ones before it).
     virtual std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) = 0;
     virtual std::optional<TrialRecord> trial(std::int64_t studyId, int number) = 0;
+    // The trials with these numbers (any order, duplicates and absent numbers ignored), by number.
+    virtual std::vector<TrialRecord> trialsNumbered(std::int64_t studyId, const std::vector<int>& numbers) = 0;
+    // For a reader that keeps the trials it read (core/store/trialcache.h): the finished trials whose attributes
+    // were set after revision `after` (0: since the file began), and the latest revision to pass next time. A
+    // finished trial changes in no other way.
+    // std::nullopt: only the latest revision (a reader about to read every trial).
+    virtual TrialRevisions trialRevisionsSince(std::optional<std::int64_t> after) = 0;
 
     // --- runs ---------------------------------------------------------------------------------------
     // Records a started run; `run.id` is ignored and the new id returned.

@@ -1,12 +1,14 @@
 // The workbench on large studies (issue 28). For each size asked, writes through the store API a study shaped like
-// a real search, unless its file exists: "workbench", N complete trials with 4 parameters (lr, log-scaled;
+// a real search, unless its file exists (in batches, Store::addTrials): "workbench", N complete trials with 4 parameters (lr, log-scaled;
 // batch_size, int; dropout; optimizer, categorical), 20 intermediate values and a value. Then, side by side:
 //   - as a user starts it: pitwall-gui --db FILE --study workbench --view study --screenshot PNG, the wall time from
 //     starting the process to its exit and its peak resident memory (wait4). The screenshot mode grabs only after
 //     the view was ready on three checks 100 ms apart and then writes a PNG, so this is an upper bound of "start to
 //     first full paint" by about 0.2-0.3 s;
-//   - in this process: a MainWindow opening FILE on the Study view until the view is ready and painted (a grab),
-//     and the resident memory that added;
+//   - in this process: a MainWindow opening (a copy of) FILE on the Study view until the view is ready and painted
+//     (a grab), and the resident memory that added; then another connection adds one trial, and the time until the
+//     view shows it (the window polls every 500 ms) and the longest event on the GUI thread meanwhile (every event
+//     the application delivers is timed: the longest time the window did not answer);
 //   - parameter importance (ui/study/studymath.h: first-order "fANOVA-lite", ε² of group means over quantile bins;
 //     the Study view computes it on a pool thread, never on the GUI thread): studyParams on the study's trials.
 // The smallest size is the reference: the others print their ratio to it.
@@ -22,7 +24,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSettings>
+#include <QThread>
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -30,8 +34,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -58,28 +62,38 @@ void writeStudy(const std::string& file, int trials)
     const auto start = std::chrono::steady_clock::now();
     auto store = openStore(file);
     const auto study = store->createStudy("workbench", {StudyDirection::Minimize});
-    Distribution lr, batch, dropout, optimizer;
+    Distribution lr, batch_size, dropout, optimizer;
     lr.low = 1e-5;
     lr.high = 1e-1;
     lr.log = true;
-    batch.kind = Distribution::Kind::Int;
-    batch.low = 8;
-    batch.high = 256;
-    batch.step = 1;
+    batch_size.kind = Distribution::Kind::Int;
+    batch_size.low = 8;
+    batch_size.high = 256;
+    batch_size.step = 1;
     dropout.high = 0.5;
     optimizer.kind = Distribution::Kind::Categorical;
     optimizer.choices = {"adamw", "sgd", "lion"};
+    // In batches through addTrials: a million trials take about a minute where a call per part takes hours.
+    constexpr int kBatch = 5000;
+    std::vector<TrialRecord> batch;
     for (int t = 0; t < trials; ++t) {
-        const TrialRecord trial = store->createTrial(study);
-        const double u = static_cast<double>((t * 7919) % trials) / trials; // spread over each range
-        store->setTrialParam(trial.id, "lr", 1e-5 * std::pow(1e4, u), lr);
-        store->setTrialParam(trial.id, "batch_size", 8 + (t * 31) % 249, batch);
-        store->setTrialParam(trial.id, "dropout", 0.5 * ((t * 13) % 100) / 100.0, dropout);
-        store->setTrialParam(trial.id, "optimizer", t % 3, optimizer);
+        TrialRecord& trial = batch.emplace_back();
+        trial.state = TrialState::Complete;
+        const double u = static_cast<double>((static_cast<std::int64_t>(t) * 7919) % trials) / trials;
+        trial.params = {{"lr", 1e-5 * std::pow(1e4, u), lr},
+                        {"batch_size", static_cast<double>(8 + (t * 31) % 249), batch_size},
+                        {"dropout", 0.5 * ((t * 13) % 100) / 100.0, dropout},
+                        {"optimizer", static_cast<double>(t % 3), optimizer}};
         const double final = 0.1 + u * u + 0.01 * (t % 17);
         for (int step = 0; step < 20; ++step)
-            store->reportIntermediate(trial.id, step, final + 1.0 / (step + 1));
-        store->finishTrial(trial.id, TrialState::Complete, {final});
+            trial.intermediateValues[step] = final + 1.0 / (step + 1);
+        trial.values = {final};
+        trial.startTime = 1.7e9 + 60.0 * (t / 8) + t % 8; // eight workers
+        trial.completeTime = *trial.startTime + 50.0 + t % 20;
+        if (batch.size() == kBatch || t + 1 == trials) {
+            store->addTrials(study, batch);
+            batch.clear();
+        }
     }
     std::printf("wrote %s (%d trials) in %.1f s\n", file.c_str(), trials,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -99,8 +113,8 @@ ProcessRun runGui(const std::string& gui, const std::string& file, const std::st
         const int devnull = ::open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
         dup2(devnull, 2);
-        execl(gui.c_str(), gui.c_str(), "--db", file.c_str(), "--study", "workbench", "--view", "study",
-              "--screenshot", png.c_str(), static_cast<char*>(nullptr));
+        execl(gui.c_str(), gui.c_str(), "--db", file.c_str(), "--study", "workbench", "--view", "study", "--screenshot",
+              png.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
     int status = 0;
@@ -112,12 +126,47 @@ ProcessRun runGui(const std::string& gui, const std::string& file, const std::st
     return run;
 }
 
-struct WindowRun {
-    double seconds = 0.0, addedMegabytes = 0.0;
+// The application, timing every event it delivers on the GUI thread: the longest is the longest time the window
+// did not answer (a nested event counts within the one that dispatched it).
+class TimedApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
+        const auto start = std::chrono::steady_clock::now();
+        const bool result = QApplication::notify(receiver, event);
+        if (++m_depth == 1)
+            longest =
+                std::max(longest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        --m_depth;
+        return result;
+    }
+    double longest = 0.0;
+
+private:
+    int m_depth = 0;
 };
 
-WindowRun openInWindow(const QString& file)
+struct WindowRun {
+    double seconds = 0.0, addedMegabytes = 0.0;
+    double refreshSeconds = 0.0, longestEventSeconds = 0.0; // a trial written by another connection
+};
+
+bool titleSays(ui::MainWindow& window, const QString& text)
 {
+    const auto* title = window.studyView()->findChild<QLabel*>("studyTitle");
+    return title && title->text().contains(text);
+}
+
+// Opens `file` (a copy: a trial is added) in a MainWindow on the Study view and times it until the view is ready
+// and painted. Then another connection adds one trial: the time until the view shows it, and the longest event on
+// the GUI thread meanwhile.
+WindowRun openInWindow(const std::string& original, const std::string& file, int trials)
+{
+    std::filesystem::copy_file(original, file, std::filesystem::copy_options::overwrite_existing);
+    auto& app = static_cast<TimedApplication&>(*QCoreApplication::instance());
     const double before = residentMegabytes();
     WindowRun run;
     {
@@ -128,15 +177,31 @@ WindowRun openInWindow(const QString& file)
         QApplication::processEvents();
         QElapsedTimer clock;
         clock.start();
-        window.openDatabase(file);
+        window.openDatabase(QString::fromStdString(file));
         window.focusStudy("workbench");
         while (!window.viewReady(ui::View::Study) && clock.elapsed() < 600000)
             QApplication::processEvents(QEventLoop::AllEvents, 5);
         (void)window.grab();
         run.seconds = clock.nsecsElapsed() / 1e9;
         run.addedMegabytes = residentMegabytes() - before;
+
+        auto writer = openStore(file);
+        TrialRecord trial;
+        trial.state = TrialState::Complete;
+        trial.values = {0.05};
+        trial.intermediateValues = {{0, 1.0}, {1, 0.5}};
+        const QString shown = QStringLiteral("%1 trials,").arg(trials + 1);
+        app.longest = 0.0;
+        clock.restart();
+        writer->addTrials(writer->requireStudy("workbench").id, std::vector<TrialRecord>{trial});
+        while (!(titleSays(window, shown) && window.viewReady(ui::View::Study)) && clock.elapsed() < 600000)
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        (void)window.grab();
+        run.refreshSeconds = clock.nsecsElapsed() / 1e9;
+        run.longestEventSeconds = app.longest;
     }
     QApplication::processEvents();
+    std::filesystem::remove(file);
     return run;
 }
 
@@ -189,7 +254,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "bench_workbench: --trials wants sizes >= 1\n");
             return 2;
         }
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     QCoreApplication::setOrganizationName("PitwallBench");
     QSettings().clear();
 
@@ -200,7 +265,7 @@ int main(int argc, char** argv)
         const auto file = folder / ("pitwall-workbench-" + std::to_string(n) + ".db");
         if (!std::filesystem::exists(file))
             writeStudy(file.string(), n);
-        std::vector<double> seconds, peaks, window, added, importance;
+        std::vector<double> seconds, peaks, window, added, importance, refresh, longest;
         for (int r = 0; r < repeat; ++r) {
             const ProcessRun run = runGui(gui, file.string(), (folder / "pitwall-workbench.png").string());
             if (run.status != 0) {
@@ -209,9 +274,11 @@ int main(int argc, char** argv)
             }
             seconds.push_back(run.seconds);
             peaks.push_back(run.peakMegabytes);
-            const WindowRun inside = openInWindow(QString::fromStdString(file.string()));
+            const WindowRun inside = openInWindow(file.string(), (folder / "pitwall-workbench-copy.db").string(), n);
             window.push_back(inside.seconds);
             added.push_back(inside.addedMegabytes);
+            refresh.push_back(inside.refreshSeconds);
+            longest.push_back(inside.longestEventSeconds);
             importance.push_back(importanceSeconds(file.string()));
         }
         const auto median = [](std::vector<double> v) {
@@ -227,6 +294,10 @@ int main(int argc, char** argv)
                     benchcommon::fixed(median(window), 3).c_str(), benchcommon::fixed(median(added), 1).c_str(),
                     benchcommon::fixed(median(seconds) / referenceSeconds, 2).c_str(),
                     benchcommon::fixed(median(window) / referenceWindow, 2).c_str(), sizes.front());
+        std::printf("%-9s one trial written by another connection: on screen after %s s; longest GUI-thread event "
+                    "meanwhile %s ms (a 500 ms poll interval included)\n",
+                    "", benchcommon::fixed(median(refresh), 3).c_str(),
+                    benchcommon::fixed(1000 * median(longest), 1).c_str());
         std::printf("%-9s importance of 4 parameters (off the GUI thread): %s s\n", "",
                     benchcommon::fixed(median(importance), 3).c_str());
         std::fflush(stdout);

@@ -47,17 +47,20 @@ bool sameRunState(const RunRecord& a, const RunRecord& b)
     return a.status == b.status && a.endTime == b.endTime && a.exitCode == b.exitCode && a.message == b.message;
 }
 
-// The study list, the trials of every study (the focus study's also as focusTrials) and every run, config
-// text left out.
-void readStudiesAndRuns(Store& store, StoreSnapshot& snapshot)
+// The study list, the trials of every study (the focus study's also as focusTrials; read again only where they
+// changed) and every run, config text left out.
+void readStudiesAndRuns(Store& store, TrialCache& cache, StoreSnapshot& snapshot)
 {
     snapshot.studies = store.listStudies();
-    for (const StudySummary& summary : snapshot.studies) {
-        const QString name = QString::fromStdString(summary.study.name);
-        SharedTrials trials = shareRecords(store.trials(summary.study.id));
+    std::vector<TrialCache::StudyKey> keys;
+    for (const StudySummary& summary : snapshot.studies)
+        keys.push_back({summary.study.id, summary.study.name, summary.total()});
+    std::vector<SharedTrials> trials = cache.refresh(store, keys);
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+        const QString name = QString::fromStdString(snapshot.studies[i].study.name);
         if (name == snapshot.focusStudy)
-            snapshot.focusTrials = trials;
-        snapshot.studyTrials.emplace(name, std::move(trials));
+            snapshot.focusTrials = trials[i];
+        snapshot.studyTrials.emplace(name, std::move(trials[i]));
     }
     std::vector<RunRecord> runs = store.runs();
     for (RunRecord& run : runs)
@@ -89,6 +92,7 @@ void StorePoller::openDatabase(const QString& location, const QString& focus)
     m_location = location;
     m_focus = focus;
     m_store.reset();
+    m_trials.clear();
     m_lastCounter = -1;
     m_liveRun = 0;
     m_detailsTrial = 0;
@@ -159,7 +163,7 @@ void StorePoller::addCompareDatabase(const QString& location)
     try {
         db.store = openStore(location.toStdString(), OpenMode::ReadOnly);
         db.lastCounter = db.store->changeCounter();
-        readStudiesAndRuns(*db.store, db.snapshot);
+        readStudiesAndRuns(*db.store, db.trials, db.snapshot);
     } catch (const std::exception& e) {
         Q_EMIT compareDatabaseRefused(location, QString::fromStdString(e.what()));
         return;
@@ -194,12 +198,13 @@ void StorePoller::pollCompareDatabases(bool force)
                 continue;
             StoreSnapshot snapshot;
             snapshot.location = db.location;
-            readStudiesAndRuns(*db.store, snapshot);
+            readStudiesAndRuns(*db.store, db.trials, snapshot);
             db.snapshot = std::move(snapshot);
             db.lastCounter = counter;
         } catch (const std::exception& e) {
             const QString error = QString::fromStdString(e.what());
             db.store.reset();
+            db.trials.clear(); // the file may be another one when it opens again
             if (db.snapshot.error == error)
                 continue;
             db.snapshot = StoreSnapshot{};
@@ -244,6 +249,7 @@ void StorePoller::stop()
 
 void StorePoller::refreshNow()
 {
+    m_trials.clear(); // a refresh the user asked for reads every trial
     poll(true);
 }
 
@@ -283,7 +289,7 @@ void StorePoller::poll(bool force)
         m_lastCounter = counter;
         if (force || changed) {
             snapshot.changeCounter = counter;
-            readStudiesAndRuns(*m_store, snapshot);
+            readStudiesAndRuns(*m_store, m_trials, snapshot);
             snapshot.benchmarks = m_store->benchmarks();
             Q_EMIT snapshotReady(snapshot);
         }
@@ -295,6 +301,7 @@ void StorePoller::poll(bool force)
             readCompare();
     } catch (const std::exception& e) {
         m_store.reset();
+        m_trials.clear(); // the file may be another one when it opens again
         snapshot.error = QString::fromStdString(e.what());
         Q_EMIT snapshotReady(snapshot);
     }

@@ -14,6 +14,7 @@
 //   read like the window's own (studies, trials, runs), whenever one was added, removed or changed.
 
 #include "core/store/records.h"
+#include "core/store/trialcache.h"
 #include "ui/poller/liveseries.h"
 
 #include <QList>
@@ -120,6 +121,7 @@ private:
         std::unique_ptr<Store> store;
         qint64 lastCounter = -1;
         StoreSnapshot snapshot;
+        TrialCache trials{shareRecords};
     };
 
     void poll(bool force);
@@ -134,6 +136,7 @@ private:
     void readCompare();
 
     std::unique_ptr<Store> m_store;
+    TrialCache m_trials{shareRecords}; // the window's database's trials, read again only where they changed
     QString m_location;
     QString m_focus;
     qint64 m_lastCounter = -1;

@@ -26,7 +26,7 @@ std::vector<TrialRecord> projectObjective(const std::vector<TrialRecord>& trials
     if (index == 0)
         return out;
     for (TrialRecord& t : out) {
-        std::map<std::int64_t, double> intermediate;
+        StepValues intermediate;
         for (const auto& [step, vector] : t.intermediateVectors)
             if (index < vector.size())
                 intermediate[step] = vector[index];

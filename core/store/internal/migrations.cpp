@@ -254,6 +254,17 @@ CREATE TABLE pitwall_intermediate_values (
 );
 )sql";
 
+// pitwall_trial_revisions: a row each time Pitwall sets an attribute of a trial that has finished (an evaluation's
+// driving score, a failure's reason), so that a reader keeping the trials it read (core/store/trialcache.h) reads
+// again only what changed. Optuna never changes a finished trial. Rows are never deleted, so a revision number is
+// never given twice (no AUTOINCREMENT: its sqlite_sequence table would make the file's schema differ from Optuna's).
+const char* const kMigration6Sql = R"sql(
+CREATE TABLE pitwall_trial_revisions (
+    revision INTEGER NOT NULL PRIMARY KEY,
+    trial_id INTEGER NOT NULL
+);
+)sql";
+
 const char* const kVersionTableSql = R"sql(
 CREATE TABLE IF NOT EXISTS pitwall_schema_version (
     version INTEGER NOT NULL PRIMARY KEY,
@@ -272,6 +283,7 @@ const std::vector<Migration>& pitwallMigrations()
         {3, "jobs and the studies and runs they produced", kMigration3Sql},
         {4, "job process start times and job ids that are never reused", kMigration4Sql},
         {5, "intermediate values of every objective of a multi-objective study", kMigration5Sql},
+        {6, "revisions of finished trials, for readers that keep the trials they read", kMigration6Sql},
     };
     return migrations;
 }

@@ -178,7 +178,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
                                spec.state == TrialState::Complete ? std::vector{spec.value} : std::vector<double>{});
         }
         const auto info = store->info();
-        QCOMPARE(info.pitwallSchemaVersion, 5);
+        QCOMPARE(info.pitwallSchemaVersion, 6);
     }
 
     const Json result = runInteropScript({"extend", QString::fromStdString(path), "pitwall-made"}, m_dir.path());
@@ -232,7 +232,7 @@ void TestOptunaInterop::optunaReadsAndExtendsPitwallStudy()
     const auto info = store->info();
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     QCOMPARE(info.alembicVersion, result["files"]["head"].get<std::string>());
-    QCOMPARE(info.pitwallSchemaVersion, 5);
+    QCOMPARE(info.pitwallSchemaVersion, 6);
 }
 
 // The README's promise for Optuna 3.2 and later, run as a user runs it on whatever Optuna is installed: `optuna
@@ -321,7 +321,7 @@ void TestOptunaInterop::pitwallReadsOptunaStudy()
     }
     {
         auto migrated = openStore(path);
-        QCOMPARE(migrated->info().pitwallSchemaVersion, 5);
+        QCOMPARE(migrated->info().pitwallSchemaVersion, 6);
         compareStudy(*migrated, "optuna-made", study);
     }
     // Optuna still opens the file after Pitwall added its tables (and switched it to WAL).

@@ -118,8 +118,8 @@ void TestStoreMigrations::version1FileComesUpToDate()
 
     auto store = openStore(path); // ReadWrite applies the pending migration
     const auto info = store->info();
-    QCOMPARE(info.pitwallSchemaVersion, 5);
-    QCOMPARE(info.latestPitwallSchemaVersion, 5);
+    QCOMPARE(info.pitwallSchemaVersion, 6);
+    QCOMPARE(info.latestPitwallSchemaVersion, 6);
     QVERIFY(hasIndex(path, "ix_pitwall_metrics_run_id"));
     QVERIFY(hasIndex(path, "ix_pitwall_events_run_id"));
     QCOMPARE(query(path, "SELECT version, description FROM pitwall_schema_version ORDER BY version"),
@@ -127,7 +127,8 @@ void TestStoreMigrations::version1FileComesUpToDate()
                                           {"2", pitwallMigrations()[1].description},
                                           {"3", pitwallMigrations()[2].description},
                                           {"4", pitwallMigrations()[3].description},
-                                          {"5", pitwallMigrations()[4].description}}));
+                                          {"5", pitwallMigrations()[4].description},
+                                          {"6", pitwallMigrations()[5].description}}));
     // The live-view query uses the new index.
     const auto plan = query(path, "EXPLAIN QUERY PLAN SELECT metric_id FROM pitwall_metrics "
                                   "WHERE run_id = 1 AND metric_id > 5 ORDER BY metric_id");
@@ -157,14 +158,14 @@ void TestStoreMigrations::migrateIsIdempotent()
     const auto path = m_dir.filePath("idempotent.db").toStdString();
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
-        QCOMPARE(store.migrate(), 5);
+        QCOMPARE(store.migrate(), 6);
         QCOMPARE(store.migrate(), 0);
         QCOMPARE(store.migrateTo(1), 0);
-        QCOMPARE(store.info().pitwallSchemaVersion, 5);
+        QCOMPARE(store.info().pitwallSchemaVersion, 6);
     }
     auto again = openStore(path);
     QCOMPARE(again->migrate(), 0);
-    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("5"));
+    QCOMPARE(scalar(path, "SELECT COUNT(*) FROM pitwall_schema_version"), std::string("6"));
 }
 
 void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
@@ -192,8 +193,8 @@ void TestStoreMigrations::optunaOnlyFileGainsPitwallTables()
     {
         SqliteStore store(path, OpenMode::ReadWrite, AutoMigrate::No);
         QCOMPARE(store.info().pitwallSchemaVersion, 0);
-        QCOMPARE(store.migrate(), 5);
-        QCOMPARE(store.info().pitwallSchemaVersion, 5);
+        QCOMPARE(store.migrate(), 6);
+        QCOMPARE(store.info().pitwallSchemaVersion, 6);
         RunRecord run;
         run.trialId = store.trial(store.requireStudy("reference").id, 0)->id;
         run.kind = "eval";
@@ -319,7 +320,7 @@ void TestStoreMigrations::version4FileReadsWithoutVectorTable()
         QVERIFY(trial->intermediateVectors.empty());
     }
     const auto store = openStore(path);
-    QCOMPARE(store->info().pitwallSchemaVersion, 5);
+    QCOMPARE(store->info().pitwallSchemaVersion, 6);
     store->reportIntermediates(trialId, 1, {2.5, 7.0});
     const auto trial = store->trial(studyId, 0);
     QCOMPARE(trial->intermediateValues.at(1), 2.5);

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void jsonDumpsIsPythons();
     void jsonLoadsAcceptsPythonTokens();
     void enumNames();
+    void stepValuesActLikeAMap();
 };
 
 void TestStoreRecords::distributionJsonIsOptunas_data()
@@ -216,6 +217,39 @@ void TestStoreRecords::enumNames()
     QCOMPARE(parseRunStatus("Succeeded"), std::optional<RunStatus>(RunStatus::Succeeded));
     QCOMPARE(eventLevelName(EventLevel::Warning), std::string_view("warning"));
     QCOMPARE(parseEventLevel("ERROR"), std::optional<EventLevel>(EventLevel::Error));
+}
+
+// StepValues (a trial's intermediate values in one sorted array) answers as the std::map it replaced: steps in
+// order whatever order they arrive in, the last write of a step wins, and lookups of absent steps find nothing.
+void TestStoreRecords::stepValuesActLikeAMap()
+{
+    StepValues values;
+    QVERIFY(values.empty());
+    values[5] = 0.5;
+    values[1] = 0.1;
+    values[9] = 0.9;
+    values[5] = 0.55;
+    values[3] = 0.3;
+    std::map<std::int64_t, double> reference{{1, 0.1}, {3, 0.3}, {5, 0.55}, {9, 0.9}};
+    QVERIFY(values == reference);
+    QCOMPARE(values.size(), std::size_t(4));
+    QCOMPARE(values.begin()->first, std::int64_t(1));
+    QCOMPARE(values.rbegin()->first, std::int64_t(9));
+    QCOMPARE(values.at(5), 0.55);
+    QCOMPARE(values.count(4), std::size_t(0));
+    QVERIFY(values.find(4) == values.end());
+    QVERIFY_THROWS_EXCEPTION(std::out_of_range, values.at(4));
+    QCOMPARE(values.lower_bound(4)->first, std::int64_t(5));
+    QCOMPARE(values.upper_bound(5)->first, std::int64_t(9));
+    values.erase(values.upper_bound(3), values.end()); // what a resumed trial does with steps after a checkpoint
+    QVERIFY(values == (std::map<std::int64_t, double>{{1, 0.1}, {3, 0.3}}));
+    QVERIFY(!(values == reference));
+
+    const StepValues listed{{7, 1.0}, {2, 2.0}, {7, 3.0}};
+    QVERIFY(listed == (std::map<std::int64_t, double>{{2, 2.0}, {7, 3.0}}));
+    QVERIFY(StepValues(reference) == reference);
+    QVERIFY(StepValues(reference) == StepValues({{9, 0.9}, {5, 0.55}, {3, 0.3}, {1, 0.1}}));
+    QVERIFY(!(StepValues(reference) == StepValues({{1, 0.1}})));
 }
 
 QTEST_GUILESS_MAIN(TestStoreRecords)

@@ -26,6 +26,8 @@ private Q_SLOTS:
     void metricsSinceReturnsExactlyNewRows();
     void changeCounterMoves();
     void badInputs();
+    void addTrialsWritesWholeTrials();
+    void addTrialsRefusesBadBatches();
     void reopeningKeepsData();
     void readOnlyRefusesWrites();
 
@@ -404,7 +406,7 @@ void TestStoreRoundtrip::badInputs()
     openStore(newer).reset();
     query(newer, "INSERT INTO pitwall_schema_version VALUES (99, 'from the future', 0)");
     expectInputError([&] { openStore(newer); },
-                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 5)"});
+                     {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 6)"});
     expectInputError([&] { openStore(newer, OpenMode::ReadOnly); }, {"newer Pitwall"});
 
     expectInputError([&] { openStore("postgresql://db.example/pitwall"); }, {"'postgresql' backend is not built"});
@@ -413,6 +415,158 @@ void TestStoreRoundtrip::badInputs()
     auto viaUrl = openStore("sqlite:///" + m_path, OpenMode::ReadOnly);
     QCOMPARE(viaUrl->info().location, m_path);
     QVERIFY(viaUrl->findStudy("search"));
+}
+
+namespace {
+// A finished trial with all its parts, as an import would hand it to addTrials.
+TrialRecord wholeTrial(TrialState state, double x, std::vector<double> values)
+{
+    TrialRecord t;
+    t.state = state;
+    t.startTime = 1700000000.25;
+    t.completeTime = 1700000090.5;
+    t.values = std::move(values);
+    t.params = {{"x", x, floatDist(-3, 3)},
+                {"lr", 1e-3, floatDist(1e-5, 1e-1, true)},
+                {"layers", 2, intDist(1, 4)},
+                {"optimizer", 1, optimizerDist()}};
+    t.intermediateValues = {{0, 2.0}, {3, -HUGE_VAL}};
+    t.userAttrs = {{"map50", 0.5}};
+    t.systemAttrs = {{"worker", 7}};
+    return t;
+}
+
+// The rows of one trial in Optuna's tables, without row ids: what Optuna reads of it.
+std::vector<Row> trialRows(const std::string& path, int number, const std::string& study)
+{
+    const std::string trial = "(SELECT t.trial_id FROM trials t JOIN studies s ON s.study_id = t.study_id WHERE "
+                              "s.study_name = '" +
+                              study + "' AND t.number = " + std::to_string(number) + ")";
+    std::vector<Row> rows;
+    for (const std::string sql :
+         {"SELECT state, datetime_start, datetime_complete FROM trials WHERE trial_id = ",
+          "SELECT param_name, param_value, distribution_json FROM trial_params WHERE trial_id = ",
+          "SELECT objective, value, value_type FROM trial_values WHERE trial_id = ",
+          "SELECT step, intermediate_value, intermediate_value_type FROM trial_intermediate_values WHERE trial_id = ",
+          "SELECT key, value_json FROM trial_user_attributes WHERE trial_id = ",
+          "SELECT key, value_json FROM trial_system_attributes WHERE trial_id = "}) {
+        const auto part = query(path, sql + trial + " ORDER BY 1");
+        rows.insert(rows.end(), part.begin(), part.end());
+    }
+    return rows;
+}
+} // namespace
+
+// addTrials writes what the one-call-per-part API writes, numbered after the study's trials. If this fails, an
+// imported or copied study differs from the original, or Optuna reads it differently.
+void TestStoreRoundtrip::addTrialsWritesWholeTrials()
+{
+    const auto path = m_dir.filePath("bulk.db").toStdString();
+    auto store = openStore(path);
+    const auto study = store->createStudy("bulk", {StudyDirection::Minimize});
+    // Trial 0 through the one-call-per-part API, as the reference for the rows.
+    const TrialRecord reference = wholeTrial(TrialState::Complete, 0.5, {0.25});
+    const auto first = store->createTrial(study);
+    for (const TrialParam& p : reference.params)
+        store->setTrialParam(first.id, p.name, p.internalValue, p.distribution);
+    for (const auto& [step, value] : reference.intermediateValues)
+        store->reportIntermediate(first.id, step, value);
+    store->setTrialUserAttr(first.id, "map50", 0.5);
+    store->setTrialSystemAttr(first.id, "worker", 7);
+    store->finishTrial(first.id, TrialState::Complete, {0.25});
+    const std::string times = "UPDATE trials SET datetime_start = '2023-11-14 22:13:20.250000', "
+                              "datetime_complete = '2023-11-14 22:14:50.500000' WHERE number = 0";
+    query(path, times);
+
+    TrialRecord failed;
+    failed.state = TrialState::Fail;
+    const double before = nowSeconds();
+    const std::vector<TrialRecord> batch{reference, wholeTrial(TrialState::Pruned, -1.5, {1.5}), failed};
+    QCOMPARE(store->addTrials(study, batch), 1);
+    QCOMPARE(trialRows(path, 1, "bulk"), trialRows(path, 0, "bulk"));
+
+    const auto trials = store->trials(study);
+    QCOMPARE(trials.size(), std::size_t(4));
+    for (int i = 0; i < 4; ++i)
+        QCOMPARE(trials[i].number, i);
+    const TrialRecord& copy = trials[1];
+    QCOMPARE(copy.state, TrialState::Complete);
+    QCOMPARE(copy.values, std::vector<double>{0.25});
+    QCOMPARE(copy.params.size(), std::size_t(4));
+    QCOMPARE(copy.params[3].value(), Json("adamw"));
+    QCOMPARE(copy.intermediateValues, (std::map<std::int64_t, double>{{0, 2.0}, {3, -HUGE_VAL}}));
+    QCOMPARE(copy.userAttrs, Json({{"map50", 0.5}}));
+    QCOMPARE(copy.systemAttrs, Json({{"worker", 7}}));
+    QCOMPARE(*copy.startTime, 1700000000.25);
+    QCOMPARE(*copy.completeTime, 1700000090.5);
+    QCOMPARE(trials[2].state, TrialState::Pruned);
+    QCOMPARE(trials[2].values, std::vector<double>{1.5});
+    QCOMPARE(trials[2].params[0].value(), Json(-1.5));
+    QCOMPARE(trials[3].state, TrialState::Fail);
+    QVERIFY(trials[3].values.empty() && trials[3].params.empty());
+    QVERIFY(trials[3].startTime && *trials[3].startTime >= before - 1); // a finished trial gets times
+    QVERIFY(trials[3].completeTime && *trials[3].completeTime >= *trials[3].startTime);
+    const auto summary = store->listStudies().front();
+    QCOMPARE(summary.complete, 2);
+    QCOMPARE(summary.pruned, 1);
+    QCOMPARE(summary.failed, 1);
+    // The next trial, from any API, takes the next number.
+    QCOMPARE(store->createTrial(study).number, 4);
+
+    // Several objectives: a vector's first value goes to Optuna's table, the rest to Pitwall's.
+    const auto pareto = store->createStudy("pareto", {StudyDirection::Minimize, StudyDirection::Maximize});
+    TrialRecord vectors;
+    vectors.state = TrialState::Complete;
+    vectors.values = {1.0, 2.0};
+    vectors.intermediateVectors = {{0, {3.0, 4.0}}, {1, {2.0, 5.0}}};
+    QCOMPARE(store->addTrials(pareto, std::vector<TrialRecord>{vectors}), 0);
+    const auto read = store->trial(pareto, 0);
+    QVERIFY(read);
+    QCOMPARE(read->values, (std::vector<double>{1.0, 2.0}));
+    QCOMPARE(read->intermediateValues, (std::map<std::int64_t, double>{{0, 3.0}, {1, 2.0}}));
+    QCOMPARE(read->intermediateVectors,
+             (std::map<std::int64_t, std::vector<double>>{{0, {3.0, 4.0}}, {1, {2.0, 5.0}}}));
+}
+
+// Every bad batch is refused whole: nothing of it is written, and the message names the trial and the problem.
+void TestStoreRoundtrip::addTrialsRefusesBadBatches()
+{
+    const auto path = m_dir.filePath("bulk-bad.db").toStdString();
+    auto store = openStore(path);
+    const auto study = store->createStudy("bulk", {StudyDirection::Minimize});
+    QCOMPARE(store->addTrials(study, std::vector<TrialRecord>{wholeTrial(TrialState::Complete, 0.5, {0.25})}), 0);
+    const auto rows = everyRow(path);
+    const auto good = wholeTrial(TrialState::Complete, 1.0, {0.5});
+
+    auto twoValues = good;
+    twoValues.values = {0.5, 0.5};
+    expectInputError(
+        [&] {
+            store->addTrials(study, std::vector<TrialRecord>{good, twoValues});
+        },
+        {"trial 1 of the 2 to add", "COMPLETE with 2 value(s); the study has 1 objective(s)"});
+    auto nan = good;
+    nan.values = {std::nan("")};
+    expectInputError([&] { store->addTrials(study, std::vector<TrialRecord>{nan}); }, {"cannot complete with NaN"});
+    auto badChoice = good;
+    badChoice.params[3].internalValue = 5;
+    expectInputError([&] { store->addTrials(study, std::vector<TrialRecord>{good, badChoice}); }, {"choices"});
+    auto notLog = good;
+    notLog.params[1].distribution.log = false;
+    expectInputError([&] { store->addTrials(study, std::vector<TrialRecord>{notLog}); },
+                     {"parameter 'lr' was recorded with", "cannot change to"});
+    auto intX = good, floatX = good;
+    intX.params = {{"z", 1, intDist(0, 4)}};
+    floatX.params = {{"z", 1.5, floatDist(0, 4)}};
+    expectInputError(
+        [&] {
+            store->addTrials(study, std::vector<TrialRecord>{intX, floatX});
+        },
+        {"trial 1 of the 2 to add", "parameter 'z' has", "where an earlier one has"});
+    expectInputError([&] { store->addTrials(study + 100, std::vector<TrialRecord>{good}); }, {"no study with id"});
+    QCOMPARE(everyRow(path), rows);
+    expectInputError([&] { openStore(path, OpenMode::ReadOnly)->addTrials(study, std::vector<TrialRecord>{good}); },
+                     {"read-only"});
 }
 
 void TestStoreRoundtrip::reopeningKeepsData()
@@ -446,8 +600,8 @@ void TestStoreRoundtrip::reopeningKeepsData()
     auto store = openStore(m_path);
     const auto info = store->info();
     QCOMPARE(info.backend, std::string("sqlite"));
-    QCOMPARE(info.pitwallSchemaVersion, 5);
-    QCOMPARE(info.latestPitwallSchemaVersion, 5);
+    QCOMPARE(info.pitwallSchemaVersion, 6);
+    QCOMPARE(info.latestPitwallSchemaVersion, 6);
     QCOMPARE(info.optunaSchemaVersion, std::optional<int>(12));
     // a new file gets Optuna's tables at revision 3.2, the head of every Optuna since 3.2 (core/store/optunaschema.h)
     QCOMPARE(info.optunaLibraryVersion, std::string("3.2.0"));
