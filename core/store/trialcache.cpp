@@ -115,10 +115,10 @@ void TrialCache::index(Study& study)
 // read again instead.
 bool TrialCache::update(Store& store, std::int64_t id, Study& study, std::vector<int> numbers, int listedTrials)
 {
-    if (!study.numbered)
-        return false;
     const std::vector<TrialRecord>& old = *study.trials;
     const int size = static_cast<int>(old.size());
+    if (!study.numbered || size > listedTrials)
+        return false; // more trials kept than the study has: it was deleted and made again under the same id
     numbers.insert(numbers.end(), study.unfinished.begin(), study.unfinished.end());
     std::erase_if(numbers, [size](int n) { return n < 0 || n >= size; });
     std::sort(numbers.begin(), numbers.end());

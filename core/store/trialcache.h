@@ -9,7 +9,8 @@
 // change is its heartbeat keeps the record read before (heartbeatTime may lag the store's).
 //
 // Every trial is read again when it must be: the first time, for a file whose Pitwall tables predate revisions,
-// for a study whose trials are not numbered 0..n-1, or when fewer trials come back than the study lists.
+// for a study whose trials are not numbered 0..n-1, or whose trial count disagrees with the study listing (a study
+// deleted and made again under the same id and name; one made again with as many trials or more goes unnoticed).
 
 #include "core/store/records.h"
 

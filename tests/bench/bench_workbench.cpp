@@ -1,6 +1,7 @@
 // The workbench on large studies (issue 28). For each size asked, writes through the store API a study shaped like
-// a real search, unless its file exists (in batches, Store::addTrials): "workbench", N complete trials with 4 parameters (lr, log-scaled;
-// batch_size, int; dropout; optimizer, categorical), 20 intermediate values and a value. Then, side by side:
+// a real search, unless its file exists (in batches, Store::addTrials): "workbench", N complete trials with 4
+// parameters (lr, log-scaled; batch_size, int; dropout; optimizer, categorical), 20 intermediate values and a value.
+// Then, side by side:
 //   - as a user starts it: pitwall-gui --db FILE --study workbench --view study --screenshot PNG, the wall time from
 //     starting the process to its exit and its peak resident memory (wait4). The screenshot mode grabs only after
 //     the view was ready on three checks 100 ms apart and then writes a PNG, so this is an upper bound of "start to
@@ -13,10 +14,16 @@
 //     the Study view computes it on a pool thread, never on the GUI thread): studyParams on the study's trials.
 // The smallest size is the reference: the others print their ratio to it.
 //
-//   bench_workbench [--trials 10000,100000] [--folder DIR] [--gui PATH] [--repeat 3]
+// With --live RUNSxROWS (1000x100000: 100 M rows), also the Live view on that many finished runs of that many metric
+// rows each (written once, a run at a time): open to the first run painted, and switching to the middle and the last
+// run, with the longest GUI-thread event. --trials none runs only that.
+//
+//   bench_workbench [--trials 10000,100000|none] [--live RUNSxROWS] [--folder DIR] [--gui PATH] [--repeat 3]
 #include "bench_common.h"
 
+#include "ui/live/liveview.h"
 #include "ui/mainwindow.h"
+#include "ui/study/studyview.h"
 #include "ui/study/studymath.h"
 
 #include "core/store/store.h"
@@ -218,6 +225,91 @@ double importanceSeconds(const std::string& file)
     return seconds;
 }
 
+// --- the Live view on many long runs ----------------------------------------------------------------------------
+
+// `runs` finished training runs of `rows` metric rows each (five series: loss, loss/bev, compute_fps, lr,
+// data_wait_ms; a row each per step), appended a run at a time.
+void writeRuns(const std::string& file, int runs, int rows)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto store = openStore(file);
+    static const char* const keys[] = {"loss", "loss/bev", "compute_fps", "lr", "data_wait_ms"};
+    std::vector<MetricSample> samples;
+    for (int r = 0; r < runs; ++r) {
+        RunRecord run;
+        run.kind = "train";
+        run.configYaml = "training: {}\n";
+        run.seed = r;
+        run.logicalDevice = "cpu:0";
+        run.host = "bench";
+        run.pid = 1;
+        run.startTime = 1.7e9 + 3600.0 * r;
+        const std::int64_t id = store->createRun(run);
+        samples.clear();
+        for (int i = 0; i < rows; ++i) {
+            const int step = i / 5;
+            const double decay = 1.0 / (1.0 + 0.001 * step);
+            const double values[] = {2.0 * decay + 0.01 * (r % 7), decay, 900.0 + (step * 37) % 50, 1e-3 * decay,
+                                     3.0 + (step * 13) % 5};
+            samples.push_back({id, "train", step, keys[i % 5], values[i % 5], run.startTime + 0.1 * step});
+        }
+        store->appendMetrics(samples);
+        store->finishRun(id, RunStatus::Succeeded, 0, "");
+        if ((r + 1) % 100 == 0)
+            std::fprintf(stderr, "  %d of %d runs written\n", r + 1, runs);
+    }
+    std::printf("wrote %s (%d runs of %d metric rows) in %.1f s\n", file.c_str(), runs, rows,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+// Seconds until the Live view shows run `runId` fully read and drawn (a grab paints it).
+double showLiveRun(ui::MainWindow& window, qint64 runId, const QElapsedTimer& clock)
+{
+    window.liveView()->showRun(runId);
+    while (!(window.liveView()->shownRun() == runId && window.viewReady(ui::View::Live)) && clock.elapsed() < 600000)
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+    (void)window.grab();
+    return clock.nsecsElapsed() / 1e9;
+}
+
+// Opens the file on the Live view of the first run (start to painted), then switches to the middle and the last
+// run (each: the switch to painted); prints the medians of `repeat` rounds and the longest GUI-thread event.
+void benchLive(const std::filesystem::path& folder, int runs, int rows, int repeat)
+{
+    const auto file = folder / ("pitwall-live-" + std::to_string(runs) + "x" + std::to_string(rows) + ".db");
+    if (!std::filesystem::exists(file))
+        writeRuns(file.string(), runs, rows);
+    auto& app = static_cast<TimedApplication&>(*QCoreApplication::instance());
+    std::vector<double> open, middle, last, longest;
+    for (int r = 0; r < repeat; ++r) {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.showView(ui::View::Live);
+        window.show();
+        QApplication::processEvents();
+        app.longest = 0.0;
+        QElapsedTimer clock;
+        clock.start();
+        window.openDatabase(QString::fromStdString(file.string()));
+        open.push_back(showLiveRun(window, 1, clock));
+        clock.restart();
+        middle.push_back(showLiveRun(window, runs / 2 + 1, clock));
+        clock.restart();
+        last.push_back(showLiveRun(window, runs, clock));
+        longest.push_back(app.longest);
+    }
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::printf("live view, %d runs x %d metric rows (%.0f M rows): open to run 1 painted %s s; switch to run %d %s s, "
+                "to run %d %s s; longest GUI-thread event %s ms\n",
+                runs, rows, runs * static_cast<double>(rows) / 1e6, benchcommon::fixed(median(open), 3).c_str(),
+                runs / 2 + 1, benchcommon::fixed(median(middle), 3).c_str(), runs,
+                benchcommon::fixed(median(last), 3).c_str(), benchcommon::fixed(1000 * median(longest), 1).c_str());
+    std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -228,22 +320,33 @@ int main(int argc, char** argv)
     std::filesystem::path folder = std::filesystem::temp_directory_path();
     std::string gui = benchcommon::besideExecutable("../bin/pitwall-gui").string();
     int repeat = 3;
+    int liveRuns = 0, liveRows = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const std::string value = i + 1 < argc ? argv[i + 1] : "";
         if (arg == "--trials" && !value.empty()) {
-            sizes.clear();
+            sizes.clear(); // "none": only --live
             for (const std::string& part : split(value, ','))
-                sizes.push_back(std::atoi(part.c_str()));
+                if (part != "none")
+                    sizes.push_back(std::atoi(part.c_str()));
         } else if (arg == "--folder" && !value.empty()) {
             folder = value;
         } else if (arg == "--gui" && !value.empty()) {
             gui = value;
+        } else if (arg == "--live" && !value.empty()) {
+            const auto parts = split(value, 'x');
+            liveRuns = parts.size() == 2 ? std::atoi(parts[0].c_str()) : 0;
+            liveRows = parts.size() == 2 ? std::atoi(parts[1].c_str()) : 0;
+            if (liveRuns < 2 || liveRows < 5) {
+                std::fprintf(stderr, "bench_workbench: --live wants RUNSxROWS, at least 2x5 (1000x100000)\n");
+                return 2;
+            }
         } else if (arg == "--repeat" && !value.empty()) {
             repeat = std::max(1, std::atoi(value.c_str()));
         } else {
-            std::fprintf(stderr, "usage: bench_workbench [--trials 10000,100000] [--folder DIR] [--gui PATH] "
-                                 "[--repeat 3]\n");
+            std::fprintf(stderr,
+                         "usage: bench_workbench [--trials 10000,100000|none] [--live RUNSxROWS] [--folder DIR] "
+                         "[--gui PATH] [--repeat 3]\n");
             return 2;
         }
         ++i;
@@ -302,5 +405,7 @@ int main(int argc, char** argv)
                     benchcommon::fixed(median(importance), 3).c_str());
         std::fflush(stdout);
     }
+    if (liveRuns > 0)
+        benchLive(folder, liveRuns, liveRows, repeat);
     return 0;
 }

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void showsTrialsOfTheSelectedStudy();
     void showsWhyATrialFailedWithTheEventsTail();
     void picksUpRowsWrittenElsewhere();
+    void showsLateChangesToFinishedTrials();
     void reportsAForeignFileInPlace();
     void opensAnOptunaDatabase();
     void startsUnderADecimalCommaLocale();
@@ -215,6 +216,36 @@ void TestWorkbench::picksUpRowsWrittenElsewhere()
         other->createStudy("arrived-later", {StudyDirection::Minimize});
     }
     QTRY_COMPARE_WITH_TIMEOUT(window.studiesView()->topLevelItemCount(), 3, 10000);
+}
+
+// A finished trial's attribute set later by another process (an evaluation's driving score) reaches the trial's details,
+// also when it replaces an earlier value; a trial added meanwhile reaches the table. If this fails, the window keeps
+// what it read first: the poller re-reads only the trials that changed (core/store/trialcache.h).
+void TestWorkbench::showsLateChangesToFinishedTrials()
+{
+    const QString db = m_dir.filePath("late-changes.db");
+    writeDemoStudies(db);
+    ui::MainWindow window;
+    window.focusStudy("speed-variants");
+    window.show();
+    window.openDatabase(db);
+    QTRY_COMPARE_WITH_TIMEOUT(window.trialsView()->rowCount(), 4, 10000);
+    QVERIFY(window.trialsView()->selectTrial(0));
+    QPlainTextEdit* details = window.trialsPage()->details();
+    QTRY_VERIFY_WITH_TIMEOUT(details->toPlainText().contains("Trial #0"), 10000);
+    QVERIFY(!details->toPlainText().contains("driving_score"));
+
+    auto other = openStore(db.toStdString());
+    const auto study = other->requireStudy("speed-variants").id;
+    const std::int64_t first = other->trial(study, 0)->id;
+    other->setTrialUserAttr(first, "driving_score", 71.5);
+    QTRY_VERIFY2_WITH_TIMEOUT(details->toPlainText().contains("driving_score: 71.5"),
+                              qPrintable(details->toPlainText()), 10000);
+    other->setTrialUserAttr(first, "driving_score", 80.25);
+    QTRY_VERIFY2_WITH_TIMEOUT(details->toPlainText().contains("driving_score: 80.25"),
+                              qPrintable(details->toPlainText()), 10000);
+    other->finishTrial(other->createTrial(study).id, TrialState::Complete, {0.125});
+    QTRY_COMPARE_WITH_TIMEOUT(window.trialsView()->rowCount(), 5, 10000);
 }
 
 void TestWorkbench::reportsAForeignFileInPlace()

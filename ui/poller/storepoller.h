@@ -42,6 +42,10 @@ using SharedTrials = std::shared_ptr<const std::vector<TrialRecord>>;
 using SharedRuns = std::shared_ptr<const std::vector<RunRecord>>;
 SharedTrials shareRecords(std::vector<TrialRecord> trials);
 SharedRuns shareRecords(std::vector<RunRecord> runs);
+inline SharedTrials shareTrials(std::vector<TrialRecord> trials)
+{
+    return shareRecords(std::move(trials));
+}
 
 struct StoreSnapshot {
     QString location;
@@ -121,7 +125,7 @@ private:
         std::unique_ptr<Store> store;
         qint64 lastCounter = -1;
         StoreSnapshot snapshot;
-        TrialCache trials{shareRecords};
+        TrialCache trials{shareTrials};
     };
 
     void poll(bool force);
@@ -136,7 +140,7 @@ private:
     void readCompare();
 
     std::unique_ptr<Store> m_store;
-    TrialCache m_trials{shareRecords}; // the window's database's trials, read again only where they changed
+    TrialCache m_trials{shareTrials}; // the window's database's trials, read again only where they changed
     QString m_location;
     QString m_focus;
     qint64 m_lastCounter = -1;

@@ -72,9 +72,14 @@ void TrialsPage::showSnapshot(const StoreSnapshot& snapshot)
     }
     if (snapshot.focusStudy.isEmpty())
         return;
+    if (snapshot.focusStudy == m_shownStudy && snapshot.focusTrials == m_records) {
+        m_runs = snapshot.runs;
+        return; // the poller hands the same vector while the trials are unchanged (core/store/trialcache.h)
+    }
     const std::uint64_t signature = trialsSignature(*snapshot.focusTrials);
     if (snapshot.focusStudy == m_shownStudy && signature == m_signature) {
         m_runs = snapshot.runs;
+        m_records = snapshot.focusTrials; // attribute values may be newer: the details read them
         return; // nothing the table shows changed
     }
     m_signature = signature;

@@ -225,17 +225,27 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
         showObjective(0);
     // The trials and every run are shared with the snapshot, not copied: the frame's timeline keeps only the
     // runs of these trials. The signature and the running check look at those runs only.
-    std::unordered_set<std::int64_t> ids;
-    ids.reserve(snapshot.focusTrials->size());
-    for (const TrialRecord& t : *snapshot.focusTrials)
-        ids.insert(t.id);
+    if (snapshot.focusTrials != m_indexedTrials) {
+        m_trialIds.clear();
+        m_trialIds.reserve(snapshot.focusTrials->size());
+        for (const TrialRecord& t : *snapshot.focusTrials)
+            m_trialIds.insert(t.id);
+        m_trialsSignature = trialsSignature(*snapshot.focusTrials);
+        if (m_indexedTrials)
+            m_retired.push_back(std::exchange(m_indexedTrials, snapshot.focusTrials)); // released off this thread
+        else
+            m_indexedTrials = snapshot.focusTrials;
+    }
+    const std::unordered_set<std::int64_t>& ids = m_trialIds;
     // Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
     const bool running = std::any_of(snapshot.runs->begin(), snapshot.runs->end(), [&](const RunRecord& r) {
         return r.status == RunStatus::Running && r.trialId && ids.count(*r.trialId);
     });
-    const std::uint64_t signature = trialsSignature(*snapshot.focusTrials) ^ (runsSignature(*snapshot.runs, ids) * 31);
-    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running && !objectivesChanged)
+    const std::uint64_t signature = m_trialsSignature ^ (runsSignature(*snapshot.runs, ids) * 31);
+    if (m_drawn && snapshot.focusStudy == m_name && signature == m_signature && !running && !objectivesChanged) {
+        releaseRetired();
         return; // metric rows moved the change counter; nothing this view shows changed
+    }
     m_signature = signature;
     if (snapshot.focusStudy != m_name)
         m_picked.reset(); // another study: its most important parameters

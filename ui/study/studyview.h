@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 class QComboBox;
@@ -144,6 +145,11 @@ private:
     QPointer<Task> m_frameTask;                  // the latest frame's computation, until it ended
     bool m_pending = false;
     std::uint64_t m_signature = 0;
+    // The last snapshot's trials, their ids and signature: the poller hands the same vector while they are unchanged
+    // (core/store/trialcache.h), and then neither is computed again.
+    std::shared_ptr<const std::vector<TrialRecord>> m_indexedTrials;
+    std::unordered_set<std::int64_t> m_trialIds;
+    std::uint64_t m_trialsSignature = 0;
     bool m_drawn = false;
     QLabel* m_title = nullptr;
     QSpinBox* m_topK = nullptr;

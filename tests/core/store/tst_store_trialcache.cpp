@@ -127,6 +127,11 @@ void TestStoreTrialCache::readsOnlyWhatChanged()
     keys[1].listedTrials += 5;
     cache.refresh(*reader, keys);
     QCOMPARE(cache.lastRead(), std::size_t(1 + 2)); // a's unfinished one, then b whole
+    // More trials kept than the listing counts (a study deleted and made again, with fewer trials): b read whole.
+    keys = keysOf(*reader);
+    keys[1].listedTrials = 1;
+    cache.refresh(*reader, keys);
+    QCOMPARE(cache.lastRead(), std::size_t(1 + 2));
 }
 
 void TestStoreTrialCache::revisionsOnlyForFinishedTrials()
