@@ -15,10 +15,14 @@
 #include "ui/studies/trialsview.h"
 #include "ui/study/studyview.h"
 
+#include "core/store/netfs.h"
+
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QSplitter>
@@ -65,6 +69,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_status = new QLabel(tr("No database open"), this);
     m_status->setObjectName(QStringLiteral("statusText"));
     statusBar()->addWidget(m_status, 1);
+    // A results database on a network file system (core/store/netfs.h): a lasting warning, the whole of it on hover.
+    auto* netfs = new QLabel(this);
+    netfs->setObjectName(QStringLiteral("networkFileSystemWarning"));
+    netfs->setStyleSheet(QStringLiteral("color: #d04040"));
+    netfs->hide();
+    statusBar()->addPermanentWidget(netfs);
+    setStoreWarningHandler([netfs = QPointer<QLabel>(netfs)](const std::string& message) {
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [netfs, text = QString::fromStdString(message)] {
+                if (!netfs)
+                    return;
+                netfs->setText(tr("Warning: the results database is on a network file system"));
+                netfs->setToolTip(text);
+                netfs->show();
+            },
+            Qt::QueuedConnection);
+    });
 
     createPoller();
     connect(m_trialsPage, &TrialsPage::openRun, this, [this](qint64 runId) {

@@ -3,6 +3,8 @@
 
 #include "core/store/sqlitestore.h"
 
+#include "core/store/netfs.h"
+
 #include "core/store/internal/migrations.h"
 #include "core/store/internal/sqlite.h"
 #include "core/util/error.h"
@@ -58,6 +60,7 @@ SqliteStore::SqliteStore(const std::string& path, OpenMode mode, AutoMigrate aut
         if (tables.empty() && mode == OpenMode::ReadOnly)
             throw InputError(path + ": an empty database, not a results database yet");
 
+        warnIfNetworkFileSystem(path);
         m_pitwallVersion = store_internal::pitwallSchemaVersion(*m_db);
         if (m_pitwallVersion > latestPitwallSchemaVersion())
             throw InputError(path + ": written by a newer Pitwall (schema " + std::to_string(m_pitwallVersion) +

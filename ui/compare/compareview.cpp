@@ -366,7 +366,7 @@ void CompareView::showSnapshot(const StoreSnapshot& snapshot)
                     m_checked << TrialRef{m_study, t.number};
     if (!m_study.isEmpty())
         m_expanded.insert(expandKey(QString(), m_study));
-    fillPicker();
+    refillPicker();
     request();
 }
 
@@ -376,8 +376,24 @@ void CompareView::dropVanished()
                     m_checked.end());
 }
 
+void CompareView::refillPicker()
+{
+    if (isVisible())
+        fillPicker();
+    else
+        m_pickerStale = true;
+}
+
+void CompareView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_pickerStale)
+        fillPicker();
+}
+
 void CompareView::fillPicker()
 {
+    m_pickerStale = false;
     const QSignalBlocker blocker(m_picker);
     // The current row survives the rebuild (the remove button acts on it).
     const QTreeWidgetItem* was = m_picker->currentItem();
@@ -462,7 +478,7 @@ void CompareView::forget()
     m_series.clear();
     m_haveSnapshot = false;
     m_signature = 0;
-    fillPicker();
+    refillPicker();
 }
 
 void CompareView::setChecked(const QList<int>& trialNumbers)

@@ -112,6 +112,9 @@ Q_SIGNALS:
     void databaseAddRequested(const QString& location);
     void databaseRemoveRequested(const QString& location);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     QWidget* buildPickerPane(); // the study and trial picker under its database buttons
     QWidget* buildConfigPage();
@@ -126,6 +129,9 @@ private:
     void drawCurves();
     void applyDiffFilter();
     void fillPicker();
+    // Fills the picker now when the view is shown, else when it is next shown: a study of 100,000 trials is 100,000
+    // rows, too many to build on every change of a view nobody looks at.
+    void refillPicker();
     // The studies of one database, as its snapshot had them.
     struct Source {
         QString database; // empty: the window's database
@@ -166,6 +172,7 @@ private:
     std::map<RunRef, QString> m_configs;       // run -> YAML
     std::map<RunRef, QList<QPointF>> m_series; // run -> metric points
     bool m_haveSnapshot = false;
+    bool m_pickerStale = false; // refillPicker() waited for the view to be shown
     std::uint64_t m_signature = 0;
 
     QTreeWidget* m_picker = nullptr;

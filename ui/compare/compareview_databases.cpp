@@ -82,7 +82,7 @@ void CompareView::showDatabases(const QList<StoreSnapshot>& databases)
         m_adding.removeAll(database.location);
     }
     dropVanished();
-    fillPicker();
+    refillPicker();
     request();
 }
 

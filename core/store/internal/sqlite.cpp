@@ -405,6 +405,13 @@ std::string Statement::text(int column) const
                 : std::string();
 }
 
+std::string_view Statement::view(int column) const
+{
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(m_statement, column));
+    return data ? std::string_view(data, static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column)))
+                : std::string_view();
+}
+
 std::optional<std::int64_t> Statement::optionalInt64(int column) const
 {
     return isNull(column) ? std::nullopt : std::optional<std::int64_t>(int64(column));

@@ -102,6 +102,8 @@ public:
     std::int64_t int64(int column) const;
     double real(int column) const; // NULL reads as NaN
     std::string text(int column) const;
+    // The text without a copy: valid until the next step, reset or column call on this statement.
+    std::string_view view(int column) const;
     std::optional<std::int64_t> optionalInt64(int column) const;
     std::optional<double> optionalReal(int column) const;
     std::optional<std::string> optionalText(int column) const;

@@ -3,6 +3,7 @@
 // different trials than were recorded.
 #include "storetestutil.h"
 
+#include "core/store/netfs.h"
 #include "core/store/sqlitestore.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -28,6 +29,7 @@ private Q_SLOTS:
     void badInputs();
     void addTrialsWritesWholeTrials();
     void addTrialsRefusesBadBatches();
+    void warnsOnNetworkFileSystems();
     void reopeningKeepsData();
     void readOnlyRefusesWrites();
 
@@ -567,6 +569,30 @@ void TestStoreRoundtrip::addTrialsRefusesBadBatches()
     QCOMPARE(everyRow(path), rows);
     expectInputError([&] { openStore(path, OpenMode::ReadOnly)->addTrials(study, std::vector<TrialRecord>{good}); },
                      {"read-only"});
+}
+
+// SQLite's locking is unreliable on network file systems: opening a results database there warns, once per process.
+// No network file system can be mounted here, so the kinds are checked by statfs's magic numbers, and a local file
+// must not warn. If this fails, users of NFS home folders get no warning, or everyone gets a false one.
+void TestStoreRoundtrip::warnsOnNetworkFileSystems()
+{
+    QCOMPARE(networkFileSystemName(0x6969), std::string("NFS"));
+    QCOMPARE(networkFileSystemName(0x517B), std::string("SMB/CIFS"));
+    QCOMPARE(networkFileSystemName(static_cast<long>(0xFF534D42UL)), std::string("SMB/CIFS"));
+    QCOMPARE(networkFileSystemName(static_cast<long>(0xFE534D42UL)), std::string("SMB/CIFS"));
+    QCOMPARE(networkFileSystemName(0x0BD00BD0), std::string("Lustre"));
+    QCOMPARE(networkFileSystemName(0x47504653), std::string("GPFS"));
+    QCOMPARE(networkFileSystemName(0x00C36400), std::string("CephFS"));
+    for (const long local : {0xEF53L, 0x01021994L, 0x58465342L, 0x794C7630L, 0x9123683EL, 0x65735546L})
+        QVERIFY2(networkFileSystemName(local).empty(), qPrintable(QString::number(local, 16))); // ext4 .. FUSE
+    QVERIFY(networkFileSystemOf(m_path).empty()); // the test's temporary folder is local
+
+    std::vector<std::string> warnings;
+    setStoreWarningHandler([&](const std::string& message) { warnings.push_back(message); });
+    openStore(m_dir.filePath("local.db").toStdString()).reset();
+    openStore(m_path, OpenMode::ReadOnly).reset();
+    setStoreWarningHandler({});
+    QVERIFY(warnings.empty());
 }
 
 void TestStoreRoundtrip::reopeningKeepsData()
