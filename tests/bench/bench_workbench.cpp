@@ -36,7 +36,6 @@
 #include <QThread>
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,32 +111,70 @@ struct ProcessRun {
     int status = -1;
 };
 
+// The window is started by a launcher process forked at the start, while this process is still small: exec records
+// the replaced image's peak resident size as the new program's, so a window started from this (large) process would
+// report this process's memory as its own. Requests are "GUI\tFILE\tPNG" lines; replies "SECONDS MAXRSS_KB STATUS".
+struct Launcher {
+    FILE* request = nullptr;
+    FILE* reply = nullptr;
+} g_launcher;
+
+[[noreturn]] void serveLaunches(int requests, int replies)
+{
+    FILE* in = fdopen(requests, "r");
+    char line[8192];
+    while (in && std::fgets(line, sizeof line, in)) {
+        std::string text(line);
+        if (!text.empty() && text.back() == '\n')
+            text.pop_back();
+        const std::vector<std::string> words = split(text, '\t');
+        if (words.size() != 3)
+            break;
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t child = fork();
+        if (child == 0) {
+            const int devnull = ::open("/dev/null", O_WRONLY);
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+            execl(words[0].c_str(), words[0].c_str(), "--db", words[1].c_str(), "--study", "workbench", "--view",
+                  "study", "--screenshot", words[2].c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        int status = 0;
+        rusage usage{};
+        wait4(child, &status, 0, &usage);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        dprintf(replies, "%.6f %ld %d\n", seconds, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    _exit(0);
+}
+
+void startLauncher()
+{
+    int requests[2], replies[2];
+    if (pipe(requests) != 0 || pipe(replies) != 0)
+        return;
+    if (fork() == 0) {
+        close(requests[1]);
+        close(replies[0]);
+        serveLaunches(requests[0], replies[1]);
+    }
+    close(requests[0]);
+    close(replies[1]);
+    g_launcher = {fdopen(requests[1], "w"), fdopen(replies[0], "r")};
+}
+
 ProcessRun runGui(const std::string& gui, const std::string& file, const std::string& png)
 {
     ProcessRun run;
-    const auto start = std::chrono::steady_clock::now();
-    // posix_spawn, not fork: a forked child's peak resident size counts the pages it shares with this (large)
-    // process until it execs, and so would report this process's memory as the window's.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> words{gui, "--db", file, "--study", "workbench", "--view", "study", "--screenshot", png};
-    std::vector<char*> argv;
-    for (std::string& word : words)
-        argv.push_back(word.data());
-    argv.push_back(nullptr);
-    pid_t child = 0;
-    const int spawned = posix_spawn(&child, gui.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0)
+    if (!g_launcher.request)
         return run;
-    int status = 0;
-    rusage usage{};
-    wait4(child, &status, 0, &usage);
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    run.peakMegabytes = usage.ru_maxrss / 1024.0;
-    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::fprintf(g_launcher.request, "%s\t%s\t%s\n", gui.c_str(), file.c_str(), png.c_str());
+    std::fflush(g_launcher.request);
+    long maxrss = 0;
+    if (std::fscanf(g_launcher.reply, "%lf %ld %d", &run.seconds, &maxrss, &run.status) != 3)
+        run.status = -1;
+    run.peakMegabytes = maxrss / 1024.0;
     return run;
 }
 
@@ -374,6 +411,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "bench_workbench: --trials wants sizes >= 1\n");
             return 2;
         }
+    startLauncher(); // before anything makes this process large
     TimedApplication app(argc, argv);
     QCoreApplication::setOrganizationName("PitwallBench");
     QSettings().clear();
