@@ -5,6 +5,7 @@
 #include "ui/exporting.h"
 #include "ui/theme.h"
 
+#include <QEvent>
 #include <QPainter>
 #include <QSet>
 
@@ -42,7 +43,36 @@ void TrialTimeline::setBars(std::vector<Bar> bars)
         m_laneIndex.insert(m_lanes[i], i);
     if (m_t1 <= m_t0)
         m_t1 = m_t0 + 1;
+    m_barsStale = true;
     update();
+}
+
+void TrialTimeline::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+        m_barsStale = true;
+}
+
+void TrialTimeline::drawBars(const QSizeF& plot, double laneHeight, double scale)
+{
+    const qreal ratio = devicePixelRatioF();
+    m_barsImage = QImage((plot * ratio).toSize(), QImage::Format_ARGB32_Premultiplied);
+    m_barsImage.setDevicePixelRatio(ratio);
+    m_barsImage.fill(Qt::transparent);
+    QPainter p(&m_barsImage);
+    const QPalette pal = palette();
+    QHash<QString, QColor> colors; // per state, not per bar: thousands of bars share a handful
+    for (const Bar& b : m_bars) {
+        const int lane = m_laneIndex.value(b.lane);
+        const QRectF bar((b.start - m_t0) * scale, lane * laneHeight + laneHeight * 0.15,
+                         std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
+        auto color = colors.constFind(b.state);
+        if (color == colors.constEnd())
+            color = colors.insert(b.state, stateColor(b.state.toLatin1().constData(), pal));
+        p.fillRect(bar, *color);
+    }
+    m_barsStale = false;
 }
 
 void TrialTimeline::paintEvent(QPaintEvent*)
@@ -72,19 +102,18 @@ void TrialTimeline::paintEvent(QPaintEvent*)
         p.setPen(pal.color(QPalette::Midlight));
         p.drawLine(QPointF(plot.left(), y + laneHeight), QPointF(plot.right(), y + laneHeight));
     }
-    const bool labels = m_bars.size() <= 400;
-    QHash<QString, QColor> colors; // per state, not per bar: thousands of bars share a handful
-    for (const Bar& b : m_bars) {
-        const int lane = m_laneIndex.value(b.lane);
-        const QRectF bar(plot.left() + (b.start - m_t0) * scale, plot.top() + lane * laneHeight + laneHeight * 0.15,
-                         std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
-        auto color = colors.constFind(b.state);
-        if (color == colors.constEnd())
-            color = colors.insert(b.state, stateColor(b.state.toLatin1().constData(), pal));
-        p.fillRect(bar, *color);
-        if (labels && bar.width() > fm.horizontalAdvance(QString::number(b.trial)) + 4) {
-            p.setPen(pal.color(QPalette::Base));
-            p.drawText(bar, Qt::AlignCenter, QString::number(b.trial));
+    const qreal ratio = devicePixelRatioF();
+    if (m_barsStale || m_barsImage.size() != (plot.size() * ratio).toSize() || m_barsImage.devicePixelRatio() != ratio)
+        drawBars(plot.size(), laneHeight, scale);
+    p.drawImage(plot.topLeft(), m_barsImage);
+    if (m_bars.size() <= 400) { // trial numbers on bars wide enough for them
+        p.setPen(pal.color(QPalette::Base));
+        for (const Bar& b : m_bars) {
+            const int lane = m_laneIndex.value(b.lane);
+            const QRectF bar(plot.left() + (b.start - m_t0) * scale, plot.top() + lane * laneHeight + laneHeight * 0.15,
+                             std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
+            if (bar.width() > fm.horizontalAdvance(QString::number(b.trial)) + 4)
+                p.drawText(bar, Qt::AlignCenter, QString::number(b.trial));
         }
     }
     // Time axis, relative to the first start.
