@@ -343,8 +343,16 @@ void CompareView::showSnapshot(const StoreSnapshot& snapshot)
 {
     Source own = sourceOf(QString(), snapshot);
     std::uint64_t signature = runsSignature(*snapshot.runs) * 31;
-    for (const auto& [name, studyTrials] : own.trials)
-        signature = (signature * 1000003) ^ qHash(name) ^ trialsSignature(*studyTrials);
+    std::map<QString, std::pair<SharedTrials, std::uint64_t>> signatures; // a vector handed again keeps its signature
+    for (const auto& [name, studyTrials] : own.trials) {
+        const auto known = m_trialSignatures.find(name);
+        const std::uint64_t trials = known != m_trialSignatures.end() && known->second.first == studyTrials
+                                         ? known->second.second
+                                         : trialsSignature(*studyTrials);
+        signatures.emplace(name, std::make_pair(studyTrials, trials));
+        signature = (signature * 1000003) ^ qHash(name) ^ trials;
+    }
+    m_trialSignatures = std::move(signatures);
     if (m_haveSnapshot && snapshot.focusStudy == m_study && signature == m_signature)
         return; // nothing this view shows changed (the poller re-sends compared data itself)
     m_signature = signature;
@@ -416,7 +424,8 @@ void CompareView::fillPicker()
                 continue;
             auto* study = new QTreeWidgetItem(m_picker);
             const QString title = labelled ? label + QStringLiteral(" / ") + name : name;
-            study->setText(0, tr("%1  (%2)").arg(title, counted(static_cast<qint64>(trials->second->size()), "trial", "trials")));
+            study->setText(
+                0, tr("%1  (%2)").arg(title, counted(static_cast<qint64>(trials->second->size()), "trial", "trials")));
             study->setToolTip(0, QDir::toNativeSeparators(from.database.isEmpty() ? m_location : from.database));
             study->setData(0, Qt::UserRole, name);
             study->setData(0, kDatabaseRole, from.database);
@@ -768,7 +777,8 @@ void CompareView::fillMetrics()
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (s.count)
-                item->setToolTip(tr("mean %1, sample std %2 over %3 value(s)").arg(full(s.mean), full(s.std)).arg(s.count));
+                item->setToolTip(
+                    tr("mean %1, sample std %2 over %3 value(s)").arg(full(s.mean), full(s.std)).arg(s.count));
             m_metrics->setItem(r, column++, item);
         }
     }

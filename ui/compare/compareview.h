@@ -137,8 +137,8 @@ private:
         QString database; // empty: the window's database
         QString error;    // set when an added database could no longer be read
         QStringList studyOrder;
-        std::map<QString, SharedTrials> trials;              // by study, shared with the snapshot
-        std::map<std::int64_t, std::int64_t> lastRunOfTrial; // trial id -> latest run id
+        std::map<QString, SharedTrials> trials;                    // by study, shared with the snapshot
+        std::map<std::int64_t, std::int64_t> lastRunOfTrial;       // trial id -> latest run id
         std::map<QString, std::vector<StudyDirection>> directions; // by study
     };
     static Source sourceOf(const QString& database, const StoreSnapshot& snapshot);
@@ -174,6 +174,7 @@ private:
     bool m_haveSnapshot = false;
     bool m_pickerStale = false; // refillPicker() waited for the view to be shown
     std::uint64_t m_signature = 0;
+    std::map<QString, std::pair<SharedTrials, std::uint64_t>> m_trialSignatures; // by study, of the own database
 
     QTreeWidget* m_picker = nullptr;
     QPushButton* m_addDatabase = nullptr;

@@ -236,9 +236,14 @@ QWidget* LiveView::buildCharts()
 
 void LiveView::showSnapshot(const StoreSnapshot& snapshot)
 {
-    std::set<qint64> focusTrials;
-    for (const TrialRecord& t : *snapshot.focusTrials)
-        focusTrials.insert(t.id);
+    if (snapshot.focusTrials != m_indexedTrials && !snapshot.runs->empty()) {
+        m_focusTrialIds.clear();
+        m_focusTrialIds.reserve(snapshot.focusTrials->size());
+        for (const TrialRecord& t : *snapshot.focusTrials)
+            m_focusTrialIds.insert(t.id);
+        m_indexedTrials = snapshot.focusTrials;
+    }
+    const std::unordered_set<qint64>& focusTrials = m_focusTrialIds; // runs only when there are runs
     m_runList.clear();
     m_latestRunning = 0;
     for (const RunRecord& run : *snapshot.runs)
