@@ -11,6 +11,8 @@ PACKAGES=(
   clang libclang-rt-dev
   # core
   libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
+  # the PostgreSQL store: libpq, and the server its tests start (as plain processes); psycopg2 for Optuna's side
+  libpq-dev postgresql python3-psycopg2
   # engine
   libtorch-dev libgloo-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
   # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)

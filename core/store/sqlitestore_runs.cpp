@@ -7,6 +7,7 @@
 #include "core/store/internal/joblinks.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
+#include "core/store/internal/trialrules.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
 
@@ -44,11 +45,7 @@ RunRecord readRun(const Statement& row)
 
 Json parseStoredJson(const std::string& text)
 {
-    try {
-        return store_internal::pythonJsonLoads(text);
-    } catch (const Json::exception&) {
-        return text;
-    }
+    return store_internal::decodeStoredJson(text);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "core/store/internal/migrations.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
+#include "core/store/internal/trialrules.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
 
@@ -25,25 +26,12 @@ namespace {
 // Optuna's stored_repr_to_value: the value column is NULL for the non-finite types.
 double decodeValue(const Statement& statement, int valueColumn, int typeColumn)
 {
-    const std::string_view type = statement.view(typeColumn);
-    if (type == "FINITE")
-        return statement.real(valueColumn);
-    if (type == "INF_POS")
-        return HUGE_VAL;
-    if (type == "INF_NEG")
-        return -HUGE_VAL;
-    if (type == "NAN")
-        return std::nan("");
-    return statement.real(valueColumn);
+    return store_internal::valueOfType(statement.optionalReal(valueColumn), statement.view(typeColumn));
 }
 
 Json decodeJson(const std::string& text)
 {
-    try {
-        return store_internal::pythonJsonLoads(text);
-    } catch (const Json::exception&) {
-        return text; // not JSON (written by some other tool): keep the text
-    }
+    return store_internal::decodeStoredJson(text);
 }
 
 std::optional<double> optionalTime(const Statement& statement, int column)
@@ -64,23 +52,7 @@ void countTrialStates(store_internal::Connection& db, const std::unordered_map<s
                 continue;
             auto& summary = summaries[it->second];
             const int count = static_cast<int>(statement.int64(2));
-            switch (parseTrialState(statement.text(1)).value_or(TrialState::Fail)) {
-            case TrialState::Running:
-                summary.running += count;
-                break;
-            case TrialState::Waiting:
-                summary.waiting += count;
-                break;
-            case TrialState::Complete:
-                summary.complete += count;
-                break;
-            case TrialState::Pruned:
-                summary.pruned += count;
-                break;
-            case TrialState::Fail:
-                summary.failed += count;
-                break;
-            }
+            store_internal::addStateCount(summary, statement.view(1), count);
         }
     }
     {
@@ -312,13 +284,8 @@ std::vector<StudySummary> SqliteStore::listStudies()
             const auto it = indexOf.find(statement.int64(0));
             if (it == indexOf.end())
                 continue;
-            if (!statement.isNull(4)) { // an infeasible trial is never best (core/store/besttrial.h)
-                TrialRecord constrained;
-                constrained.systemAttrs[kConstraintsAttr] = decodeJson(statement.text(4));
-                if (!isFeasible(constrained))
-                    continue;
-            }
-            best[it->second].offer(static_cast<int>(statement.int64(1)), decodeValue(statement, 2, 3));
+            store_internal::offerBestTrial(best[it->second], static_cast<int>(statement.int64(1)),
+                                           decodeValue(statement, 2, 3), statement.optionalText(4));
         }
         for (std::size_t i = 0; i < summaries.size(); ++i) {
             summaries[i].bestValue = best[i].value();

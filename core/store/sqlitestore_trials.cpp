@@ -8,31 +8,19 @@
 
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/sqlite.h"
+#include "core/store/internal/trialrules.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/timefmt.h"
 
 #include <cmath>
-#include <unordered_map>
 
 namespace pitwall {
 
+using store_internal::isFinished;
+using store_internal::storedValue;
+
 namespace {
-
-// Optuna's TrialValueType / TrialIntermediateValueType: the value column is NULL unless FINITE.
-std::pair<std::optional<double>, const char*> storedValue(double value)
-{
-    if (std::isnan(value))
-        return {std::nullopt, "NAN"};
-    if (std::isinf(value))
-        return {std::nullopt, value > 0 ? "INF_POS" : "INF_NEG"};
-    return {value, "FINITE"};
-}
-
-bool isFinished(TrialState state)
-{
-    return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
-}
 
 std::string quoted(const std::string& text)
 {
@@ -215,11 +203,7 @@ void SqliteStore::requireSameKind(std::int64_t studyId, const std::string& name,
     previous.bind(1, studyId).bind(2, name);
     if (!previous.step())
         return;
-    const Distribution old = Distribution::fromOptunaJson(previous.text(0));
-    if (old.kind != distribution.kind || old.log != distribution.log ||
-        (old.kind == Distribution::Kind::Categorical && old.choices != distribution.choices))
-        throw InputError(m_path + ": parameter " + quoted(name) + " was recorded with " + previous.text(0) +
-                         " in this study; it cannot change to " + distribution.toOptunaJson());
+    store_internal::requireSameParameterKind(m_path, name, previous.text(0), distribution);
 }
 
 void SqliteStore::upsertTrialParam(std::int64_t trialId, const std::string& name, double internalValue,
@@ -288,14 +272,7 @@ void SqliteStore::finishTrial(std::int64_t trialId, TrialState state, const std:
         const TrialRow row = trialRow(trialId, true);
         std::vector<double> stored;
         if (state == TrialState::Complete) {
-            const auto directions = directionsOf(row.studyId);
-            if (values.size() != directions.size())
-                throw InputError(m_path + ": trial " + std::to_string(row.number) + " needs " +
-                                 std::to_string(directions.size()) + " value(s) to complete, got " +
-                                 std::to_string(values.size()));
-            for (double value : values)
-                if (std::isnan(value))
-                    throw InputError(m_path + ": trial " + std::to_string(row.number) + " cannot complete with NaN");
+            store_internal::checkCompleteValues(m_path, row.number, directionsOf(row.studyId).size(), values);
             stored = values;
         } else if (state == TrialState::Pruned && directionsOf(row.studyId).size() == 1) {
             // Optuna 3.1 (study/_tell.py) records a pruned trial's last intermediate value as its value.
@@ -304,8 +281,7 @@ void SqliteStore::finishTrial(std::int64_t trialId, TrialState state, const std:
                              "WHERE trial_id = ? ORDER BY step DESC LIMIT 1");
             last.bind(1, trialId);
             if (last.step() && last.text(1) != "NAN")
-                stored.push_back(last.text(1) == "FINITE" ? last.real(0)
-                                                          : (last.text(1) == "INF_POS" ? HUGE_VAL : -HUGE_VAL));
+                stored.push_back(store_internal::valueOfType(last.optionalReal(0), last.view(1)));
         } else if (state == TrialState::Running && row.state != TrialState::Waiting) {
             throw InputError(m_path + ": only a WAITING trial can start RUNNING");
         }
@@ -341,34 +317,10 @@ int SqliteStore::addTrials(std::int64_t studyId, std::span<const TrialRecord> tr
         if (directions.empty())
             throw InputError(m_path + ": no study with id " + std::to_string(studyId));
         // Everything checked first, so that a bad record leaves the study as it was.
-        std::unordered_map<std::string, const Distribution*> checked; // parameter -> the first distribution seen
-        for (std::size_t i = 0; i < trials.size(); ++i) {
-            const TrialRecord& trial = trials[i];
-            const std::string which =
-                m_path + ": trial " + std::to_string(i) + " of the " + std::to_string(trials.size()) + " to add";
-            if (trial.state == TrialState::Complete && trial.values.size() != directions.size())
-                throw InputError(which + " is COMPLETE with " + std::to_string(trial.values.size()) +
-                                 " value(s); the study has " + std::to_string(directions.size()) + " objective(s)");
-            if (trial.state == TrialState::Complete)
-                for (double value : trial.values)
-                    if (std::isnan(value))
-                        throw InputError(which + " cannot complete with NaN");
-            for (const TrialParam& param : trial.params) {
-                if (param.distribution.kind == Distribution::Kind::Categorical)
-                    param.distribution.toExternal(param.internalValue); // InputError outside the choices
-                const auto [seen, added] = checked.try_emplace(param.name, &param.distribution);
-                if (added) {
-                    requireSameKind(studyId, param.name, param.distribution);
-                    continue;
-                }
-                const Distribution& first = *seen->second;
-                if (first.kind != param.distribution.kind || first.log != param.distribution.log ||
-                    (first.kind == Distribution::Kind::Categorical && first.choices != param.distribution.choices))
-                    throw InputError(which + ": parameter " + quoted(param.name) + " has " +
-                                     param.distribution.toOptunaJson() + " where an earlier one has " +
-                                     first.toOptunaJson());
-            }
-        }
+        store_internal::checkTrialsToAdd(m_path, directions.size(), trials,
+                                         [&](const std::string& name, const Distribution& distribution) {
+                                             requireSameKind(studyId, name, distribution);
+                                         });
         // The write lock is held from BEGIN IMMEDIATE on: no other trial can be numbered in between.
         auto count = m_db->cached("SELECT COUNT(*) FROM trials WHERE study_id = ?");
         count.bind(1, studyId);

@@ -1,6 +1,8 @@
 #include "core/store/store.h"
 
 #include "core/store/internal/sqlite.h"
+#include "core/store/pglocation.h"
+#include "core/store/pgstore.h"
 #include "core/store/sqlitestore.h"
 #include "core/store/storefile.h"
 #include "core/util/error.h"
@@ -38,7 +40,8 @@ std::string sqliteFilePath(const std::string& location)
         const std::string scheme = toLower(location.substr(0, schemeEnd));
         if (scheme != "sqlite")
             throw InputError(location + ": the '" + scheme +
-                             "' backend is not built into this Pitwall (available: a file path or sqlite:///path)");
+                             "' backend is not built into this Pitwall (available: a file path, sqlite:///path, or "
+                             "postgresql://user@host/dbname)");
         // Optuna's form: sqlite:///relative/path or sqlite:////absolute/path.
         path = location.substr(schemeEnd + 3);
         if (!startsWith(path, "/"))
@@ -61,6 +64,8 @@ std::string sqliteFilePath(const std::string& location)
 
 std::string heldStoreFile(const std::string& location)
 {
+    if (isPostgresLocation(location))
+        return {}; // a server, not a file
     const std::string key = store_internal::heldFileKey(sqliteFilePath(location));
     const auto file = store_internal::expectedFile(key);
     return file ? std::to_string(file->device) + ":" + std::to_string(file->inode) + ":" + key : std::string();
@@ -68,6 +73,8 @@ std::string heldStoreFile(const std::string& location)
 
 std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)
 {
+    if (isPostgresLocation(location))
+        return std::make_unique<PgStore>(location, mode);
     return std::make_unique<SqliteStore>(sqliteFilePath(location), mode);
 }
 

@@ -411,7 +411,8 @@ void TestStoreRoundtrip::badInputs()
                      {QString::fromStdString(newer), "written by a newer Pitwall (schema 99, this build knows 6)"});
     expectInputError([&] { openStore(newer, OpenMode::ReadOnly); }, {"newer Pitwall"});
 
-    expectInputError([&] { openStore("postgresql://db.example/pitwall"); }, {"'postgresql' backend is not built"});
+    expectInputError([&] { openStore("mysql://db.example/pitwall"); }, {"'mysql' backend is not built"});
+    expectInputError([&] { openStore("postgresql://db.example"); }, {"names no database"});
     expectInputError([&] { openStore(""); }, {"no results database given"});
     // Optuna's URL form works, and names the same file.
     auto viaUrl = openStore("sqlite:///" + m_path, OpenMode::ReadOnly);

@@ -1,0 +1,21 @@
+#pragma once
+// Locations of PostgreSQL results databases, in the forms Optuna users write:
+// postgresql://user[:password]@host[:port]/dbname, postgres://…, and SQLAlchemy's postgresql+psycopg2://….
+// libpq reads the rest: its query parameters (?sslmode=require), its environment (PGHOST, PGPASSWORD, PGSSLMODE, …) and files (PGPASSFILE, service files).
+// A password in a location is never shown: every message, log and record uses redactedLocation().
+
+#include <string>
+
+namespace pitwall {
+
+// Whether `location` names a PostgreSQL database (by its scheme, in any letter case).
+bool isPostgresLocation(const std::string& location);
+
+// The connection URI libpq takes for a PostgreSQL location (the SQLAlchemy driver suffix dropped). InputError for a
+// location that is not one, or that names no database.
+std::string postgresConninfo(const std::string& location);
+
+// `location` with the password of a URL's user part replaced by "***"; any other location unchanged.
+std::string redactedLocation(const std::string& location);
+
+} // namespace pitwall
