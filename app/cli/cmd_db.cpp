@@ -1,8 +1,9 @@
-// pitwall db info | migrate | export
+// pitwall db info | migrate | export | copy
 #include "app/cli/cli.h"
 
 #include "core/store/inforeport.h"
 #include "core/store/optunaschema.h"
+#include "core/store/storecopy.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
 #include "core/util/filewrite.h"
@@ -77,6 +78,25 @@ int dbExport(const Args& args)
     return kExitOk;
 }
 
+int dbCopy(const Args& args)
+{
+    const auto fromLocation = args.value("from");
+    const auto toLocation = args.value("to");
+    if (!fromLocation || !toLocation)
+        throw InputError("give both --from LOCATION (the store to copy) and --to LOCATION (where to copy it)");
+    const auto from = openStore(*fromLocation, OpenMode::ReadOnly);
+    const auto to = openStore(*toLocation, OpenMode::ReadWrite);
+    if (from->location() == to->location())
+        throw InputError("--from and --to name the same database (" + to->location() + ")");
+    const auto report = copyStore(*from, *to, args.value("study"));
+    std::cout << "copied " << report.studies << " stud" << (report.studies == 1 ? "y" : "ies") << " ("
+              << report.trials << " trials), " << report.runs << " run(s) with " << report.metricRows
+              << " metric row(s), " << report.events << " event(s) and " << report.artifacts << " artifact(s), and "
+              << report.benchmarks << " benchmark result(s) from " << from->location() << " to " << to->location()
+              << "\n";
+    return kExitOk;
+}
+
 } // namespace
 
 void addDbCommands(Cli& cli)
@@ -95,6 +115,11 @@ void addDbCommands(Cli& cli)
                          {"format", "FORMAT", "csv (default) or json"},
                          {"out", "FILE", "write here instead of stdout"}},
              .run = dbExport});
+    cli.add({.path = "db copy",
+             .options = {{"from", "LOCATION", "the store to copy from (a file path, sqlite:///path or postgresql://...)"},
+                         {"to", "LOCATION", "the store to copy into (created when it is a new file or empty database)"},
+                         {"study", "NAME", "copy only this study and the runs of its trials"}},
+             .run = dbCopy});
 }
 
 } // namespace pitwall::cli

@@ -2,6 +2,7 @@
 
 #include "core/jobrun/jobcontrol.h"
 #include "core/report/table.h"
+#include "core/store/sqlitestore.h"
 #include "core/util/error.h"
 #include "core/util/printf.h"
 #include "core/util/strings.h"
@@ -27,6 +28,7 @@ namespace {
 
 void requireDatabase(const std::string& db)
 {
+    sqliteFilePath(db); // a PostgreSQL location: says that jobs are kept in SQLite files only
     if (!std::filesystem::exists(db))
         throw InputError(db + ": no such results database (give --db FILE or set $PITWALL_DB)");
 }

@@ -204,7 +204,7 @@ std::vector<MetricRow> PgStore::metricsSince(std::int64_t runId, std::int64_t af
     });
 }
 
-std::int64_t PgStore::addEvent(std::int64_t runId, EventLevel level, const std::string& message)
+std::int64_t PgStore::addEvent(std::int64_t runId, EventLevel level, const std::string& message, double time)
 {
     requirePitwallTables();
     return m_db->transaction([&] {
@@ -213,7 +213,7 @@ std::int64_t PgStore::addEvent(std::int64_t runId, EventLevel level, const std::
         return m_db
             ->exec("INSERT INTO pitwall_events (run_id, time, level, message) VALUES ($1, $2, $3, $4) RETURNING "
                    "event_id",
-                   {runId, nowSeconds(), eventLevelName(level), message}, "adding an event")
+                   {runId, time > 0 ? time : nowSeconds(), eventLevelName(level), message}, "adding an event")
             .int64(0, 0);
     });
 }

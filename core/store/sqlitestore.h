@@ -80,7 +80,8 @@ public:
     std::vector<MetricRow> metricsSince(std::int64_t runId, std::int64_t afterCursor,
                                         std::size_t limit = 100000) override;
 
-    std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message) override;
+    std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message,
+                          double time = 0) override;
     std::vector<EventRecord> eventsSince(std::int64_t runId, std::int64_t afterId) override;
     std::int64_t addArtifact(const ArtifactRecord& artifact) override;
     std::vector<ArtifactRecord> artifacts(std::int64_t runId) override;

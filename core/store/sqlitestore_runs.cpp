@@ -222,14 +222,14 @@ std::vector<MetricRow> SqliteStore::metricsSince(std::int64_t runId, std::int64_
     });
 }
 
-std::int64_t SqliteStore::addEvent(std::int64_t runId, EventLevel level, const std::string& message)
+std::int64_t SqliteStore::addEvent(std::int64_t runId, EventLevel level, const std::string& message, double time)
 {
     requirePitwallTables();
     return m_db->write([&] {
         requireRun(runId);
         m_db->cached("INSERT INTO pitwall_events (run_id, time, level, message) VALUES (?, ?, ?, ?)")
             .bind(1, runId)
-            .bind(2, nowSeconds())
+            .bind(2, time > 0 ? time : nowSeconds())
             .bind(3, eventLevelName(level))
             .bind(4, message)
             .run();

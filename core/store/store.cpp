@@ -34,6 +34,11 @@ std::string sqliteFilePath(const std::string& location)
 {
     if (location.empty())
         throw InputError("no results database given (a file path or sqlite:///path)");
+    if (isPostgresLocation(location))
+        throw InputError(redactedLocation(location) +
+                         ": a PostgreSQL database; this needs an SQLite results file (jobs, their logs and the "
+                         "commands that run as jobs work on SQLite files only so far; studies, trials and runs work on "
+                         "both)");
     std::string path = location;
     const auto schemeEnd = location.find("://");
     if (schemeEnd != std::string::npos) {

@@ -120,7 +120,9 @@ public:
                                                 std::size_t limit = 100000) = 0;
 
     // --- events, artifacts, benchmarks --------------------------------------------------------------
-    virtual std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message) = 0;
+    // `time`: Unix seconds, 0 for now (a copy keeps the original time).
+    virtual std::int64_t addEvent(std::int64_t runId, EventLevel level, const std::string& message,
+                                  double time = 0) = 0;
     virtual std::vector<EventRecord> eventsSince(std::int64_t runId, std::int64_t afterId) = 0;
     virtual std::int64_t addArtifact(const ArtifactRecord& artifact) = 0;
     virtual std::vector<ArtifactRecord> artifacts(std::int64_t runId) = 0;

@@ -6,6 +6,7 @@
 
 #include "core/store/pglocation.h"
 #include "core/store/store.h"
+#include "core/store/storecopy.h"
 #include "core/util/error.h"
 #include "core/util/timefmt.h"
 #include "tests/support/postgres.h"
@@ -14,6 +15,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace pitwall;
@@ -42,6 +44,127 @@ std::vector<std::vector<std::string>> optunaLayout(const test::PostgresServer& s
     return rows;
 }
 
+// A trial as text without its ids: what a lossless copy keeps.
+std::string trialText(const TrialRecord& t)
+{
+    Json j{{"number", t.number},
+           {"state", trialStateName(t.state)},
+           {"start", t.startTime.value_or(-1)},
+           {"complete", t.completeTime.value_or(-1)},
+           {"user", t.userAttrs},
+           {"system", t.systemAttrs}};
+    for (double v : t.values)
+        j["values"].push_back(std::isinf(v) ? Json(v > 0 ? "inf" : "-inf") : Json(v));
+    for (const auto& p : t.params)
+        j["params"].push_back({p.name, p.internalValue, p.distribution.toOptunaJson()});
+    for (const auto& [step, v] : t.intermediateValues)
+        j["steps"].push_back({step, std::isnan(v) ? Json("nan") : Json(v)});
+    for (const auto& [step, vector] : t.intermediateVectors)
+        j["vectors"].push_back({step, vector});
+    return j.dump();
+}
+
+// Everything of a store as text without ids: studies with their trials, runs with metric rows, events, artifacts.
+std::vector<std::string> storeText(Store& store)
+{
+    std::vector<std::string> out;
+    std::map<std::int64_t, std::string> trialNames; // trial id -> "study#number"
+    for (const auto& summary : store.listStudies()) {
+        Json study{
+            {"name", summary.study.name}, {"user", summary.study.userAttrs}, {"system", summary.study.systemAttrs}};
+        for (auto d : summary.study.directions)
+            study["directions"].push_back(studyDirectionName(d));
+        out.push_back(study.dump());
+        for (const auto& trial : store.trials(summary.study.id)) {
+            out.push_back(trialText(trial));
+            trialNames[trial.id] = summary.study.name + "#" + std::to_string(trial.number);
+        }
+    }
+    for (const auto& run : store.runs()) {
+        out.push_back(Json{{"kind", run.kind},
+                           {"config", run.configYaml},
+                           {"seed", run.seed},
+                           {"device", run.logicalDevice},
+                           {"host", run.host},
+                           {"pid", run.pid},
+                           {"start", run.startTime},
+                           {"end", run.endTime.value_or(-1)},
+                           {"status", runStatusName(run.status)},
+                           {"exit", run.exitCode.value_or(-1)},
+                           {"message", run.message},
+                           {"trial", run.trialId ? trialNames[*run.trialId] : "-"}}
+                          .dump());
+        for (const auto& row : store.metricsSince(run.id, 0))
+            out.push_back(Json{{"stage", row.sample.stage},
+                               {"step", row.sample.step},
+                               {"key", row.sample.key},
+                               {"value", std::isnan(row.sample.value) ? Json("nan") : Json(row.sample.value)},
+                               {"wall", row.sample.wallTime}}
+                              .dump());
+        for (const auto& event : store.eventsSince(run.id, 0))
+            out.push_back(
+                Json{{"event", event.message}, {"time", event.time}, {"level", eventLevelName(event.level)}}.dump());
+        for (const auto& artifact : store.artifacts(run.id))
+            out.push_back(Json{{"artifact", artifact.path}, {"kind", artifact.kind}, {"time", artifact.time}}.dump());
+    }
+    for (const auto& benchmark : store.benchmarks())
+        out.push_back(
+            Json{{"benchmark", benchmark.name}, {"results", benchmark.results}, {"time", benchmark.time}}.dump());
+    return out;
+}
+
+// A results file with a bit of everything: two studies (one with two objectives), trials in every state with
+// parameters, intermediate values and vectors, attributes, infinities; a run with metrics (a NaN), events and an
+// artifact; a run of no trial; a benchmark result.
+void fillStore(Store& store)
+{
+    const auto one = store.createStudy("one", {StudyDirection::Minimize});
+    store.setStudyUserAttr(one, "owner", "ci");
+    const auto two = store.createStudy("two", {StudyDirection::Maximize, StudyDirection::Minimize});
+    std::int64_t firstTrial = 0;
+    for (int i = 0; i < 4; ++i) {
+        const auto trial = store.createTrial(one);
+        if (i == 0)
+            firstTrial = trial.id;
+        store.setTrialParam(trial.id, "x", 0.5 * i, floatDist(-3, 3));
+        store.setTrialParam(trial.id, "optimizer", i % 2, optimizerDist());
+        store.reportIntermediate(trial.id, 0, 1.0 / (i + 1));
+        store.reportIntermediate(trial.id, 1, i == 2 ? std::nan("") : 0.25 * i);
+        store.setTrialUserAttr(trial.id, "tags", Json::array({"a", i}));
+        const TrialState state = i == 3 ? TrialState::Fail : i == 2 ? TrialState::Pruned : TrialState::Complete;
+        store.finishTrial(trial.id, state,
+                          state == TrialState::Complete ? std::vector<double>{i - 1.5} : std::vector<double>{});
+    }
+    store.createTrial(one); // still running
+    const auto pareto = store.createTrial(two);
+    store.reportIntermediates(pareto.id, 3, {1.0, -HUGE_VAL});
+    store.setTrialSystemAttr(pareto.id, "constraints", Json::array({-1.0}));
+    store.finishTrial(pareto.id, TrialState::Complete, {HUGE_VAL, 2.0});
+    RunRecord run;
+    run.trialId = firstTrial;
+    run.kind = "train";
+    run.configYaml = "training:\n  optimization:\n    batch_size: 8\n";
+    run.seed = 3;
+    run.logicalDevice = "cpu:0/2";
+    run.host = "node7";
+    run.pid = 99;
+    run.startTime = 1.7e9;
+    const auto runId = store.createRun(run);
+    std::vector<MetricSample> samples;
+    for (int i = 0; i < 50; ++i)
+        samples.push_back({runId, i < 25 ? "pretrain" : "posttrain", i, i % 3 ? "loss" : "full_fps",
+                           i == 7 ? std::nan("") : 0.1 * i, 1.7e9 + i});
+    store.appendMetrics(samples);
+    store.addEvent(runId, EventLevel::Warning, "slow data", 1.7e9 + 5);
+    store.addArtifact({0, runId, "checkpoint", "/ckpt/epoch4.pt", "epoch 4", 1.7e9 + 9});
+    store.finishRun(runId, RunStatus::Succeeded, 0, "done");
+    RunRecord loose = run;
+    loose.trialId.reset();
+    loose.kind = "bench";
+    store.createRun(loose);
+    store.addBenchmark({0, "dali", "decode", Json{{"batch", 8}}, Json{{"fps", 812.5}}, "node7", 1.7e9 + 20});
+}
+
 } // namespace
 
 class TestStorePostgres : public QObject {
@@ -55,6 +178,7 @@ private Q_SLOTS:
     void optunaAndPitwallShareAStudy();
     void processesNumberTrialsWithoutGaps();
     void survivesAServerRestart();
+    void copiesBetweenBackendsLosslessly();
     void refusesBadLocationsAndForeignDatabases();
 
 private:
@@ -357,6 +481,56 @@ void TestStorePostgres::survivesAServerRestart()
     const auto trial = store->createTrial(study); // reconnects and runs the transaction again
     QCOMPARE(trial.number, 1);
     QCOMPARE(store->trials(study).size(), std::size_t(2));
+}
+
+void TestStorePostgres::copiesBetweenBackendsLosslessly()
+{
+    const std::string original = m_dir.filePath("original.db").toStdString();
+    const std::string back = m_dir.filePath("back.db").toStdString();
+    const std::string server = m_server.database("copy");
+    auto source = openStore(original);
+    fillStore(*source);
+    const auto expected = storeText(*source);
+    QVERIFY(expected.size() > 60);
+
+    auto pg = openStore(server);
+    const CopyReport there = copyStore(*source, *pg, std::nullopt);
+    QCOMPARE(there.studies, 2);
+    QCOMPARE(there.trials, std::int64_t(6));
+    QCOMPARE(there.runs, std::int64_t(2));
+    QCOMPARE(there.metricRows, std::int64_t(50));
+    QCOMPARE(there.benchmarks, std::int64_t(1));
+    QCOMPARE(storeText(*pg), expected);
+
+    // And back, through the command a user runs: the password is not printed.
+    QProcess cli;
+    cli.start(test::cliPath(),
+              {"db", "copy", "--from", QString::fromStdString(server), "--to", QString::fromStdString(back)});
+    QVERIFY(cli.waitForFinished(60000));
+    const QString printed = cli.readAllStandardOutput() + cli.readAllStandardError();
+    QVERIFY2(cli.exitCode() == 0, qPrintable(printed));
+    QVERIFY2(printed.contains("copied 2 studies (6 trials), 2 run(s) with 50 metric row(s)"), qPrintable(printed));
+    QVERIFY2(printed.contains("postgres:***@") && !printed.contains(test::PostgresServer::kPassword),
+             qPrintable(printed));
+    QCOMPARE(storeText(*openStore(back, OpenMode::ReadOnly)), expected);
+
+    // A study the target has already: refused before anything is written.
+    const auto before = storeText(*pg);
+    expectInputError([&] { copyStore(*source, *pg, std::string("two")); },
+                     {"already has a study named 'two'", "nothing was copied"});
+    expectInputError([&] { copyStore(*source, *pg, std::string("three")); }, {"no study named 'three'"});
+    QCOMPARE(storeText(*pg), before);
+
+    // One study: its trials and the runs of its trials only.
+    const std::string single = m_server.database("copy_one");
+    auto target = openStore(single);
+    const CopyReport one = copyStore(*source, *target, std::string("one"));
+    QCOMPARE(one.studies, 1);
+    QCOMPARE(one.trials, std::int64_t(5));
+    QCOMPARE(one.runs, std::int64_t(1));
+    QCOMPARE(target->runs().size(), std::size_t(1));
+    QCOMPARE(target->listStudies().size(), std::size_t(1));
+    QVERIFY(target->benchmarks().empty());
 }
 
 void TestStorePostgres::refusesBadLocationsAndForeignDatabases()
