@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "ui/locations.h"
 #include "ui/wording.h"
 
 #include "ui/benchmarks/benchmarksview.h"
@@ -214,7 +215,7 @@ void MainWindow::connectCompare()
             Qt::QueuedConnection);
     connect(m_poller, &StorePoller::compareDatabaseRefused, this,
             [this](const QString& location, const QString& error) {
-                m_status->setText(tr("Compare: %1 not added: %2").arg(QFileInfo(location).fileName(), error));
+                m_status->setText(tr("Compare: %1 not added: %2").arg(locationName(location), error));
                 m_compare->showDatabaseError(location, error);
             });
 }
@@ -279,15 +280,15 @@ bool MainWindow::viewReady(View view) const
 
 void MainWindow::openDatabase(const QString& location)
 {
-    const QString path = QFileInfo(location).absoluteFilePath();
+    const QString path = normalLocation(location);
     m_database = path;
     m_haveSnapshot = false;
     m_pages->setCurrentWidget(m_main);
-    setWindowTitle(tr("Pitwall — %1").arg(QFileInfo(path).fileName()));
-    m_status->setText(tr("Opening %1…").arg(path));
+    setWindowTitle(tr("Pitwall — %1").arg(locationName(path)));
+    m_status->setText(tr("Opening %1…").arg(shownLocation(path)));
     QStringList recent = recentFiles();
-    recent.removeAll(path);
-    recent.prepend(path);
+    recent.removeAll(rememberedLocation(path));
+    recent.prepend(rememberedLocation(path));
     while (recent.size() > 8)
         recent.removeLast();
     QSettings().setValue("recentFiles", recent);
@@ -312,7 +313,7 @@ void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
     m_snapshot = snapshot;
     m_haveSnapshot = true;
     if (!snapshot.error.isEmpty()) {
-        m_status->setText(tr("%1: %2").arg(snapshot.location, snapshot.error));
+        m_status->setText(tr("%1: %2").arg(shownLocation(snapshot.location), snapshot.error));
         m_studies->clear();
         Q_EMIT snapshotShown();
         return;
@@ -334,7 +335,7 @@ void MainWindow::showSnapshot(const StoreSnapshot& snapshot)
     m_benchmarks->showSnapshot(snapshot);
     m_configure->devices()->setMeasurements(snapshot.benchmarks);
     m_status->setText(tr("%1 — %2, %3")
-                          .arg(snapshot.location,
+                          .arg(shownLocation(snapshot.location),
                                counted(static_cast<qint64>(snapshot.studies.size()), "study", "studies"),
                                counted(static_cast<qint64>(snapshot.runs->size()), "run", "runs")));
     Q_EMIT snapshotShown();

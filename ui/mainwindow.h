@@ -87,6 +87,7 @@ Q_SIGNALS:
 private:
     void showSnapshot(const StoreSnapshot& snapshot);
     void chooseDatabase();
+    void chooseLocation(); // File ▸ Open location…: a PostgreSQL location or a path, typed
     void newDatabase();          // File > New database…: a file dialog, then createDatabase
     void runDemo();              // a demo database in the user's data folder, and the demo study started in it
     void startDemoJob(const QString& db);

@@ -1,4 +1,5 @@
 // MainWindow's menus, shortcuts, recent files and export.
+#include "ui/locations.h"
 #include "ui/mainwindow.h"
 #include "ui/theme.h"
 #include "ui/themecontroller.h"
@@ -13,6 +14,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QKeySequence>
@@ -31,6 +33,8 @@ void MainWindow::buildMenus()
     QAction* open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
     open->setShortcut(QKeySequence::Open);
     open->setIcon(actionIcon("open"));
+    QAction* openLocation = file->addAction(tr("Open &location…"), this, &MainWindow::chooseLocation);
+    openLocation->setObjectName(QStringLiteral("openLocation"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Add database to Compare…"), this, [this] {
         showView(View::Compare);
@@ -108,12 +112,28 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::chooseDatabase()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open results database"),
-                                                      m_database.isEmpty() ? QString() : QFileInfo(m_database).absolutePath(),
+                                                      locationFolder(m_database),
                                                       tr("Results databases (*.db *.sqlite *.sqlite3);;All files (*)"));
     if (path.isEmpty())
         return;
     m_wantedStudy.clear();
     openDatabase(path);
+}
+
+void MainWindow::chooseLocation()
+{
+    QInputDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("openLocationDialog"));
+    dialog.setWindowTitle(tr("Open results database"));
+    dialog.setLabelText(tr("A shared PostgreSQL database, as Optuna names it\n"
+                           "(postgresql://user@host:5432/dbname; the password from ~/.pgpass or\n"
+                           "PGPASSWORD, or user:password@ in the location), or a results file's path:"));
+    dialog.setTextValue(isServerLocation(m_database) ? rememberedLocation(m_database) : QString());
+    dialog.resize(560, dialog.sizeHint().height());
+    if (dialog.exec() != QDialog::Accepted || dialog.textValue().trimmed().isEmpty())
+        return;
+    m_wantedStudy.clear();
+    openDatabase(dialog.textValue().trimmed());
 }
 
 void MainWindow::exportCurrent()

@@ -1,5 +1,6 @@
 // MainWindow's ways in: the start page while no database is open, File > New database…, a database that --db names
 // and that does not exist yet, and Run the demo (a demo database and the demo study started in it as a job).
+#include "ui/locations.h"
 #include "ui/mainwindow.h"
 
 #include "ui/application.h"
@@ -54,7 +55,7 @@ bool MainWindow::startPageShown() const
 
 void MainWindow::newDatabase()
 {
-    const QString folder = m_database.isEmpty() ? QDir::homePath() : QFileInfo(m_database).absolutePath();
+    const QString folder = locationFolder(m_database).isEmpty() ? QDir::homePath() : locationFolder(m_database);
     const QString path = QFileDialog::getSaveFileName(this, tr("New results database"), folder + "/pitwall.db",
                                                       tr("Results databases (*.db)"), nullptr,
                                                       QFileDialog::DontConfirmOverwrite);

@@ -1,6 +1,7 @@
 // CompareView's databases: the studies and runs of each database (the window's and the ones added to the
 // comparison), their labels, and adding one (read-only, through the poller) or being told why it was refused.
 #include "ui/compare/compareview.h"
+#include "ui/locations.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -51,6 +52,8 @@ const CompareView::Source* CompareView::source(const QString& database) const
 QString CompareView::databaseLabel(const QString& database) const
 {
     const QString location = database.isEmpty() ? m_location : database;
+    if (isServerLocation(location))
+        return locationName(location);
     QStringList others{m_location};
     for (const Source& s : m_sources)
         if (!s.database.isEmpty())
@@ -91,9 +94,10 @@ void CompareView::showDatabases(const QList<StoreSnapshot>& databases)
 
 void CompareView::addDatabase(const QString& location)
 {
-    const QString path = QFileInfo(location).absoluteFilePath();
+    const QString path = normalLocation(location);
     m_adding << path;
-    m_hint->setText(tr("Opening %1…").arg(QDir::toNativeSeparators(path)));
+    const QString shown = isServerLocation(path) ? shownLocation(path) : QDir::toNativeSeparators(path);
+    m_hint->setText(tr("Opening %1…").arg(shown));
     Q_EMIT databaseAddRequested(path);
 }
 
@@ -112,10 +116,10 @@ void CompareView::showDatabaseError(const QString& location, const QString& erro
     m_adding.removeAll(location);
     m_hint->setText(tr("Not added: %1").arg(error));
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Add database"),
-                                tr("%1 was not added to the comparison.").arg(QFileInfo(location).fileName()),
+                                tr("%1 was not added to the comparison.").arg(locationName(location)),
                                 QMessageBox::Ok, this);
     box->setObjectName("compareDatabaseError");
-    box->setInformativeText(error + tr("\n\nNothing was written to the file."));
+    box->setInformativeText(error + tr("\n\nNothing was written to it."));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

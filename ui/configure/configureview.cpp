@@ -1,4 +1,5 @@
 #include "ui/configure/configureview.h"
+#include "ui/locations.h"
 #include "ui/theme.h"
 
 #include "core/jobs/hpojob.h"
@@ -294,7 +295,7 @@ void ConfigureView::setDatabase(const QString& location)
 {
     m_db = location;
     m_run->setDatabase(location);
-    m_dbLabel->setText(tr("→ %1").arg(QFileInfo(location).fileName()));
+    m_dbLabel->setText(tr("→ %1").arg(locationName(location)));
     m_dbLabel->setToolTip(location);
 }
 

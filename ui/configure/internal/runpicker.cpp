@@ -1,4 +1,5 @@
 #include "ui/configure/internal/runpicker.h"
+#include "ui/locations.h"
 
 #include "ui/compare/compareview.h"
 #include "ui/tasks/taskmanager.h"
@@ -132,7 +133,7 @@ void RunPicker::refresh()
 {
     // A read in flight is of an older database or state: cancelled, its result dropped.
     TaskManager::instance()->start(
-        {tr("Reading the runs of %1").arg(QFileInfo(m_location).fileName()),
+        {tr("Reading the runs of %1").arg(locationName(m_location)),
          TaskManager::keyFor(this, QStringLiteral("runs")), Supersede::Running},
         this,
         [location = m_location](TaskContext& context) {
