@@ -13,6 +13,8 @@ PACKAGES=(
   libyaml-cpp-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   # the PostgreSQL store: libpq, and the server its tests start (as plain processes); psycopg2 for Optuna's side
   libpq-dev postgresql python3-psycopg2
+  # a one-node Slurm cluster for the cluster tests (started by the tests as plain processes)
+  slurmctld slurmd slurm-client munge
   # engine
   libtorch-dev libgloo-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
   # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)

@@ -230,6 +230,9 @@ WorkerLoopResult runWorkerLoop(const WorkerLoopOptions& options, TrialRunner& ru
             result.stopReason = "ran its " + std::to_string(*options.trialsLeft) + " trial(s) (--trials-left)";
             break;
         }
+        if (options.staleGraceSeconds)
+            for (const StaleTrial& stale : failStaleTrials(*store, study.record().id, *options.staleGraceSeconds))
+                say(options, "trial " + std::to_string(stale.number) + " FAIL: " + stale.reason);
         const int target = requireTarget(*store, options);
         // The target is checked where the trial is numbered (from the study's incremental read of its trials), so
         // two workers that both saw one trial missing start one between them.

@@ -82,6 +82,10 @@ struct WorkerLoopOptions {
     std::string workerLog;         // the worker's own log file, if known
     std::string logDir;            // trial folders go here
     double heartbeatIntervalSeconds = 5.0;
+    // Before each trial, fail other workers' RUNNING trials whose heartbeat is older than this (failStaleTrials in
+    // core/pool/trialstate.h), so that a worker killed mid-trial (a Slurm task cancelled, a node lost) does not hold
+    // a place against the target forever; nullopt: leave that to the pool that started this worker.
+    std::optional<double> staleGraceSeconds;
     LeftoverProcesses leftovers = LeftoverProcesses::Stop;
     const CancelToken* cancel = nullptr;
     std::function<void(const std::string&)> message; // one line per trial start and end, for the worker's log

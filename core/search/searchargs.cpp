@@ -6,6 +6,7 @@
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/process.h"
+#include "core/util/slurm.h"
 #include "core/util/strings.h"
 
 #include <unistd.h>
@@ -131,6 +132,7 @@ HpoSettings workerStudySettings(const cmdline::Args& args)
 WorkerRun workerRunFromArgs(const cmdline::Args& args, const HpoSettings& settings)
 {
     constexpr double kDefaultHeartbeatSeconds = 5.0;
+    constexpr double kDefaultHeartbeatGraceSeconds = 60.0;
     WorkerRun run;
     LogicalDevice& device = run.device;
     device.id = args.value("device", "cpu:0.0");
@@ -141,11 +143,15 @@ WorkerRun workerRunFromArgs(const cmdline::Args& args, const HpoSettings& settin
     loop.studyName = args.value("study", "");
     if (auto left = args.integer("trials-left", 1))
         loop.trialsLeft = static_cast<int>(*left);
-    loop.workerId = args.value("worker-id", hostName() + ":" + std::to_string(::getpid()));
+    loop.workerId = args.value("worker-id", hostName() + ":" + std::to_string(::getpid()) + slurmTaskLabel());
     loop.device = device.id;
     loop.workerLog = args.value("worker-log", "");
     loop.logDir = settings.logDir.empty() ? "hpo-logs" : settings.logDir;
     loop.heartbeatIntervalSeconds = args.positive("heartbeat-interval", kDefaultHeartbeatSeconds);
+    // A worker started by hand or by Slurm looks after its study's vanished trials itself; one started by the pool
+    // (it gives --worker-id) leaves that to the pool, as before.
+    if (!args.value("worker-id"))
+        loop.staleGraceSeconds = args.positive("heartbeat-grace", kDefaultHeartbeatGraceSeconds);
     return run;
 }
 
@@ -168,6 +174,8 @@ std::vector<cmdline::OptionSpec> workerOptionSpecs()
             {"threads", "T", "intra-op threads"},
             {"log-dir", "DIR", "trial folders and logs"},
             {"heartbeat-interval", "S", "seconds between heartbeats (default 5)"},
+            {"heartbeat-grace", "S",
+             "fail another worker's running trial after S seconds without its heartbeat (default 60)"},
             {"worker-id", "ID", "identity given by the pool"},
             {"worker-log", "FILE", "this worker's log, recorded with its trials"},
             {"stop-with-parent", "", "cancel and exit when the parent process dies"}};

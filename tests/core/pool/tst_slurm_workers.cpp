@@ -1,0 +1,150 @@
+// A search whose workers Slurm starts (issue 26), on a one-node cluster and a PostgreSQL server that the test starts
+// (tests/support/slurm_cluster.sh, tests/support/postgres.h): `srun -n 4 pitwall worker` on one study reaches the
+// study's target; one task killed mid-trial fails that trial as interrupted ("worker vanished") once its heartbeat
+// is older than --heartbeat-grace (1 s here: the 11 trials left take at least 3.7 s), the others run one in its
+// place, and every trial names the Slurm task that ran it.
+#include "core/pool/hposettings.h"
+#include "core/pool/trialstate.h"
+#include "core/store/store.h"
+#include "tests/support/components.h"
+#include "tests/support/postgres.h"
+#include "tests/support/testpaths.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <set>
+
+using namespace pitwall;
+
+class TestSlurmWorkers : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void srunWorkersReachTheTargetAfterATaskIsKilled();
+
+private:
+    test::PostgresServer m_server;
+    QTemporaryDir m_dir;
+    QString m_cluster;
+    QString m_slurmConf;
+};
+
+void TestSlurmWorkers::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    if (const QString why = m_server.start(); !why.isEmpty())
+        PITWALL_FAIL_MISSING("postgresql", why);
+    m_cluster = m_dir.filePath("cluster");
+    QProcess start;
+    start.start("bash", {test::sourcePath("/tests/support/slurm_cluster.sh"), "start", m_cluster});
+    QVERIFY(start.waitForFinished(120000));
+    const QString out = QString::fromUtf8(start.readAllStandardOutput()).trimmed();
+    const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
+    if (start.exitCode() == 3 && err.contains("needs root"))
+        PITWALL_SKIP_OPTIONAL("slurmd starts tasks as their user, which needs root; this test runs as another user");
+    if (start.exitCode() == 3)
+        PITWALL_FAIL_MISSING("slurmctld slurmd slurm-client munge", err);
+    QVERIFY2(start.exitCode() == 0 && out.startsWith("SLURM_CONF="), qPrintable(out + "\n" + err));
+    m_slurmConf = out.mid(int(std::strlen("SLURM_CONF=")));
+}
+
+void TestSlurmWorkers::cleanupTestCase()
+{
+    if (!m_cluster.isEmpty())
+        QProcess::execute("bash", {test::sourcePath("/tests/support/slurm_cluster.sh"), "stop", m_cluster});
+}
+
+void TestSlurmWorkers::srunWorkersReachTheTargetAfterATaskIsKilled()
+{
+    constexpr int kTarget = 12;
+    const std::string location = m_server.database("slurm");
+    // The trial: a command that takes a second, so that a task can be killed in the middle of one.
+    const QString objective = m_dir.filePath("objective.py");
+    QFile script(objective);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("import json, sys, time\ntime.sleep(1.0)\nx = float(sys.argv[1])\n"
+                 "print(json.dumps({'objective': (x - 1) ** 2}))\n");
+    script.close();
+    const QString space = m_dir.filePath("space.yaml");
+    QFile spaceFile(space);
+    QVERIFY(spaceFile.open(QIODevice::WriteOnly));
+    spaceFile.write("x: {type: uniform, min: -5, max: 5}\n");
+    spaceFile.close();
+    auto store = openStore(location);
+    const auto study = store->createStudy("slurm-search", {StudyDirection::Minimize});
+    HpoSettings settings;
+    settings.targetTrials = kTarget;
+    settings.spacePath = space.toStdString();
+    settings.command = "python3 " + objective.toStdString() + " {x}";
+    settings.objective = "objective";
+    settings.logDir = m_dir.filePath("logs").toStdString();
+    writeHpoSettings(*store, study, settings);
+
+    QProcess srun;
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("SLURM_CONF", m_slurmConf);
+    srun.setProcessEnvironment(environment);
+    srun.setProcessChannelMode(QProcess::MergedChannels);
+    srun.setWorkingDirectory(m_dir.path());
+    // -O (--overcommit): four tasks on a node of two CPUs, as on a test machine.
+    srun.start("srun", {"-n", "4", "-O", "--kill-on-bad-exit=0", test::cliPath(), "worker", "--db",
+                        QString::fromStdString(location), "--study", "slurm-search", "--heartbeat-interval", "0.5",
+                        "--heartbeat-grace", "1"});
+    QVERIFY(srun.waitForStarted());
+
+    // Kill one worker (the process of one Slurm task) while its trial runs.
+    qint64 killed = 0;
+    int killedTrial = -1;
+    for (int attempt = 0; attempt < 600 && !killed; ++attempt) {
+        QTest::qWait(100);
+        for (const TrialRecord& trial : store->trials(study)) {
+            const Json& worker = trial.systemAttrs.value(kWorkerAttr, Json());
+            if (trial.state == TrialState::Running && worker.is_object() && worker.contains("pid")) {
+                killed = worker["pid"].get<qint64>();
+                killedTrial = trial.number;
+                QVERIFY(::kill(static_cast<pid_t>(killed), SIGKILL) == 0);
+                break;
+            }
+        }
+    }
+    if (!killed) {
+        srun.kill();
+        srun.waitForFinished();
+    }
+    QVERIFY2(killed > 0, qPrintable("no trial started running within a minute; srun said:\n" + srun.readAll()));
+    QVERIFY2(srun.waitForFinished(240000), srun.readAll().constData());
+    const QString log = QString::fromUtf8(srun.readAll());
+
+    const auto trials = store->trials(study);
+    int complete = 0;
+    std::set<int> numbers;
+    std::set<std::string> tasks;
+    for (const TrialRecord& trial : trials) {
+        numbers.insert(trial.number);
+        complete += trial.state == TrialState::Complete;
+        const std::string worker = trial.systemAttrs.value(kWorkerAttr, Json::object()).value("id", "");
+        QVERIFY2(worker.find("(slurm job ") != std::string::npos && worker.find(" of 4)") != std::string::npos,
+                 worker.c_str());
+        tasks.insert(worker.substr(worker.find(" task ")));
+        if (trial.number == killedTrial) {
+            QCOMPARE(trial.state, TrialState::Fail);
+            const std::string reason = trial.systemAttrs.value(kFailReasonAttr, "");
+            QVERIFY2(reason.find("worker vanished") != std::string::npos, reason.c_str());
+            QCOMPARE(trial.systemAttrs.value(kInterruptedAttr, false), true);
+        }
+    }
+    QVERIFY2(complete == kTarget,
+             qPrintable(QString("%1 complete of %2 trials; srun said:\n%3").arg(complete).arg(trials.size()).arg(log)));
+    QCOMPARE(trials.size(), std::size_t(kTarget + 1)); // the killed trial, failed, and 12 that count
+    QCOMPARE(numbers.size(), trials.size());
+    QCOMPARE(*numbers.rbegin(), kTarget);
+    QCOMPARE(tasks.size(), std::size_t(4)); // every task ran trials
+}
+
+PITWALL_TEST_MAIN(TestSlurmWorkers)
+#include "tst_slurm_workers.moc"
