@@ -273,10 +273,10 @@ void TestSearchArgs::everyOptionReadIsDeclared()
     QCOMPARE(search.size(), std::size_t(42));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
-                             "device", "threads", "log-dir", "heartbeat-interval", "worker-id", "worker-log",
-                             "stop-with-parent"})
+                             "device", "threads", "log-dir", "heartbeat-interval", "heartbeat-grace", "worker-id",
+                             "worker-log", "stop-with-parent"})
         QVERIFY2(std::count(worker.begin(), worker.end(), name) == 1, name);
-    QCOMPARE(worker.size(), std::size_t(15));
+    QCOMPARE(worker.size(), std::size_t(16));
 }
 
 QTEST_GUILESS_MAIN(TestSearchArgs)
