@@ -92,9 +92,14 @@ Result runWriters(const QString& program, const QStringList& leading, int proces
         const QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
         if (process->exitStatus() != QProcess::NormalExit || process->exitCode() != 0) {
             ++result.failed;
-            if (result.firstError.empty())
-                result.firstError =
-                    QString::fromUtf8(process->readAllStandardError()).trimmed().left(300).toStdString();
+            if (result.firstError.empty()) {
+                // The last line says what failed (a Python traceback ends with the exception); the server's refusal
+                // of a connection is named too, where Optuna wraps it in its own exception.
+                const QString error = QString::fromUtf8(process->readAllStandardError()).trimmed();
+                result.firstError = error.split('\n').last().left(200).toStdString();
+                if (error.contains("too many clients"))
+                    result.firstError += " [the server: too many clients already]";
+            }
             continue;
         }
         total += out.toLongLong();
