@@ -141,6 +141,10 @@ void PqConnection::connect()
         throw PqError(m_display + ": connecting failed: out of memory", {}, true);
     if (PQstatus(m_conn) != CONNECTION_OK) {
         const std::string reason = trimmed(PQerrorMessage(m_conn));
+        // Freed here: a constructor that throws runs no destructor. A later exec() finds no connection and
+        // reconnects.
+        PQfinish(m_conn);
+        m_conn = nullptr;
         throw PqError(m_display + ": connecting to the PostgreSQL server failed: " + reason, {}, true);
     }
     PQsetNoticeProcessor(m_conn, ignoreNotice, nullptr);
@@ -154,7 +158,7 @@ void PqConnection::throwFailure(pg_result* result, std::string_view what)
         reason = trimmed(PQerrorMessage(m_conn));
     if (startsWith(reason, "ERROR:  "))
         reason = reason.substr(8);
-    const bool lost = PQstatus(m_conn) != CONNECTION_OK;
+    const bool lost = !m_conn || PQstatus(m_conn) != CONNECTION_OK;
     if (result)
         PQclear(result);
     const std::string doing = what.empty() ? std::string("a query") : std::string(what);
@@ -163,7 +167,7 @@ void PqConnection::throwFailure(pg_result* result, std::string_view what)
 
 PqResult PqConnection::exec(std::string_view sql, const std::vector<PqParam>& params, std::string_view what)
 {
-    if (PQstatus(m_conn) != CONNECTION_OK)
+    if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
         throw PqError(m_display + ": the connection to the PostgreSQL server was lost", {}, true);
     std::vector<const char*> values;
     values.reserve(params.size());
@@ -191,7 +195,7 @@ void PqConnection::runAttempts(Attempt& attempt)
     const double start = secondsNow();
     for (int tries = 1;; ++tries) {
         try {
-            if (PQstatus(m_conn) != CONNECTION_OK)
+            if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
                 connect();
             exec("BEGIN");
             try {
