@@ -2,7 +2,8 @@
 // (tests/support/slurm_cluster.sh, tests/support/postgres.h): `srun -n 4 pitwall worker` on one study reaches the
 // study's target; one task killed mid-trial fails that trial as interrupted ("worker vanished") once its heartbeat
 // is older than --heartbeat-grace (1 s here: the 11 trials left take at least 3.7 s), the others run one in its
-// place, and every trial names the Slurm task that ran it.
+// place, and every trial names the Slurm task that ran it. And workers that outlive a restart of the server in the
+// middle of a search.
 #include "core/pool/hposettings.h"
 #include "core/pool/trialstate.h"
 #include "core/store/store.h"
@@ -26,8 +27,12 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void srunWorkersReachTheTargetAfterATaskIsKilled();
+    void workersOutliveAServerRestart();
 
 private:
+    // A study on `database` with pitwall hpo's settings: `target` trials of a command that takes `seconds`.
+    std::int64_t makeStudy(Store& store, const std::string& name, int target, double seconds);
+
     test::PostgresServer m_server;
     QTemporaryDir m_dir;
     QString m_cluster;
@@ -59,31 +64,40 @@ void TestSlurmWorkers::cleanupTestCase()
         QProcess::execute("bash", {test::sourcePath("/tests/support/slurm_cluster.sh"), "stop", m_cluster});
 }
 
+std::int64_t TestSlurmWorkers::makeStudy(Store& store, const std::string& name, int target, double seconds)
+{
+    const QString objective = m_dir.filePath(QString::fromStdString(name) + ".py");
+    QFile script(objective);
+    if (!script.open(QIODevice::WriteOnly))
+        throw std::runtime_error("cannot write " + objective.toStdString());
+    script.write(QString("import json, sys, time\ntime.sleep(%1)\nx = float(sys.argv[1])\n"
+                         "print(json.dumps({'objective': (x - 1) ** 2}))\n")
+                     .arg(seconds)
+                     .toUtf8());
+    script.close();
+    const QString space = m_dir.filePath("space.yaml");
+    QFile spaceFile(space);
+    if (!spaceFile.open(QIODevice::WriteOnly))
+        throw std::runtime_error("cannot write " + space.toStdString());
+    spaceFile.write("x: {type: uniform, min: -5, max: 5}\n");
+    spaceFile.close();
+    const auto study = store.createStudy(name, {StudyDirection::Minimize});
+    HpoSettings settings;
+    settings.targetTrials = target;
+    settings.spacePath = space.toStdString();
+    settings.command = "python3 " + objective.toStdString() + " {x}";
+    settings.objective = "objective";
+    settings.logDir = m_dir.filePath(QString::fromStdString(name) + "-logs").toStdString();
+    writeHpoSettings(store, study, settings);
+    return study;
+}
+
 void TestSlurmWorkers::srunWorkersReachTheTargetAfterATaskIsKilled()
 {
     constexpr int kTarget = 12;
     const std::string location = m_server.database("slurm");
-    // The trial: a command that takes a second, so that a task can be killed in the middle of one.
-    const QString objective = m_dir.filePath("objective.py");
-    QFile script(objective);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write("import json, sys, time\ntime.sleep(1.0)\nx = float(sys.argv[1])\n"
-                 "print(json.dumps({'objective': (x - 1) ** 2}))\n");
-    script.close();
-    const QString space = m_dir.filePath("space.yaml");
-    QFile spaceFile(space);
-    QVERIFY(spaceFile.open(QIODevice::WriteOnly));
-    spaceFile.write("x: {type: uniform, min: -5, max: 5}\n");
-    spaceFile.close();
     auto store = openStore(location);
-    const auto study = store->createStudy("slurm-search", {StudyDirection::Minimize});
-    HpoSettings settings;
-    settings.targetTrials = kTarget;
-    settings.spacePath = space.toStdString();
-    settings.command = "python3 " + objective.toStdString() + " {x}";
-    settings.objective = "objective";
-    settings.logDir = m_dir.filePath("logs").toStdString();
-    writeHpoSettings(*store, study, settings);
+    const auto study = makeStudy(*store, "slurm-search", kTarget, 1.0);
 
     QProcess srun;
     auto environment = QProcessEnvironment::systemEnvironment();
@@ -144,6 +158,46 @@ void TestSlurmWorkers::srunWorkersReachTheTargetAfterATaskIsKilled()
     QCOMPARE(numbers.size(), trials.size());
     QCOMPARE(*numbers.rbegin(), kTarget);
     QCOMPARE(tasks.size(), std::size_t(4)); // every task ran trials
+}
+
+// The server restarted in the middle of a search (every connection cut): the workers reconnect, retry what failed,
+// and the study reaches its target with every trial complete.
+void TestSlurmWorkers::workersOutliveAServerRestart()
+{
+    constexpr int kTarget = 9;
+    const std::string location = m_server.database("restart_search");
+    auto store = openStore(location);
+    const auto study = makeStudy(*store, "restart-search", kTarget, 0.5);
+    std::vector<std::unique_ptr<QProcess>> workers;
+    for (int i = 0; i < 3; ++i) {
+        workers.push_back(std::make_unique<QProcess>());
+        workers.back()->setProcessChannelMode(QProcess::MergedChannels);
+        workers.back()->setWorkingDirectory(m_dir.path());
+        workers.back()->start(test::cliPath(), {"worker", "--db", QString::fromStdString(location), "--study",
+                                                "restart-search", "--heartbeat-interval", "0.5"});
+    }
+    // Once a trial has completed, the server goes down and comes back.
+    bool restarted = false;
+    for (int attempt = 0; attempt < 600 && !restarted; ++attempt) {
+        QTest::qWait(100);
+        for (const TrialRecord& trial : store->trials(study))
+            if (trial.state == TrialState::Complete) {
+                const QString why = m_server.restart();
+                QVERIFY2(why.isEmpty(), qPrintable(why));
+                restarted = true;
+                break;
+            }
+    }
+    QVERIFY2(restarted, "no trial completed within a minute");
+    for (auto& worker : workers) {
+        QVERIFY(worker->waitForFinished(240000));
+        QVERIFY2(worker->exitCode() == 0, worker->readAll().constData());
+    }
+    const auto trials = store->trials(study); // this store reconnects too
+    QCOMPARE(trials.size(), std::size_t(kTarget));
+    for (const TrialRecord& trial : trials)
+        QVERIFY2(trial.state == TrialState::Complete,
+                 qPrintable(QString("trial %1: %2").arg(trial.number).arg(trialStateName(trial.state).data())));
 }
 
 PITWALL_TEST_MAIN(TestSlurmWorkers)
