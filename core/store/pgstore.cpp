@@ -51,7 +51,7 @@ PgStore::PgStore(const std::string& location, OpenMode mode) : m_display(redacte
     } catch (const PqError& error) {
         throw InputError(error.what()); // a wrong host, user, password or database: the user can act on it
     }
-    const auto tables = store_internal::pgTableNames(*m_db);
+    const auto tables = m_db->transaction([&] { return store_internal::pgTableNames(*m_db); });
     const bool optunaLayout = contains(tables, "studies") && contains(tables, "trials");
     const bool pitwallLayout = contains(tables, kPitwallVersionTable);
     if (!tables.empty() && !optunaLayout && !pitwallLayout)
@@ -59,13 +59,13 @@ PgStore::PgStore(const std::string& location, OpenMode mode) : m_display(redacte
                          "(its tables: " + join(tables, ", ") + ")");
     if (tables.empty() && mode == OpenMode::ReadOnly)
         throw InputError(m_display + ": an empty database, not a results database yet");
-    const int version = store_internal::pgPitwallSchemaVersion(*m_db);
+    const int version = m_db->transaction([&] { return store_internal::pgPitwallSchemaVersion(*m_db); });
     if (version > latestPitwallSchemaVersion())
         throw InputError(m_display + ": written by a newer Pitwall (schema " + std::to_string(version) +
                          ", this build knows " + std::to_string(latestPitwallSchemaVersion()) + ")");
     if (mode == OpenMode::ReadWrite)
         store_internal::ensurePgSchema(*m_db);
-    m_pitwallTables = store_internal::pgPitwallSchemaVersion(*m_db) > 0;
+    m_pitwallTables = m_db->transaction([&] { return store_internal::pgPitwallSchemaVersion(*m_db); }) > 0;
 }
 
 PgStore::~PgStore() = default;
@@ -80,7 +80,7 @@ void PgStore::requirePitwallTables()
 {
     requireWritable();
     if (!m_pitwallTables)
-        m_pitwallTables = store_internal::pgPitwallSchemaVersion(*m_db) > 0;
+        m_pitwallTables = m_db->transaction([&] { return store_internal::pgPitwallSchemaVersion(*m_db); }) > 0;
     if (!m_pitwallTables)
         throw InputError(m_display + ": has no Pitwall tables yet; open it read-write to create them");
 }
@@ -94,7 +94,7 @@ int PgStore::migrate()
 {
     requireWritable();
     const bool created = store_internal::ensurePgSchema(*m_db);
-    const int version = store_internal::pgPitwallSchemaVersion(*m_db);
+    const int version = m_db->transaction([&] { return store_internal::pgPitwallSchemaVersion(*m_db); });
     if (version < latestPitwallSchemaVersion())
         throw InputError(m_display + ": Pitwall schema " + std::to_string(version) + "; this build creates schema " +
                          std::to_string(latestPitwallSchemaVersion()) +

@@ -123,7 +123,24 @@ std::optional<std::string> PqResult::optionalText(int row, int column) const
 PqConnection::PqConnection(std::string conninfo, std::string display)
     : m_conninfo(std::move(conninfo)), m_display(std::move(display))
 {
-    connect();
+    // A server that refuses connections or is starting up or shutting down may be restarting: try again for a few
+    // seconds before saying so. A wrong password, user, database or host name fails at once.
+    const double start = secondsNow();
+    for (;;) {
+        try {
+            connect();
+            return;
+        } catch (const PqError& error) {
+            const std::string text = error.what();
+            const bool transient = text.find("Connection refused") != std::string::npos ||
+                                   text.find("the database system is starting up") != std::string::npos ||
+                                   text.find("the database system is shutting down") != std::string::npos ||
+                                   text.find("server closed the connection unexpectedly") != std::string::npos;
+            if (!transient || secondsNow() - start > kConnectRetrySeconds)
+                throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    }
 }
 
 PqConnection::~PqConnection()

@@ -91,7 +91,8 @@ class PqConnection {
 public:
     // Connects with libpq's connection string or URI `conninfo` (its environment, PGPASSFILE and service files
     // apply). `display` names the database in messages (without a password). Throws PqError when the server cannot
-    // be reached or refuses the login, with libpq's reason.
+    // be reached (after kConnectRetrySeconds of refused connections: it may be restarting) or refuses the login,
+    // with libpq's reason.
     PqConnection(std::string conninfo, std::string display);
     ~PqConnection();
     PqConnection(const PqConnection&) = delete;
@@ -122,6 +123,8 @@ public:
     }
 
     static constexpr int kGiveUpMs = 120000;
+    // How long a new connection is tried while the server refuses connections or is starting or shutting down.
+    static constexpr double kConnectRetrySeconds = 10.0;
 
 private:
     class Attempt {

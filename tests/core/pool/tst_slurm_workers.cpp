@@ -197,7 +197,10 @@ void TestSlurmWorkers::workersOutliveAServerRestart()
     QCOMPARE(trials.size(), std::size_t(kTarget));
     for (const TrialRecord& trial : trials)
         QVERIFY2(trial.state == TrialState::Complete,
-                 qPrintable(QString("trial %1: %2").arg(trial.number).arg(trialStateName(trial.state).data())));
+                 qPrintable(QString("trial %1: %2 (%3)")
+                                .arg(trial.number)
+                                .arg(trialStateName(trial.state).data())
+                                .arg(QString::fromStdString(trial.systemAttrs.value(kFailReasonAttr, "")))));
 }
 
 PITWALL_TEST_MAIN(TestSlurmWorkers)
