@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 namespace pitwall {
 
@@ -148,27 +149,33 @@ void PgStore::appendMetrics(std::span<const MetricSample> samples)
     m_db->transaction([&] {
         pending.clear();
         lockCursorTables();
-        // One statement for the whole batch: the rows as parallel arrays, unnested.
-        std::string runs = "{", stages = "{", steps = "{", keys = "{", values = "{", times = "{";
+        // One COPY for the whole batch, in COPY's text format (NaN as NULL, as the SQLite backend stores it).
+        std::string rows;
+        rows.reserve(samples.size() * 48);
         std::int64_t lastRun = 0;
+        char number[32];
         for (const MetricSample& sample : samples) {
             if (sample.runId != lastRun) {
                 requireRun(sample.runId);
                 lastRun = sample.runId;
             }
-            const char* comma = runs.size() > 1 ? "," : "";
-            const auto value = PqParam(sample.value).text();
-            runs += comma + std::to_string(sample.runId);
-            stages += comma + std::to_string(nameId(sample.stage, pending));
-            steps += comma + std::to_string(sample.step);
-            keys += comma + std::to_string(nameId(sample.key, pending));
-            values += comma + (value ? *value : std::string("NULL"));
-            times += comma + *PqParam(sample.wallTime).text();
+            rows += std::to_string(sample.runId);
+            rows += '\t';
+            rows += std::to_string(nameId(sample.stage, pending));
+            rows += '\t';
+            rows += std::to_string(sample.step);
+            rows += '\t';
+            rows += std::to_string(nameId(sample.key, pending));
+            rows += '\t';
+            const PqParam value(sample.value); // NaN: NULL
+            rows += value.text() ? *value.text() : std::string("\\N");
+            rows += '\t';
+            std::snprintf(number, sizeof number, "%.17g", sample.wallTime);
+            rows += number;
+            rows += '\n';
         }
-        m_db->exec("INSERT INTO pitwall_metrics (run_id, stage_id, step, key_id, value, wall_time) SELECT * FROM "
-                   "unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[])",
-                   {runs + "}", stages + "}", steps + "}", keys + "}", values + "}", times + "}"},
-                   "adding metric rows");
+        m_db->copyIn("COPY pitwall_metrics (run_id, stage_id, step, key_id, value, wall_time) FROM STDIN", rows,
+                     "adding metric rows");
     });
     for (auto& [name, id] : pending) {
         m_nameIds.emplace(name, id);

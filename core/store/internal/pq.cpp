@@ -201,6 +201,29 @@ PqResult PqConnection::exec(std::string_view sql, const std::vector<PqParam>& pa
     return PqResult(result);
 }
 
+void PqConnection::copyIn(std::string_view sql, const std::string& rows, std::string_view what)
+{
+    if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
+        throw PqError(m_display + ": the connection to the PostgreSQL server was lost", {}, true);
+    const std::string text(sql);
+    pg_result* started = PQexec(m_conn, text.c_str());
+    if (!started || PQresultStatus(started) != PGRES_COPY_IN)
+        throwFailure(started, what);
+    PQclear(started);
+    const bool sent =
+        PQputCopyData(m_conn, rows.data(), static_cast<int>(rows.size())) == 1 && PQputCopyEnd(m_conn, nullptr) == 1;
+    // The server's answer (or the reason the data did not go through) comes as the result of the COPY.
+    pg_result* failed = nullptr;
+    while (pg_result* result = PQgetResult(m_conn)) {
+        if (PQresultStatus(result) != PGRES_COMMAND_OK && !failed)
+            failed = result;
+        else
+            PQclear(result);
+    }
+    if (failed || !sent)
+        throwFailure(failed, what);
+}
+
 void PqConnection::rollbackQuietly() noexcept
 {
     if (m_conn && PQstatus(m_conn) == CONNECTION_OK)

@@ -103,6 +103,10 @@ public:
     // Runs one statement. `what` says in words what Pitwall was doing, for messages. Throws PqError.
     PqResult exec(std::string_view sql, const std::vector<PqParam>& params = {}, std::string_view what = {});
 
+    // COPY ... FROM STDIN with `rows` in COPY's text format (tab-separated columns, \N for NULL, one line per row).
+    // Throws PqError.
+    void copyIn(std::string_view sql, const std::string& rows, std::string_view what);
+
     // Runs body inside BEGIN ... COMMIT (READ COMMITTED); on a retryable PqError the transaction is rolled back, the
     // connection reopened when it was lost, and body runs again after a short, growing pause; after kGiveUpMs
     // RuntimeError names the database and the last failure. Other exceptions roll back and propagate. body must not
