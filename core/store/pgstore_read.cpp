@@ -111,10 +111,7 @@ std::vector<StudySummary> PgStore::listStudies()
             if (const auto it = indexOf.find(interrupted.int64(row, 0)); it != indexOf.end())
                 summaries[it->second].interrupted = static_cast<int>(interrupted.int64(row, 1));
         // The best trial by core/store/besttrial.h's rule, over the COMPLETE trials' first values.
-        std::vector<BestTracker> best;
-        for (const auto& summary : summaries)
-            best.emplace_back(summary.study.directions.empty() ? StudyDirection::Minimize
-                                                               : summary.study.directions[0]);
+        std::vector<BestTracker> best = store_internal::bestTrackersFor(summaries);
         const auto firsts = m_db->exec(
             "SELECT t.study_id, t.number, v.value, v.value_type, c.value_json FROM trials t JOIN trial_values v ON "
             "v.trial_id = t.trial_id LEFT JOIN trial_system_attributes c ON c.trial_id = t.trial_id AND c.key = "
@@ -127,12 +124,8 @@ std::vector<StudySummary> PgStore::listStudies()
             store_internal::offerBestTrial(best[it->second], static_cast<int>(firsts.int64(row, 1)),
                                            valueAt(firsts, row, 2), firsts.optionalText(row, 4));
         }
-        for (std::size_t i = 0; i < summaries.size(); ++i) {
-            summaries[i].bestValue = best[i].value();
-            summaries[i].bestTrialNumber = best[i].number();
-            if (summaries[i].study.directions.size() > 1)
-                summaries[i].paretoSize = paretoFrontSize(summaries[i].study);
-        }
+        store_internal::finishSummaries(summaries, best,
+                                        [&](const StudyRecord& study) { return paretoFrontSize(study); });
         return summaries;
     });
 }

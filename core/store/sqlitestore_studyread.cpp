@@ -271,11 +271,7 @@ std::vector<StudySummary> SqliteStore::listStudies()
         }
         countTrialStates(*m_db, indexOf, summaries);
         // The best trial by core/store/besttrial.h's rule, over the COMPLETE trials' first values.
-        std::vector<BestTracker> best;
-        best.reserve(summaries.size());
-        for (const auto& summary : summaries)
-            best.emplace_back(summary.study.directions.empty() ? StudyDirection::Minimize
-                                                               : summary.study.directions[0]);
+        std::vector<BestTracker> best = store_internal::bestTrackersFor(summaries);
         auto statement = m_db->cached(
             "SELECT t.study_id, t.number, v.value, v.value_type, c.value_json FROM trials t JOIN trial_values v "
             "ON v.trial_id = t.trial_id LEFT JOIN trial_system_attributes c ON c.trial_id = t.trial_id AND "
@@ -287,12 +283,8 @@ std::vector<StudySummary> SqliteStore::listStudies()
             store_internal::offerBestTrial(best[it->second], static_cast<int>(statement.int64(1)),
                                            decodeValue(statement, 2, 3), statement.optionalText(4));
         }
-        for (std::size_t i = 0; i < summaries.size(); ++i) {
-            summaries[i].bestValue = best[i].value();
-            summaries[i].bestTrialNumber = best[i].number();
-            if (summaries[i].study.directions.size() > 1)
-                summaries[i].paretoSize = paretoFrontSize(summaries[i].study);
-        }
+        store_internal::finishSummaries(summaries, best,
+                                        [&](const StudyRecord& study) { return paretoFrontSize(study); });
         return summaries;
     });
 }

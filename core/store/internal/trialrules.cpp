@@ -89,6 +89,26 @@ void offerBestTrial(BestTracker& best, int number, double value, const std::opti
     best.offer(number, value);
 }
 
+std::vector<BestTracker> bestTrackersFor(const std::vector<StudySummary>& summaries)
+{
+    std::vector<BestTracker> best;
+    best.reserve(summaries.size());
+    for (const auto& summary : summaries)
+        best.emplace_back(summary.study.directions.empty() ? StudyDirection::Minimize : summary.study.directions[0]);
+    return best;
+}
+
+void finishSummaries(std::vector<StudySummary>& summaries, const std::vector<BestTracker>& best,
+                     const std::function<int(const StudyRecord&)>& paretoFrontSize)
+{
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        summaries[i].bestValue = best[i].value();
+        summaries[i].bestTrialNumber = best[i].number();
+        if (summaries[i].study.directions.size() > 1)
+            summaries[i].paretoSize = paretoFrontSize(summaries[i].study);
+    }
+}
+
 void requireSameParameterKind(const std::string& where, const std::string& name, const std::string& recordedJson,
                               const Distribution& distribution)
 {

@@ -34,6 +34,14 @@ void addStateCount(StudySummary& summary, std::string_view stateName, int count)
 // constraints (Optuna's JSON text; nullopt without any) make it infeasible.
 void offerBestTrial(BestTracker& best, int number, double value, const std::optional<std::string>& constraintsJson);
 
+// One best-trial tracker per summary, by its study's first direction (minimize for a study without any).
+std::vector<BestTracker> bestTrackersFor(const std::vector<StudySummary>& summaries);
+
+// Sets each summary's best trial from its tracker and, for a study with several objectives, the size of its Pareto
+// front (`paretoFrontSize`, which the backend computes from its rows).
+void finishSummaries(std::vector<StudySummary>& summaries, const std::vector<BestTracker>& best,
+                     const std::function<int(const StudyRecord&)>& paretoFrontSize);
+
 // Like Optuna: a parameter keeps its kind, log scale and choices across the trials of a study. InputError
 // "WHERE: parameter 'NAME' was recorded with OLD in this study; it cannot change to NEW" otherwise.
 void requireSameParameterKind(const std::string& where, const std::string& name, const std::string& recordedJson,
