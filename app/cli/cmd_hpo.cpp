@@ -14,6 +14,7 @@
 #include "core/search/searchsetup.h"
 #include "core/util/cancel.h"
 #include "core/util/error.h"
+#include "core/util/slurm.h"
 #include "core/util/timefmt.h"
 
 #include <sys/prctl.h>
@@ -37,6 +38,7 @@ int workerCommand(const Args& args)
             return kExitCancelled; // the pool died before the line above
     }
     installInterruptHandlers(InterruptPolicy::Worker);
+    keepChildrenOutOfSlurmWorld(); // a trial's `pitwall train` under this srun task is not a rank of a step
     const SearchSetup setup = prepareSearch(workerStudySettings(args), schemaWithWarnings());
     WorkerRun run = workerRunFromArgs(args, setup.settings);
     const std::unique_ptr<TrialRunner> runner = engine::makeTrialRunner(setup, run.loop.storeLocation, run.device);

@@ -5,6 +5,7 @@
 #include "core/config/configargs.h"
 #include "core/engine/train/experiment.h"
 #include "core/engine/train/experimentreport.h"
+#include "core/engine/train/slurmtraining.h"
 #include "core/engine/train/trainranks.h"
 #include "core/jobs/trainjob.h"
 #include "core/util/cancel.h"
@@ -33,8 +34,15 @@ int trainCommand(const Args& args)
     options.cancel = &processCancelToken();
     installInterruptHandlers(InterruptPolicy::Command);
 
-    const engine::ExperimentResult result = engine::runExperiment(config, options);
+    // Started by srun as one of several tasks: one rank of one run (only rank 0 prints the result).
+    const auto slurm = slurmTrainingTask();
+    if (slurm)
+        narrowVisibleDevicesToTask(*slurm);
+    const engine::ExperimentResult result =
+        slurm ? engine::runSlurmExperiment(config, options, *slurm) : engine::runExperiment(config, options);
     line.finish();
+    if (slurm && slurm->rank != 0)
+        return !result.seeds.empty() && result.seeds.back().train.cancelled ? kExitCancelled : kExitOk;
     if (json) {
         std::cout << engine::experimentResultJson(result).dump(2) << "\n";
     } else {

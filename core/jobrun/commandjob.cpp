@@ -5,6 +5,7 @@
 #include "core/store/jobstore.h"
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
+#include "core/util/slurm.h"
 
 #include <unistd.h>
 
@@ -119,6 +120,10 @@ int runCommandAsJob(const cmdline::Command& command, const cmdline::Args& args, 
                   << "follow it with: pitwall jobs log " << id << " --follow\n";
         return kExitOk;
     }
+
+    // `srun -n N pitwall train` is one run of N ranks: rank 0 records the job, the other tasks only train.
+    if (const auto task = slurmTrainingTask(); task && task->rank != 0 && command.jobKind == "train")
+        return command.run(args);
 
     std::error_code error;
     const bool existed = fs::exists(path, error);

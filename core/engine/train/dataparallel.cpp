@@ -2,8 +2,14 @@
 
 #include "core/util/error.h"
 
+#include "core/util/strings.h"
+
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
 
 #if defined(PITWALL_WITH_CUDA) && defined(USE_C10D_NCCL)
 #define PITWALL_WITH_NCCL 1
@@ -37,6 +43,46 @@ CollectiveBackend collectiveBackendFor(const std::string& setting, const torch::
     return !device.is_cpu() && wholeDevices && ncclBuiltIn() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo;
 }
 
+namespace {
+
+// The rendezvous store: a file all ranks share, or "tcp://HOST:PORT/PREFIX", a client of the TCP store another
+// process serves (a Slurm run's rank 0) with the group's keys under PREFIX.
+c10::intrusive_ptr<c10d::Store> rendezvousStore(const std::string& rendezvous, int worldSize,
+                                                std::chrono::milliseconds timeout)
+{
+    if (!startsWith(rendezvous, "tcp://")) {
+        auto store = c10::make_intrusive<c10d::FileStore>(rendezvous, worldSize);
+        store->setTimeout(timeout);
+        return store;
+    }
+    const std::string rest = rendezvous.substr(6);
+    const std::size_t colon = rest.rfind(':', rest.find('/'));
+    const std::size_t slash = rest.find('/');
+    const auto port = colon == std::string::npos ? std::nullopt : parseInteger(rest.substr(colon + 1, slash - colon - 1));
+    if (!port || slash == std::string::npos)
+        throw RuntimeError("the rendezvous '" + rendezvous + "' is not tcp://HOST:PORT/PREFIX");
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<std::uint16_t>(*port);
+    options.isServer = false;
+    options.waitWorkers = false;
+    options.timeout = timeout;
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(rest.substr(0, colon), options);
+    return c10::make_intrusive<c10d::PrefixStore>(rest.substr(slash + 1), tcp);
+}
+
+// Gloo's network device: loopback for ranks of one machine (a file rendezvous); across machines the interface
+// GLOO_SOCKET_IFNAME names, else the address this host's name resolves to.
+std::shared_ptr<::gloo::transport::Device> glooDevice(const std::string& rendezvous)
+{
+    if (!startsWith(rendezvous, "tcp://"))
+        return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+    if (const char* name = std::getenv("GLOO_SOCKET_IFNAME"); name && *name)
+        return c10d::ProcessGroupGloo::createDeviceForInterface(name);
+    return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+} // namespace
+
 // The c10d group of one backend; every collective waits for its work to finish.
 struct DataParallel::Group {
     c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
@@ -61,8 +107,7 @@ DataParallel::DataParallel(int rank, int worldSize, const std::string& rendezvou
     : m_rank(rank), m_worldSize(worldSize), m_backend(backend), m_device(device), m_group(std::make_unique<Group>())
 {
     try {
-        auto store = c10::make_intrusive<c10d::FileStore>(rendezvousFile, worldSize);
-        store->setTimeout(timeout);
+        auto store = rendezvousStore(rendezvousFile, worldSize, timeout);
         if (backend == CollectiveBackend::Nccl) {
 #ifdef PITWALL_WITH_NCCL
             auto options = c10d::ProcessGroupNCCL::Options::create();
@@ -74,7 +119,7 @@ DataParallel::DataParallel(int rank, int worldSize, const std::string& rendezvou
         } else {
             auto options = c10d::ProcessGroupGloo::Options::create();
             options->timeout = timeout;
-            options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+            options->devices.push_back(glooDevice(rendezvousFile));
             m_group->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, worldSize, options);
         }
     } catch (const std::exception& e) {

@@ -25,7 +25,8 @@ bool ncclBuiltIn();
 
 class DataParallel {
 public:
-    // Joins the group through a rendezvous file shared by all ranks (created by the first one). Throws
+    // Joins the group through a rendezvous file shared by all ranks (created by the first one), or through
+    // "tcp://HOST:PORT/PREFIX", a TCP store that another process serves (keys under PREFIX). Throws
     // RuntimeError when the other ranks do not arrive within `timeout`. With NCCL the tensors handed in live
     // on `device`.
     DataParallel(int rank, int worldSize, const std::string& rendezvousFile, std::chrono::milliseconds timeout,

@@ -305,7 +305,9 @@ ExperimentResult runExperiment(const ResolvedConfig& config, const ExperimentOpt
         request.progress = [&](const TrainProgress& p) { reportTrainProgress(seedReporter, seed, p); };
         try {
             SeedResult seedResult{seed, trial.number, checkpoints.string(),
-                                  devices.size() > 1 ? trainDataParallel(request, devices) : train(request)};
+                                  options.trainSeed         ? options.trainSeed(request)
+                                  : devices.size() > 1 ? trainDataParallel(request, devices)
+                                                       : train(request)};
             const bool cancelled = finishSeedTrial(*store, trial, seedResult.train, options.reporter);
             result.seeds.push_back(std::move(seedResult));
             if (cancelled)

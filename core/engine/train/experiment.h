@@ -24,6 +24,9 @@ struct ExperimentOptions {
     // done of the stage's steps (label "seed S STAGE", detail "epoch E/N loss L  F samples/s"; trainProgressReport).
     ProgressReporter reporter;
     const CancelToken* cancel = nullptr; // checked between steps
+    // Trains one seed's request instead of train() (or trainDataParallel over the config's logical devices): how a
+    // Slurm run's rank 0 hands each seed to the other ranks (slurmtraining.h).
+    std::function<TrainResult(const TrainRequest&)> trainSeed;
 };
 
 struct SeedResult {

@@ -9,6 +9,7 @@
 #include "core/store/store.h"
 #include "tests/support/components.h"
 #include "tests/support/postgres.h"
+#include "tests/support/slurmcluster.h"
 #include "tests/support/testpaths.h"
 
 #include <QFile>
@@ -25,7 +26,6 @@ class TestSlurmWorkers : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
-    void cleanupTestCase();
     void srunWorkersReachTheTargetAfterATaskIsKilled();
     void workersOutliveAServerRestart();
 
@@ -35,8 +35,7 @@ private:
 
     test::PostgresServer m_server;
     QTemporaryDir m_dir;
-    QString m_cluster;
-    QString m_slurmConf;
+    test::SlurmCluster m_cluster;
 };
 
 void TestSlurmWorkers::initTestCase()
@@ -44,24 +43,7 @@ void TestSlurmWorkers::initTestCase()
     QVERIFY(m_dir.isValid());
     if (const QString why = m_server.start(); !why.isEmpty())
         PITWALL_FAIL_MISSING("postgresql", why);
-    m_cluster = m_dir.filePath("cluster");
-    QProcess start;
-    start.start("bash", {test::sourcePath("/tests/support/slurm_cluster.sh"), "start", m_cluster});
-    QVERIFY(start.waitForFinished(120000));
-    const QString out = QString::fromUtf8(start.readAllStandardOutput()).trimmed();
-    const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
-    if (start.exitCode() == 3 && err.contains("needs root"))
-        PITWALL_SKIP_OPTIONAL("slurmd starts tasks as their user, which needs root; this test runs as another user");
-    if (start.exitCode() == 3)
-        PITWALL_FAIL_MISSING("slurmctld slurmd slurm-client munge", err);
-    QVERIFY2(start.exitCode() == 0 && out.startsWith("SLURM_CONF="), qPrintable(out + "\n" + err));
-    m_slurmConf = out.mid(int(std::strlen("SLURM_CONF=")));
-}
-
-void TestSlurmWorkers::cleanupTestCase()
-{
-    if (!m_cluster.isEmpty())
-        QProcess::execute("bash", {test::sourcePath("/tests/support/slurm_cluster.sh"), "stop", m_cluster});
+    PITWALL_START_SLURM(m_cluster, m_dir.filePath("cluster"));
 }
 
 std::int64_t TestSlurmWorkers::makeStudy(Store& store, const std::string& name, int target, double seconds)
@@ -100,9 +82,7 @@ void TestSlurmWorkers::srunWorkersReachTheTargetAfterATaskIsKilled()
     const auto study = makeStudy(*store, "slurm-search", kTarget, 1.0);
 
     QProcess srun;
-    auto environment = QProcessEnvironment::systemEnvironment();
-    environment.insert("SLURM_CONF", m_slurmConf);
-    srun.setProcessEnvironment(environment);
+    srun.setProcessEnvironment(m_cluster.environment());
     srun.setProcessChannelMode(QProcess::MergedChannels);
     srun.setWorkingDirectory(m_dir.path());
     // -O (--overcommit): four tasks on a node of two CPUs, as on a test machine.
