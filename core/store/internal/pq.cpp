@@ -123,8 +123,9 @@ std::optional<std::string> PqResult::optionalText(int row, int column) const
 PqConnection::PqConnection(std::string conninfo, std::string display)
     : m_conninfo(std::move(conninfo)), m_display(std::move(display))
 {
-    // A server that refuses connections or is starting up or shutting down may be restarting: try again for a few
-    // seconds before saying so. A wrong password, user, database or host name fails at once.
+    // A server that refuses connections may be restarting: try again for a few seconds before saying so. A server
+    // that answers that it is starting up, recovering or shutting down is restarting: try again as long as a
+    // transaction would. A wrong password, user, database or host name fails at once.
     const double start = secondsNow();
     for (;;) {
         try {
@@ -132,11 +133,14 @@ PqConnection::PqConnection(std::string conninfo, std::string display)
             return;
         } catch (const PqError& error) {
             const std::string text = error.what();
-            const bool transient = text.find("Connection refused") != std::string::npos ||
-                                   text.find("the database system is starting up") != std::string::npos ||
-                                   text.find("the database system is shutting down") != std::string::npos ||
-                                   text.find("server closed the connection unexpectedly") != std::string::npos;
-            if (!transient || secondsNow() - start > kConnectRetrySeconds)
+            const auto says = [&](const char* words) { return text.find(words) != std::string::npos; };
+            const bool restarting = says("the database system is starting up") ||
+                                    says("the database system is not yet accepting connections") ||
+                                    says("the database system is in recovery mode") ||
+                                    says("the database system is shutting down");
+            const bool refused = says("Connection refused") || says("server closed the connection unexpectedly");
+            const double waited = secondsNow() - start;
+            if (!(restarting && waited * 1000 < kGiveUpMs) && !(refused && waited < kConnectRetrySeconds))
                 throw;
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }

@@ -91,8 +91,8 @@ class PqConnection {
 public:
     // Connects with libpq's connection string or URI `conninfo` (its environment, PGPASSFILE and service files
     // apply). `display` names the database in messages (without a password). Throws PqError when the server cannot
-    // be reached (after kConnectRetrySeconds of refused connections: it may be restarting) or refuses the login,
-    // with libpq's reason.
+    // be reached (after kConnectRetrySeconds of refused connections: it may be restarting; after kGiveUpMs of
+    // "starting up", "not yet accepting connections" or "shutting down") or refuses the login, with libpq's reason.
     PqConnection(std::string conninfo, std::string display);
     ~PqConnection();
     PqConnection(const PqConnection&) = delete;
