@@ -113,6 +113,9 @@ std::string jobDetailsText(const JobRecord& j, double now)
                      j.spec.contains("argv") ? join(j.spec["argv"].get<std::vector<std::string>>(), " ").c_str() : "?");
     text += stringPrintf("  in        %s\n", j.spec.value("cwd", std::string("?")).c_str());
     text += stringPrintf("  process   %s pid %lld\n", j.host.c_str(), static_cast<long long>(j.pid));
+    if (const auto slurm = j.spec.find("slurm_job"); slurm != j.spec.end() && slurm->is_string())
+        text += stringPrintf("  workers   slurm job %s (scontrol show job %s)\n", slurm->get<std::string>().c_str(),
+                             slurm->get<std::string>().c_str());
     text += stringPrintf("  created   %s\n", formatTimestamp(j.createTime).c_str());
     if (j.startTime)
         text += stringPrintf("  started   %s (%s)\n", formatTimestamp(*j.startTime).c_str(),

@@ -214,8 +214,13 @@ int runChildJob(const std::string& storeLocation, const std::string& kind, const
 
 void reportJobDevices(const std::string& storeLocation, const std::vector<std::string>& devices)
 {
+    reportJobField(storeLocation, "devices", devices);
+}
+
+void reportJobField(const std::string& storeLocation, const std::string& key, const Json& value)
+{
     if (const auto id = currentJobId())
-        JobStore(storeLocation).setSpecField(*id, "devices", devices);
+        JobStore(storeLocation).setSpecField(*id, key, value);
 }
 
 } // namespace pitwall

@@ -71,5 +71,8 @@ void reportJobProgress(double fraction, const std::string& message);
 // Records in the current job's spec (field "devices") the logical devices its work runs on, e.g.
 // "cpu:0.1 (cores 1, 1 thread)", so that front ends can show where a job runs. A no-op without a job.
 void reportJobDevices(const std::string& storeLocation, const std::vector<std::string>& devices);
+// Records one field of the current job's spec that its work learns as it starts (e.g. "slurm_job": the Slurm job
+// of a search's workers). A no-op without a job.
+void reportJobField(const std::string& storeLocation, const std::string& key, const Json& value);
 
 } // namespace pitwall

@@ -122,6 +122,8 @@ std::vector<std::string> HpoJob::toArgs() const
     addOption(words, "backend", backend);
     addOption(words, "heartbeat-interval", heartbeatIntervalSeconds);
     addOption(words, "heartbeat-grace", heartbeatGraceSeconds);
+    addOption(words, "launcher", launcher);
+    addOption(words, "slurm-args", slurmArgs);
     addOption(words, "db", database);
     if (confirmResume)
         words.push_back("--yes");
@@ -158,6 +160,13 @@ HpoJob HpoJob::fromArgs(const cmdline::Args& args)
     job.backend = args.value("backend");
     job.heartbeatIntervalSeconds = seconds(args, "heartbeat-interval");
     job.heartbeatGraceSeconds = seconds(args, "heartbeat-grace");
+    job.launcher = args.value("launcher");
+    if (job.launcher && *job.launcher != "local" && *job.launcher != "slurm")
+        throw InputError::forOption("launcher", "--launcher is local (workers on this machine) or slurm (the "
+                                                "workers as one Slurm job), not '" + *job.launcher + "'");
+    job.slurmArgs = args.value("slurm-args");
+    if (job.slurmArgs && job.launcher != "slurm")
+        throw InputError::forOption("slurm-args", "--slurm-args are sbatch options for --launcher slurm");
     job.database = args.value("db");
     job.confirmResume = args.flag("yes");
     if (job.confirmResume && !job.resume)
@@ -181,7 +190,13 @@ std::vector<cmdline::OptionSpec> HpoJob::optionSpecs()
          "SPX, DPX, QPX or CPX: logical devices, one worker each (default: the config's); auto: the mode a stored "
          "measurement of this config on this machine recommends, measured first when there is none (pitwall bench "
          "partitions --recommend)"},
-        {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"}};
+        {"backend", "NAME", "auto, cpu, cuda or hip (default: the config's device.backend, else auto)"},
+        {"launcher", "NAME",
+         "local: one worker per logical device on this machine (default); slurm: the workers as one Slurm job "
+         "(sbatch, one task per logical device; stopping the search cancels it)"},
+        {"slurm-args", "TEXT",
+         "more sbatch options for --launcher slurm, e.g. \"--partition=gpu --ntasks=32 --gpus-per-task=1\" "
+         "(they override Pitwall's --ntasks)"}};
     const std::vector<cmdline::OptionSpec> search{
         {"study", "NAME", "study name (default: <experiment.name>-hpo, or hpo for a command)"},
         {"command", "TEXT", "external command template run per trial instead of the built-in trainer"},

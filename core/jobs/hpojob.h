@@ -39,6 +39,8 @@ struct HpoJob {
     std::optional<std::string> partition; // as given (checked when the search is set up)
     std::optional<std::string> backend;
     std::optional<double> heartbeatIntervalSeconds, heartbeatGraceSeconds; // > 0
+    std::optional<std::string> launcher;  // --launcher: "local" or "slurm" (checked here)
+    std::optional<std::string> slurmArgs; // --slurm-args TEXT: sbatch options, only with --launcher slurm
     std::optional<std::string> database;                                   // --db
     bool confirmResume = false; // --yes: with --resume, run the stored command and folders even when they are not
                                 // ones this user started or confirmed here (core/search/resumereview.h)

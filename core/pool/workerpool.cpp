@@ -29,12 +29,6 @@ constexpr double kCpuSampleSeconds = 2.0;
 // A longer gap between two polls means the pool itself was stopped or asleep: the no-progress clock restarts.
 constexpr double kPoolSuspendedSeconds = 10.0;
 
-std::string firstLine(const std::string& text)
-{
-    const auto nl = text.find('\n');
-    return nl == std::string::npos ? text : text.substr(0, nl) + " ...";
-}
-
 std::string workerIdOf(const TrialRecord& t)
 {
     const auto w = t.systemAttrs.find(kWorkerAttr);
@@ -117,7 +111,7 @@ void WorkerPool::start()
     if (const auto settings = readHpoSettings(study))
         m_trialTimeout = settings->trialTimeoutSeconds;
     for (const TrialRecord& t : m_store->trials(m_studyId))
-        m_known[t.number] = t.state;
+        m_changes.seen(t.number, t.state);
     std::filesystem::create_directories(m_options.logDir.empty() ? "." : m_options.logDir);
     m_cpuBefore = readCpuTimes();
     m_lastCpuSample = nowSeconds();
@@ -186,7 +180,7 @@ void WorkerPool::reap(Slot& slot, const std::vector<TrialRecord>& trials,
         if (failTrial(*m_store, t, reason, m_stopping ? FailKind::Interrupted : FailKind::TrialFault, code) && onEvent)
             onEvent({PoolEventKind::TrialFinished, slot.device.id, t.number,
                      "trial " + std::to_string(t.number) + " FAIL: " + firstLine(reason)});
-        m_known[t.number] = TrialState::Fail;
+        m_changes.seen(t.number, TrialState::Fail);
     }
     if (clean || cancelledExit) {
         slot.startFailures = 0;
@@ -216,46 +210,6 @@ void WorkerPool::reap(Slot& slot, const std::vector<TrialRecord>& trials,
     }
 }
 
-void WorkerPool::reportTrialChanges(const std::vector<TrialRecord>& trials,
-                                    const std::function<void(const PoolEvent&)>& onEvent)
-{
-    for (const TrialRecord& t : trials) {
-        const auto known = m_known.find(t.number);
-        if (known != m_known.end() && known->second == t.state)
-            continue;
-        m_known[t.number] = t.state;
-        if (!onEvent)
-            continue;
-        std::string device;
-        if (const auto w = t.systemAttrs.find(kWorkerAttr); w != t.systemAttrs.end() && w->is_object())
-            device = w->value("device", std::string());
-        const std::string trial = "trial " + std::to_string(t.number);
-        if (t.state == TrialState::Running) {
-            Json params = Json::object();
-            for (const TrialParam& p : t.params)
-                params[p.name] = p.value();
-            onEvent({PoolEventKind::TrialStarted, device, t.number,
-                     trial + " started" + (device.empty() ? "" : " on " + device) + ": " + params.dump()});
-        } else if (t.state == TrialState::Complete || t.state == TrialState::Pruned) {
-            std::string text = trial + " " + std::string(trialStateName(t.state));
-            std::vector<std::string> values;
-            for (double v : t.values)
-                values.push_back(formatDouble(v));
-            if (!values.empty())
-                text += (values.size() == 1 ? " value " : " values ") + join(values, ", ");
-            if (t.state == TrialState::Pruned && !t.intermediateValues.empty())
-                text += " at step " + std::to_string(t.intermediateValues.rbegin()->first);
-            onEvent({PoolEventKind::TrialFinished, device, t.number, text});
-        } else if (t.state == TrialState::Fail) {
-            const auto reason = t.systemAttrs.find(kFailReasonAttr);
-            onEvent({PoolEventKind::TrialFinished, device, t.number,
-                     trial + " FAIL" +
-                         (reason != t.systemAttrs.end() && reason->is_string()
-                              ? ": " + firstLine(reason->get<std::string>())
-                              : std::string())});
-        }
-    }
-}
 
 void WorkerPool::sampleCpu(const std::function<void(const PoolEvent&)>& onEvent)
 {
@@ -336,7 +290,7 @@ void WorkerPool::watchTrials(const std::vector<TrialRecord>& trials,
             if (!failTrial(*m_store, t, reason, FailKind::TrialFault))
                 continue; // its worker finished it meanwhile
             const std::string trial = "trial " + std::to_string(t.number);
-            m_known[t.number] = TrialState::Fail;
+            m_changes.seen(t.number, TrialState::Fail);
             if (onEvent)
                 onEvent({PoolEventKind::HungTrial, slot->device.id, t.number, trial + " FAIL: " + reason});
             stopHungWorker(*slot, trial + " " + reason.substr(0, reason.find(';')));
@@ -387,7 +341,7 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
     if (watchDue) {
         m_lastStaleCheck = now;
         for (const StaleTrial& s : failStaleTrials(*m_store, m_studyId, m_options.heartbeatGraceSeconds)) {
-            m_known[s.number] = TrialState::Fail;
+            m_changes.seen(s.number, TrialState::Fail);
             if (onEvent)
                 onEvent({PoolEventKind::StaleTrial, "", s.number,
                          "trial " + std::to_string(s.number) + " FAIL: " + s.reason});
@@ -398,7 +352,7 @@ PoolStatus WorkerPool::poll(const std::function<void(const PoolEvent&)>& onEvent
         watchTrials(trials, onEvent);
         trials = m_store->trials(m_studyId);
     }
-    reportTrialChanges(trials, onEvent);
+    m_changes.report(trials, onEvent);
 
     PoolStatus status;
     status.counts = countTrials(trials, m_directions);

@@ -38,6 +38,8 @@
 
 #include "core/devices/devices.h"
 #include "core/pool/cpuload.h"
+#include "core/pool/poolevents.h"
+#include "core/pool/trialchanges.h"
 #include "core/pool/trialstate.h"
 #include "core/util/cancel.h"
 
@@ -74,37 +76,6 @@ struct WorkerPoolOptions {
     ParentExit parentExit = ParentExit::StopWorkers;
 };
 
-enum class PoolEventKind {
-    WorkerStarted,
-    WorkerExited,  // cleanly: the study has its trials, or the worker's limit
-    WorkerCrashed, // non-zero exit or signal; its trial (if any) failed with the reason
-    WorkerGaveUp,  // a device whose worker keeps failing before running a trial
-    TrialStarted,
-    TrialFinished, // COMPLETE, PRUNED or FAIL (message says which, with the value or reason)
-    StaleTrial,    // a trial failed because its worker vanished
-    HungTrial,     // the watchdog failed a trial (--trial-timeout, or no progress) and is stopping its worker
-    HostBound,     // warning: the CPU is saturated
-    Error,         // the pool stops (bad input in a worker)
-};
-
-struct PoolEvent {
-    PoolEventKind kind = PoolEventKind::WorkerStarted;
-    std::string device;       // logical device id, when about a worker
-    std::optional<int> trial; // trial number, when about a trial
-    std::string message;      // one line for people (a fail reason may add lines)
-};
-
-struct PoolStatus {
-    StudyCounts counts;
-    int target = 0;
-    int pending = 0; // trials still to start: target - counted, at least 0
-    int workersAlive = 0;
-    std::optional<double> cpuBusyFraction; // over the workers' cores, last sample
-    bool stopping = false;
-    bool finished = false;
-    std::string error; // set when the pool stopped because of an Error event or gave up on every device
-};
-
 class WorkerPool {
 public:
     explicit WorkerPool(WorkerPoolOptions options);
@@ -132,8 +103,6 @@ private:
     struct Slot;
     void startWorker(Slot& slot, const std::function<void(const PoolEvent&)>& onEvent);
     void reap(Slot& slot, const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
-    void reportTrialChanges(const std::vector<TrialRecord>& trials,
-                            const std::function<void(const PoolEvent&)>& onEvent);
     void sampleCpu(const std::function<void(const PoolEvent&)>& onEvent);
     void watchTrials(const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
     std::string hungReason(const Slot& slot, const TrialRecord& trial, double now) const;
@@ -144,7 +113,7 @@ private:
     std::int64_t m_studyId = 0;
     std::vector<StudyDirection> m_directions{StudyDirection::Minimize};
     std::vector<std::unique_ptr<Slot>> m_slots;
-    std::map<int, TrialState> m_known; // trial number -> last state seen
+    TrialChanges m_changes;
     bool m_started = false, m_stopping = false, m_finished = false;
     double m_stopSentAt = 0, m_lastStaleCheck = 0, m_lastCpuSample = 0, m_busySince = -1;
     bool m_warnedHostBound = false;

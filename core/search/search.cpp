@@ -7,6 +7,7 @@
 #include "core/jobrun/jobsession.h"
 #include "core/jobs/hpojob.h"
 #include "core/pool/objectives.h"
+#include "core/pool/slurmlauncher.h"
 #include "core/pool/workerpool.h"
 #include "core/search/partitionauto.h"
 #include "core/search/resumereview.h"
@@ -255,7 +256,35 @@ std::optional<int> epochsPerTrial(const SearchSetup& setup)
 
 constexpr double kWorkerStopMarginSeconds = 20.0;
 
-// Runs the pool when trials remain (or run); returns its status.
+// The workers as one Slurm job (--launcher slurm): each task one worker that binds to what Slurm gives it and fails
+// other tasks' trials whose heartbeat stopped; the job is followed, and cancelled with the search.
+PoolStatus runSlurmWorkers(const SearchSpec& spec, const Prepared& p, std::vector<std::string> workerCommand,
+                           CancelToken& cancel, const ProgressReporter& reporter,
+                           const std::function<void(const PoolEvent&)>& onEvent,
+                           const std::function<void(const PoolStatus&)>& onStatus)
+{
+    workerCommand.push_back("--heartbeat-grace");
+    workerCommand.push_back(formatDouble(spec.heartbeatGraceSeconds));
+    SlurmLaunchOptions options;
+    options.storeLocation = spec.storeLocation;
+    options.studyName = p.studyName;
+    options.workerCommand = std::move(workerCommand);
+    options.tasks = static_cast<int>(p.devices.size());
+    options.slurmArgs = spec.slurmArgs;
+    options.logDir = p.settings.logDir;
+    options.cancelWaitSeconds = p.settings.termGraceSeconds + kWorkerStopMarginSeconds + 60;
+    SlurmLauncher launcher(options);
+    return launcher.run(
+        &cancel,
+        [&](const std::string& job) {
+            reportJobField(spec.storeLocation, "slurm_job", job);
+            reporter.message("workers: slurm job " + job + " (cancelled when the search stops), its output in " +
+                             launcher.logFile());
+        },
+        onEvent, onStatus);
+}
+
+// Runs the pool (or the Slurm job) when trials remain (or run); returns its status.
 PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, bool running, CancelToken& cancel,
                    const ProgressReporter& reporter, const std::function<void(const std::string&)>& note)
 {
@@ -275,40 +304,42 @@ PoolStatus runPool(const SearchSpec& spec, const Prepared& p, int remaining, boo
     for (const LogicalDevice& d : p.devices)
         deviceNames.push_back(d.id + " (" + p.settings.partition + ", " + std::to_string(d.threads) + " thread" +
                               (d.threads == 1 ? ")" : "s)"));
-    reportJobDevices(spec.storeLocation, deviceNames);
+    if (!spec.slurm)
+        reportJobDevices(spec.storeLocation, deviceNames);
     pool.logDir = p.settings.logDir;
     pool.heartbeatGraceSeconds = spec.heartbeatGraceSeconds;
     // A stopping worker may be waiting out its command's term grace: SIGKILL only after that (and a margin).
     pool.stopTimeoutSeconds = p.settings.termGraceSeconds + kWorkerStopMarginSeconds;
     reporter.message("study '" + printable(p.studyName) + "' in " + printable(spec.storeLocation) + ": " +
                      std::to_string(p.settings.targetTrials) + " trials on " + std::to_string(p.devices.size()) + " " +
-                     p.settings.backend + " worker(s) (" + p.settings.partition + "), logs in " +
-                     printable(p.settings.logDir));
+                     (spec.slurm ? std::string("Slurm task(s) (--ntasks, unless --slurm-args say otherwise)")
+                                 : p.settings.backend + " worker(s) (" + p.settings.partition + ")") +
+                     ", logs in " + printable(p.settings.logDir));
     if (remaining <= 0 && !running) {
         reporter.message("the study already has its " + std::to_string(p.settings.targetTrials) + " trials");
         return {};
     }
     const std::optional<int> epochs = epochsPerTrial(*p.setup);
-    WorkerPool workers(pool);
-    const PoolStatus status = workers.run(
-        &cancel,
-        [&](const PoolEvent& e) {
-            if (e.kind == PoolEventKind::HostBound)
-                note(e.message);
-            else if (e.kind != PoolEventKind::WorkerStarted && e.kind != PoolEventKind::WorkerExited)
-                reporter.message(e.message);
-        },
-        [&](const PoolStatus& s) {
-            // By epochs when a trial's are known: a finished trial counts all of its epochs (a pruned one ended early),
-            // a running one those it trained, so the bar moves before the first trial ends.
-            const double target = std::max(1, s.target);
-            const double done =
-                epochs ? std::min<double>(target * *epochs, static_cast<double>(s.counts.finished()) * *epochs +
-                                                                static_cast<double>(s.counts.runningEpochs)) /
-                             *epochs
-                       : s.counts.finished();
-            reporter.progress({"trials", done, target, searchProgressDetail(s, epochs)});
-        });
+    const auto onEvent = [&](const PoolEvent& e) {
+        if (e.kind == PoolEventKind::HostBound)
+            note(e.message);
+        else if (e.kind != PoolEventKind::WorkerStarted && e.kind != PoolEventKind::WorkerExited)
+            reporter.message(e.message);
+    };
+    const auto onStatus = [&](const PoolStatus& s) {
+        // By epochs when a trial's are known: a finished trial counts all of its epochs (a pruned one ended early),
+        // a running one those it trained, so the bar moves before the first trial ends.
+        const double target = std::max(1, s.target);
+        const double done = epochs ? std::min<double>(target * *epochs, static_cast<double>(s.counts.finished()) *
+                                                                                *epochs +
+                                                                            static_cast<double>(s.counts.runningEpochs)) /
+                                         *epochs
+                                   : s.counts.finished();
+        reporter.progress({"trials", done, target, searchProgressDetail(s, epochs)});
+    };
+    const PoolStatus status = spec.slurm
+                                  ? runSlurmWorkers(spec, p, pool.workerCommand, cancel, reporter, onEvent, onStatus)
+                                  : WorkerPool(pool).run(&cancel, onEvent, onStatus);
     reporter.phaseDone();
     return status;
 }
@@ -411,7 +442,7 @@ SearchResult runSearch(const SearchSpec& spec, CancelToken& cancel, const Progre
     result.setup = std::move(*p.setup);
     result.settings = p.settings;
     result.studyName = p.studyName;
-    result.workers = p.devices.size();
+    result.workers = spec.slurm ? static_cast<std::size_t>(status.mostWorkers) : p.devices.size();
     result.bestParamsPath = p.bestParamsPath;
     return result;
 }

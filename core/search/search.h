@@ -41,6 +41,8 @@ struct SearchSpec {
     std::optional<int> finalEpochs;         // a final comparison follows (checked here: built-in trainer only)
     double heartbeatIntervalSeconds = 5.0;
     double heartbeatGraceSeconds = 60.0;
+    bool slurm = false;                 // --launcher slurm: the workers as one Slurm job (core/pool/slurmlauncher.h)
+    std::vector<std::string> slurmArgs; // --slurm-args, split into words
     // The built-in trainer's dataset folder (engine::ensureDataset), prepared once before the workers start;
     // empty: no preparation.
     std::function<std::string(const ResolvedConfig&, const ProgressReporter&)> prepareData;

@@ -1,6 +1,8 @@
 #include "core/search/searchargs.h"
 
 #include "core/config/configargs.h"
+#include "core/devices/toolrunner.h"
+#include "core/pool/commandline.h"
 #include "core/pool/objectives.h"
 #include "core/store/store.h"
 #include "core/util/error.h"
@@ -78,6 +80,17 @@ SearchSpec searchSpecFromJob(const HpoJob& job)
     spec.partition = job.partition;
     spec.backend = job.backend;
     spec.heartbeatGraceSeconds = job.heartbeatGraceSeconds.value_or(60.0);
+    spec.slurm = job.launcher == "slurm";
+    if (spec.slurm && !findOnPath("sbatch"))
+        throw InputError::forOption("launcher", "--launcher slurm: sbatch is not on PATH (install Slurm's client "
+                                                "tools, or start the search where they are)");
+    if (job.slurmArgs) {
+        try {
+            spec.slurmArgs = splitCommandLine(*job.slurmArgs);
+        } catch (const InputError& e) {
+            throw InputError::forOption("slurm-args", std::string("--slurm-args: ") + e.what());
+        }
+    }
     // The pool fails a trial whose live worker has not beaten for the grace period (workerpool.h's watchdog): a
     // worker beats at least four times in it unless --heartbeat-interval says otherwise, and twice at the least.
     spec.heartbeatIntervalSeconds =

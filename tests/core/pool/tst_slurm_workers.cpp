@@ -3,9 +3,11 @@
 // study's target; one task killed mid-trial fails that trial as interrupted ("worker vanished") once its heartbeat
 // is older than --heartbeat-grace (1 s here: the 11 trials left take at least 3.7 s), the others run one in its
 // place, and every trial names the Slurm task that ran it. And workers that outlive a restart of the server in the
-// middle of a search.
+// middle of a search. And `pitwall hpo --launcher slurm`: the workers as one Slurm job that the search follows, and
+// cancels when the search is stopped.
 #include "core/pool/hposettings.h"
 #include "core/pool/trialstate.h"
+#include "core/store/jobstore.h"
 #include "core/store/store.h"
 #include "tests/support/components.h"
 #include "tests/support/postgres.h"
@@ -22,14 +24,30 @@
 
 using namespace pitwall;
 
+namespace {
+bool writeFile(const QString& path, const QByteArray& text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+} // namespace
+
 class TestSlurmWorkers : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
     void srunWorkersReachTheTargetAfterATaskIsKilled();
     void workersOutliveAServerRestart();
+    void hpoLauncherSlurmReachesTheTarget();
+    void stoppingTheSearchCancelsTheSlurmJob();
+    void badLauncherInputIsRefused();
 
 private:
+    // `pitwall hpo` of `script` (x in [-5, 5]) with SQLite file `db` under m_dir and `more`; not yet started.
+    std::unique_ptr<QProcess> hpo(const QString& db, const QString& script, const QStringList& more);
+    // What `scontrol show job -o ID` says of the job's state.
+    QString slurmJobState(const QString& id);
+
     // A study on `database` with pitwall hpo's settings: `target` trials of a command that takes `seconds`.
     std::int64_t makeStudy(Store& store, const std::string& name, int target, double seconds);
 
@@ -181,6 +199,129 @@ void TestSlurmWorkers::workersOutliveAServerRestart()
                                 .arg(trial.number)
                                 .arg(trialStateName(trial.state).data())
                                 .arg(QString::fromStdString(trial.systemAttrs.value(kFailReasonAttr, "")))));
+}
+
+std::unique_ptr<QProcess> TestSlurmWorkers::hpo(const QString& db, const QString& script, const QStringList& more)
+{
+    const QString space = m_dir.filePath("launcher-space.yaml");
+    if (!writeFile(space, "x: {type: uniform, min: -5, max: 5}\n"))
+        return nullptr;
+    auto process = std::make_unique<QProcess>();
+    process->setProcessEnvironment(m_cluster.environment());
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    process->setWorkingDirectory(m_dir.path());
+    process->setProgram(test::cliPath());
+    process->setArguments(QStringList{"hpo", "--db", m_dir.filePath(db), "--command", "python3 " + script + " {x}",
+                                      "--space", space} +
+                          more);
+    return process;
+}
+
+QString TestSlurmWorkers::slurmJobState(const QString& id)
+{
+    QProcess scontrol;
+    scontrol.setProcessEnvironment(m_cluster.environment());
+    scontrol.start("scontrol", {"show", "job", "-o", id});
+    scontrol.waitForFinished(30000);
+    const QString out = QString::fromUtf8(scontrol.readAllStandardOutput());
+    const int at = out.indexOf("JobState=");
+    return at < 0 ? QString() : out.mid(at + 9).section(' ', 0, 0);
+}
+
+void TestSlurmWorkers::hpoLauncherSlurmReachesTheTarget()
+{
+    const QString script = m_dir.filePath("quick.py");
+    QVERIFY(writeFile(script, "import json, sys, time\ntime.sleep(0.3)\n"
+                              "print(json.dumps({'objective': (float(sys.argv[1]) - 1) ** 2}))\n"));
+    // --ntasks in --slurm-args wins over Pitwall's one task per logical device.
+    auto search = hpo("launcher.db", script, {"--trials", "9", "--launcher", "slurm", "--slurm-args", "-O --ntasks=3"});
+    search->start();
+    QVERIFY(search->waitForFinished(240000));
+    const QString out = QString::fromUtf8(search->readAll());
+    QVERIFY2(search->exitCode() == 0, qPrintable(out));
+    QVERIFY2(out.contains("RUNNING: 3 task(s)") && out.contains("on 3 worker(s)"), qPrintable(out));
+
+    auto store = openStore(m_dir.filePath("launcher.db").toStdString(), OpenMode::ReadOnly);
+    const auto trials = store->trials(store->requireStudy("hpo").id);
+    QCOMPARE(trials.size(), std::size_t(9));
+    std::set<std::string> tasks;
+    for (const TrialRecord& trial : trials) {
+        QCOMPARE(trial.state, TrialState::Complete);
+        const std::string worker = trial.systemAttrs.value(kWorkerAttr, Json::object()).value("id", "");
+        QVERIFY2(worker.find(" of 3)") != std::string::npos, worker.c_str());
+        tasks.insert(worker.substr(worker.find(" task ")));
+    }
+    QVERIFY2(tasks.size() >= 2, "the trials ran in one task only");
+    // The search's job records its Slurm job, which ran to its end.
+    const auto jobs = JobStore(m_dir.filePath("launcher.db").toStdString(), OpenMode::ReadOnly).jobs(true);
+    QCOMPARE(jobs.size(), std::size_t(1));
+    const QString slurmJob = QString::fromStdString(jobs[0].spec.value("slurm_job", ""));
+    QVERIFY2(!slurmJob.isEmpty(), jobs[0].spec.dump().c_str());
+    QVERIFY2(out.contains("slurm job " + slurmJob + ": COMPLETED"), qPrintable(out));
+    QCOMPARE(slurmJobState(slurmJob), QString("COMPLETED"));
+}
+
+void TestSlurmWorkers::stoppingTheSearchCancelsTheSlurmJob()
+{
+    const QString script = m_dir.filePath("slow.py");
+    QVERIFY(writeFile(script, "import json, time\ntime.sleep(120)\nprint(json.dumps({'objective': 1.0}))\n"));
+    auto search = hpo("stopped.db", script, {"--trials", "6", "--launcher", "slurm", "--slurm-args", "-O --ntasks=2"});
+    search->start();
+    const std::string db = m_dir.filePath("stopped.db").toStdString();
+    // Both tasks run a trial; then the search is stopped the user's way.
+    int running = 0;
+    for (int attempt = 0; attempt < 600 && running < 2; ++attempt) {
+        QTest::qWait(100);
+        if (!QFile::exists(QString::fromStdString(db)))
+            continue;
+        auto store = openStore(db, OpenMode::ReadOnly);
+        running = 0;
+        if (const auto study = store->findStudy("hpo"))
+            for (const TrialRecord& trial : store->trials(study->id))
+                running += trial.state == TrialState::Running;
+    }
+    QVERIFY2(running == 2, "two trials did not start within a minute");
+    QCOMPARE(QProcess::execute(test::cliPath(), {"jobs", "stop", "1", "--db", QString::fromStdString(db)}), 0);
+    QVERIFY(search->waitForFinished(180000));
+    const QString out = QString::fromUtf8(search->readAll());
+    QVERIFY2(search->exitCode() == 130, qPrintable(out)); // cancelled
+
+    const auto jobs = JobStore(db, OpenMode::ReadOnly).jobs(true);
+    QCOMPARE(jobs.size(), std::size_t(1));
+    const QString slurmJob = QString::fromStdString(jobs[0].spec.value("slurm_job", ""));
+    QCOMPARE(slurmJobState(slurmJob), QString("CANCELLED"));
+    auto store = openStore(db, OpenMode::ReadOnly);
+    const auto trials = store->trials(store->requireStudy("hpo").id);
+    QCOMPARE(trials.size(), std::size_t(2));
+    for (const TrialRecord& trial : trials) {
+        QCOMPARE(trial.state, TrialState::Fail);
+        QCOMPARE(trial.systemAttrs.value(kFailReasonAttr, ""), std::string("cancelled"));
+    }
+}
+
+void TestSlurmWorkers::badLauncherInputIsRefused()
+{
+    const auto refused = [&](const QStringList& more, const QString& expected) {
+        auto search = hpo("refused.db", m_dir.filePath("quick.py"), QStringList{"--trials", "3"} + more);
+        search->start();
+        if (!search->waitForFinished(120000))
+            return QString("did not finish");
+        const QString out = QString::fromUtf8(search->readAll());
+        if (search->exitCode() != 2 || !out.contains(expected))
+            return QString("exit %1, expected '%2' in:\n%3").arg(search->exitCode()).arg(expected, out);
+        if (QFile::exists(m_dir.filePath("refused.db")))
+            return QString("a results file was left behind");
+        return QString();
+    };
+    QString why = refused({"--launcher", "slurm", "--slurm-args", "--partition=no-such-partition"},
+                          "sbatch refused the workers' job");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    why = refused({"--launcher", "slurm", "--slurm-args", "--time='1"}, "--slurm-args:");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    why = refused({"--slurm-args", "-O"}, "--slurm-args are sbatch options for --launcher slurm");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    why = refused({"--launcher", "cluster"}, "--launcher is local (workers on this machine) or slurm");
+    QVERIFY2(why.isEmpty(), qPrintable(why));
 }
 
 PITWALL_TEST_MAIN(TestSlurmWorkers)

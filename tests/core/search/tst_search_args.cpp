@@ -268,9 +268,11 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "heartbeat-grace",
                              "term-grace",
                              "trial-timeout",
-                             "yes"})
+                             "yes",
+                             "launcher",
+                             "slurm-args"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(42));
+    QCOMPARE(search.size(), std::size_t(44));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "heartbeat-grace", "worker-id",
