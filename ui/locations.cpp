@@ -14,7 +14,9 @@ bool isServerLocation(const QString& location)
 
 QString normalLocation(const QString& location)
 {
-    return isServerLocation(location) ? location.trimmed() : QFileInfo(location).absoluteFilePath();
+    if (!isServerLocation(location))
+        return QFileInfo(location).absoluteFilePath();
+    return QString::fromStdString(movePasswordToEnvironment(location.trimmed().toStdString()));
 }
 
 QString shownLocation(const QString& location)

@@ -8,7 +8,9 @@
 namespace pitwall::ui {
 
 bool isServerLocation(const QString& location);
-// What the window keeps and compares: a file's absolute path; a PostgreSQL location as given.
+// What the window keeps and compares: a file's absolute path; a PostgreSQL location as given, less its password,
+// which goes to this process's PGPASSWORD (movePasswordToEnvironment): libpq reads it there, and the commands the
+// window starts inherit it instead of carrying it in their command lines and job records.
 QString normalLocation(const QString& location);
 // What the window shows in full: a file's path; a PostgreSQL location with "***" for its password.
 QString shownLocation(const QString& location);

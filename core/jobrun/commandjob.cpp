@@ -3,6 +3,7 @@
 #include "core/jobrun/jobcontrol.h"
 #include "core/jobrun/jobsession.h"
 #include "core/store/jobstore.h"
+#include "core/store/pglocation.h"
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
 #include "core/util/slurm.h"
@@ -101,7 +102,9 @@ void addJobOptions(cmdline::Command& command)
 int runCommandAsJob(const cmdline::Command& command, const cmdline::Args& args, const std::vector<std::string>& words)
 {
     const std::string db = args.database();
-    const std::string path = sqliteFilePath(db);
+    // The file, or the server's location (without a password: main() moved it to PGPASSWORD).
+    const bool server = isPostgresLocation(db);
+    const std::string path = server ? locationWithoutPassword(db) : sqliteFilePath(db);
     const auto adopted = takeAdoptedJob();
     const Json spec = jobSpec(command.jobKind, words, path);
 
@@ -126,7 +129,7 @@ int runCommandAsJob(const cmdline::Command& command, const cmdline::Args& args, 
         return command.run(args);
 
     std::error_code error;
-    const bool existed = fs::exists(path, error);
+    const bool existed = server || fs::exists(path, error);
     JobSession session(db, command.jobKind, spec, adopted, "");
     std::cerr << "pitwall: job " << session.id() << " (" << command.jobKind << ")\n";
     const auto refused = [&](const std::string& why) {

@@ -1,5 +1,6 @@
 #include "core/jobrun/jobcontrol.h"
 
+#include "core/store/pglocation.h"
 #include "core/util/error.h"
 #include "core/util/paths.h"
 #include "core/util/process.h"
@@ -60,14 +61,23 @@ std::vector<std::string> withoutDetach(const std::vector<std::string>& words)
 Json jobSpec(const std::string& kind, const std::vector<std::string>& words, const std::string& dbPath)
 {
     std::error_code error;
-    return {{"kind", kind}, {"argv", withoutDetach(words)}, {"cwd", fs::current_path(error).string()},
-            {"db", fs::absolute(dbPath, error).string()}};
+    return {{"kind", kind},
+            {"argv", withoutDetach(words)},
+            {"cwd", fs::current_path(error).string()},
+            {"db", isPostgresLocation(dbPath) ? locationWithoutPassword(dbPath) : fs::absolute(dbPath, error).string()}};
+}
+
+std::string jobLogFolder(const std::string& dbPath)
+{
+    if (isPostgresLocation(dbPath)) // a server's jobs: their logs on the machine that runs them
+        return (fs::path(userStateFolder()) / "jobs" / studyFolder(locationWithoutPassword(dbPath))).string();
+    const fs::path db = fs::absolute(dbPath);
+    return (db.parent_path() / (db.filename().string() + ".jobs")).string();
 }
 
 std::string newJobLogFile(const std::string& dbPath, std::int64_t jobId)
 {
-    const fs::path db = fs::absolute(dbPath);
-    const fs::path dir = db.parent_path() / (db.filename().string() + ".jobs");
+    const fs::path dir = jobLogFolder(dbPath);
     fs::create_directories(dir);
     const std::string stem = (dir / ("job-" + std::to_string(jobId))).string();
     constexpr int kMaxTries = 1000;

@@ -19,7 +19,10 @@ std::vector<std::string> withoutDetach(const std::vector<std::string>& words);
 // The spec of a job started as `pitwall WORDS...`: {"kind", "argv" (without --detach), "cwd", "db" (absolute)}.
 Json jobSpec(const std::string& kind, const std::vector<std::string>& words, const std::string& dbPath);
 
-// A new log file for the detached job `jobId`: <db>.jobs/job-ID.log beside the database file, created empty (the
+// Where detached jobs' logs go: <db>.jobs beside an SQLite file; for a PostgreSQL database, a folder named after
+// it under userStateFolder()/jobs on the machine that runs the job (`jobs log` reads it there).
+std::string jobLogFolder(const std::string& dbPath);
+// A new log file for the detached job `jobId`: job-ID.log in jobLogFolder(), created empty (the
 // folder too) so that the name is this job's. A file left there by an earlier job with that id (a database deleted
 // or replaced since) is never appended to: the new job gets job-ID.2.log (.3, ...) instead.
 std::string newJobLogFile(const std::string& dbPath, std::int64_t jobId);

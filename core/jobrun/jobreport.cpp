@@ -1,5 +1,8 @@
 #include "core/jobrun/jobreport.h"
 
+#include "core/store/pglocation.h"
+#include "core/store/store.h"
+
 #include "core/jobrun/jobcontrol.h"
 #include "core/report/table.h"
 #include "core/store/sqlitestore.h"
@@ -28,15 +31,16 @@ namespace {
 
 void requireDatabase(const std::string& db)
 {
-    sqliteFilePath(db); // a PostgreSQL location: says that jobs are kept in SQLite files only
-    if (!std::filesystem::exists(db))
-        throw InputError(db + ": no such results database (give --db FILE or set $PITWALL_DB)");
+    if (!storeExists(db))
+        throw InputError(redactedLocation(db) + ": no such results database (give --db FILE or set $PITWALL_DB)");
 }
 
 // Whether this process can write the file and create the -wal and -shm files beside it (access() also says no
-// for a read-only mount and an immutable file, even to root).
+// for a read-only mount and an immutable file, even to root). A PostgreSQL server says so itself when written.
 bool canWrite(const std::string& db)
 {
+    if (isPostgresLocation(db))
+        return true;
     const std::filesystem::path folder = std::filesystem::absolute(db).parent_path();
     return ::access(db.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
 }

@@ -1,5 +1,9 @@
 #include "core/search/resumereview.h"
 
+#include "core/store/pglocation.h"
+#include "core/store/store.h"
+#include "core/util/paths.h"
+
 #include "core/jobrun/jobcontrol.h"
 #include "core/pool/hposettings.h"
 #include "core/store/sqlitestore.h"
@@ -78,14 +82,7 @@ void pruneIfLarge(const fs::path& file)
 
 std::string confirmedResumesPath()
 {
-    fs::path base;
-    if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state == '/')
-        base = state;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = fs::path(home) / ".local" / "state";
-    else
-        base = "/tmp";
-    return (base / "pitwall" / "confirmed-resumes.jsonl").string();
+    return (fs::path(userStateFolder()) / "confirmed-resumes.jsonl").string();
 }
 
 std::string ResumeReview::describe() const
@@ -139,9 +136,9 @@ std::optional<ResumeReview> reviewJobResume(const JobRecord& job, const std::str
     if (at == words.end() || at + 1 == words.end())
         throw InputError("job " + id + ": its resume command names no study");
     const std::string db = job.spec.value("db", defaultDb);
-    std::error_code error;
-    if (!fs::is_regular_file(sqliteFilePath(db), error))
-        throw InputError("job " + id + "'s results database " + printable(db) + " is not there any more");
+    if (!storeExists(db))
+        throw InputError("job " + id + "'s results database " + printable(redactedLocation(db)) +
+                         " is not there any more");
     auto store = openStore(db, OpenMode::ReadOnly);
     return reviewResume(*store, *(at + 1));
 }

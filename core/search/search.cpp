@@ -366,8 +366,7 @@ SearchCheck checkSearch(const SearchSpec& spec)
 {
     SearchCheck check;
     std::unique_ptr<Store> store;
-    std::error_code error;
-    if (fs::exists(sqliteFilePath(spec.storeLocation), error))
+    if (storeExists(spec.storeLocation))
         store = openStore(spec.storeLocation, OpenMode::ReadOnly);
     const Prepared p =
         prepare(spec, store.get(), false, [&](const std::string& text) { check.warnings.push_back(text); });

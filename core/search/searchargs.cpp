@@ -61,7 +61,7 @@ HpoSettings newSettings(const HpoJob& job)
 SearchSpec searchSpecFromJob(const HpoJob& job)
 {
     SearchSpec spec;
-    spec.storeLocation = absolutePath(job.database.value_or(defaultDatabasePath()));
+    spec.storeLocation = absoluteLocation(job.database.value_or(defaultDatabasePath()));
     spec.schema = schemaWithWarnings();
     spec.resumeStudy = job.resume;
     spec.confirmResume = job.confirmResume;

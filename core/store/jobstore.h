@@ -18,7 +18,7 @@
 namespace pitwall {
 
 namespace store_internal {
-class Connection;
+class JobBackend;
 }
 
 enum class JobState { Queued, Running, Stopping, Finished, Failed, Cancelled };
@@ -91,8 +91,9 @@ std::optional<std::string> jobVanishedReason(const JobRecord& job, double now);
 
 class JobStore {
 public:
-    // `location` as openStore() takes it. ReadOnly never creates or changes the file, reads a file in a folder or
-    // on a mount it cannot write, and reads a file without the jobs tables (an Optuna file) as one without jobs.
+    // `location` as openStore() takes it: an SQLite file or a PostgreSQL database. ReadOnly never creates or changes
+    // the file, reads a file in a folder or on a mount it cannot write, and reads a file without the jobs tables (an
+    // Optuna file) as one without jobs.
     explicit JobStore(const std::string& location, OpenMode mode = OpenMode::ReadWrite);
     ~JobStore();
     JobStore(const JobStore&) = delete;
@@ -137,10 +138,9 @@ public:
     int reapVanished(double now);
 
 private:
-    std::string m_path;
+    std::string m_path; // the SQLite file, or the PostgreSQL location without its password
     OpenMode m_mode;
-    int m_schema = 0; // the file's Pitwall schema: a read-only store of an older file reads what it has
-    std::unique_ptr<store_internal::Connection> m_db;
+    std::unique_ptr<store_internal::JobBackend> m_backend;
 };
 
 // The job this process works for: $PITWALL_JOB_ID (inherited by worker processes), nullopt when unset.

@@ -3,6 +3,11 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+#include <utility>
+
 namespace pitwall {
 
 namespace {
@@ -40,20 +45,61 @@ std::string postgresConninfo(const std::string& location)
     return "postgresql://" + rest;
 }
 
-std::string redactedLocation(const std::string& location)
+namespace {
+
+// Where the password of a URL's user part is: [colon + 1, at); nullopt when it has none.
+std::optional<std::pair<std::size_t, std::size_t>> passwordSpan(const std::string& location)
 {
     const auto schemeEnd = location.find("://");
     if (schemeEnd == std::string::npos)
-        return location;
+        return std::nullopt;
     const std::size_t start = schemeEnd + 3;
     const std::size_t hostEnd = location.find_first_of("/?", start);
     const std::size_t at = location.rfind('@', hostEnd == std::string::npos ? std::string::npos : hostEnd);
     if (at == std::string::npos || at < start)
-        return location;
+        return std::nullopt;
     const std::size_t colon = location.find(':', start);
     if (colon == std::string::npos || colon > at)
+        return std::nullopt;
+    return std::make_pair(colon + 1, at);
+}
+
+std::string percentDecoded(const std::string& text)
+{
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+            out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string locationWithoutPassword(const std::string& location)
+{
+    const auto span = passwordSpan(location);
+    return span ? location.substr(0, span->first - 1) + location.substr(span->second) : location;
+}
+
+std::string movePasswordToEnvironment(const std::string& location)
+{
+    const auto span = passwordSpan(location);
+    if (!span || !isPostgresLocation(location))
         return location;
-    return location.substr(0, colon + 1) + "***" + location.substr(at);
+    ::setenv("PGPASSWORD", percentDecoded(location.substr(span->first, span->second - span->first)).c_str(), 1);
+    return locationWithoutPassword(location);
+}
+
+std::string redactedLocation(const std::string& location)
+{
+    const auto span = passwordSpan(location);
+    return span ? location.substr(0, span->first) + "***" + location.substr(span->second) : location;
 }
 
 } // namespace pitwall

@@ -6,6 +6,7 @@
 #include "core/store/pglocation.h"
 
 #include "core/store/besttrial.h"
+#include "core/store/internal/joblinks.h"
 #include "core/store/internal/migrations.h"
 #include "core/store/internal/pgschema.h"
 #include "core/store/internal/pq.h"
@@ -40,6 +41,16 @@ std::string quoted(const std::string& text)
 constexpr std::int64_t kCursorLock = 0x50574355;
 
 } // namespace
+
+bool pgDatabaseHasTables(const std::string& location)
+{
+    try {
+        PqConnection db(postgresConninfo(location), redactedLocation(location));
+        return !db.transaction([&] { return store_internal::pgTableNames(db); }).empty();
+    } catch (const PqError& error) {
+        throw InputError(error.what());
+    }
+}
 
 PgStore::PgStore(const std::string& location, OpenMode mode) : m_display(redactedLocation(location)), m_mode(mode)
 {
@@ -197,6 +208,7 @@ std::int64_t PgStore::createStudy(const std::string& name, const std::vector<Stu
                 m_db->exec("INSERT INTO study_directions (direction, study_id, objective) VALUES ($1, $2, $3)",
                            {studyDirectionName(directions[objective]), studyId, static_cast<std::int64_t>(objective)},
                            "adding the study's directions");
+            store_internal::linkCurrentJob(*m_db, "study", name);
             return studyId;
         });
     } catch (const PqError& error) {

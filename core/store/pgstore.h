@@ -21,6 +21,10 @@ namespace store_internal {
 class PqConnection;
 }
 
+// Whether the PostgreSQL database at `location` has any tables (a results database, or someone else's); creates
+// nothing. InputError when it cannot be reached or refuses the login.
+bool pgDatabaseHasTables(const std::string& location);
+
 class PgStore final : public Store {
 public:
     // Connects to the database at `location` (core/store/pglocation.h). ReadWrite creates the tables in an empty

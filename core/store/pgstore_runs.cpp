@@ -3,6 +3,7 @@
 
 #include "core/store/pgstore.h"
 
+#include "core/store/internal/joblinks.h"
 #include "core/store/internal/pq.h"
 #include "core/store/internal/pyjson.h"
 #include "core/store/internal/trialrules.h"
@@ -60,7 +61,7 @@ std::int64_t PgStore::createRun(const RunRecord& run)
     return m_db->transaction([&] {
         if (run.trialId)
             trialRow(*run.trialId, false);
-        return m_db
+        const std::int64_t runId = m_db
             ->exec("INSERT INTO pitwall_runs (trial_id, kind, config_yaml, seed, logical_device, host, pid, "
                    "start_time, end_time, status, exit_code, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
                    "$10, $11, $12) RETURNING run_id",
@@ -69,6 +70,8 @@ std::int64_t PgStore::createRun(const RunRecord& run)
                     run.exitCode, run.message},
                    "adding the run")
             .int64(0, 0);
+        store_internal::linkCurrentJob(*m_db, "run", std::to_string(runId));
+        return runId;
     });
 }
 

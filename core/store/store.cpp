@@ -36,9 +36,7 @@ std::string sqliteFilePath(const std::string& location)
         throw InputError("no results database given (a file path or sqlite:///path)");
     if (isPostgresLocation(location))
         throw InputError(redactedLocation(location) +
-                         ": a PostgreSQL database; this needs an SQLite results file (jobs, their logs and the "
-                         "commands that run as jobs work on SQLite files only so far; studies, trials and runs work on "
-                         "both)");
+                         ": a PostgreSQL database, where this needs an SQLite results file");
     std::string path = location;
     const auto schemeEnd = location.find("://");
     if (schemeEnd != std::string::npos) {
@@ -74,6 +72,21 @@ std::string heldStoreFile(const std::string& location)
     const std::string key = store_internal::heldFileKey(sqliteFilePath(location));
     const auto file = store_internal::expectedFile(key);
     return file ? std::to_string(file->device) + ":" + std::to_string(file->inode) + ":" + key : std::string();
+}
+
+bool storeExists(const std::string& location)
+{
+    if (isPostgresLocation(location))
+        return pgDatabaseHasTables(location);
+    std::error_code error;
+    return std::filesystem::exists(sqliteFilePath(location), error);
+}
+
+std::string absoluteLocation(const std::string& location)
+{
+    if (isPostgresLocation(location))
+        return location;
+    return std::filesystem::absolute(sqliteFilePath(location)).lexically_normal().string();
 }
 
 std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode)

@@ -136,4 +136,11 @@ public:
 // that is not a results database, or a schema newer than this Pitwall knows.
 std::unique_ptr<Store> openStore(const std::string& location, OpenMode mode = OpenMode::ReadWrite);
 
+// Whether the results database at `location` exists: the SQLite file is there, or the PostgreSQL database has tables
+// (connecting to it: InputError for a wrong host, user, password or database name).
+bool storeExists(const std::string& location);
+// `location` as other processes and records take it: an SQLite file as an absolute path, a PostgreSQL location as
+// it is.
+std::string absoluteLocation(const std::string& location);
+
 } // namespace pitwall

@@ -152,6 +152,18 @@ std::string absolutePath(const std::string& path)
     return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+std::string userStateFolder()
+{
+    std::filesystem::path base;
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state == '/')
+        base = state;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::filesystem::path(home) / ".local" / "state";
+    else
+        base = "/tmp";
+    return (base / "pitwall").string();
+}
+
 namespace {
 
 constexpr std::size_t kMaxFolderPartBytes = 100;

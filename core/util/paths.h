@@ -25,6 +25,10 @@ std::string defaultDatabasePath();
 // `path` made absolute against the working directory, with "." and ".." resolved lexically.
 std::string absolutePath(const std::string& path);
 
+// This user's folder for Pitwall's own state: $XDG_STATE_HOME/pitwall, else ~/.local/state/pitwall (/tmp/pitwall
+// without a home). Not created here.
+std::string userStateFolder();
+
 // The relative folder a study (or experiment) name becomes under an output folder. Names are data, never paths:
 // each '/'-separated part keeps [A-Za-z0-9._-] and has any other byte replaced by '_'; empty parts are dropped,
 // and a part that is only dots ("." or "..") becomes underscores, so the result never leaves the output folder

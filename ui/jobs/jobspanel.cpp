@@ -78,14 +78,7 @@ bool isBenchmark(const std::string& kind)
 JobsRead readJobs(const QString& db)
 {
     JobsRead read;
-    if (isServerLocation(db)) {
-        read.note = QCoreApplication::translate("JobsPanel",
-                                                 "Jobs are kept in SQLite results files only so far. On this shared "
-                                                 "database, searches run as pitwall worker processes on any machine; "
-                                                 "their trials show in the Studies view as they finish.");
-        return read;
-    }
-    if (!QFileInfo::exists(db)) {
+    if (!isServerLocation(db) && !QFileInfo::exists(db)) {
         read.missing = true;
         return read;
     }
@@ -254,11 +247,6 @@ void JobsPanel::showJobs(JobsRead read)
 {
     if (read.missing)
         return;
-    if (!read.note.isEmpty()) {
-        m_message->setStyleSheet({});
-        m_message->setText(read.note);
-        return;
-    }
     if (!read.error.isEmpty()) {
         // A database without a jobs table (Optuna's own, an older Pitwall) simply has no jobs.
         m_table->setToolTip(read.error);

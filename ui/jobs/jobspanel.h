@@ -31,7 +31,6 @@ struct JobsRead {
     std::vector<JobRecord> jobs; // newest first
     QString error;               // the store could not be read (no jobs table: an Optuna or older database)
     bool missing = false;        // no such file (yet)
-    QString note;                // why a database has no jobs to show (a PostgreSQL one), for the panel's message
 };
 
 // The jobs of the database at `db`, after marking those whose process is gone as failed (the rule of

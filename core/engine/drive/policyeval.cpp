@@ -1,4 +1,7 @@
 #include "core/engine/drive/policyeval.h"
+
+#include "core/store/pglocation.h"
+#include "core/store/store.h"
 #include "core/store/sqlitestore.h"
 #include "core/util/error.h"
 
@@ -55,10 +58,9 @@ std::vector<std::string> checkPolicies(const PolicyEvalSpec& spec)
             out.push_back(source.text + ": built in");
             continue;
         }
-        std::error_code error;
-        if (!store && !std::filesystem::exists(sqliteFilePath(spec.storeLocation), error))
-            throw InputError(spec.storeLocation + ": no such results database, so no run " + source.text +
-                             " (give --db FILE)");
+        if (!store && !storeExists(spec.storeLocation))
+            throw InputError(redactedLocation(spec.storeLocation) + ": no such results database, so no run " +
+                             source.text + " (give --db FILE)");
         if (!store)
             store = openStore(spec.storeLocation, OpenMode::ReadOnly);
         RunModelInfo info;
