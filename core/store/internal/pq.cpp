@@ -234,6 +234,42 @@ void PqConnection::rollbackQuietly() noexcept
         PQclear(PQexec(m_conn, "ROLLBACK"));
 }
 
+void PqConnection::commit(const std::optional<std::string>& xid, double start)
+{
+    try {
+        exec("COMMIT", {}, "committing");
+        if (std::exchange(m_loseCommitAnswer, false) && xid) {
+            PQfinish(m_conn);
+            m_conn = nullptr;
+            throw PqError(m_display + ": committing failed: the connection was closed (a test)", {}, true);
+        }
+    } catch (const PqError& error) {
+        if (!error.connectionLost() || !xid)
+            throw;
+        // Committed or not? Only the server knows: ask it, on a new connection, until it has decided.
+        for (;;) {
+            bool asked = false;
+            std::optional<std::string> status;
+            try {
+                connect();
+                status = exec("SELECT txid_status($1)", {*xid}, "asking whether the lost commit went through")
+                             .optionalText(0, 0);
+                asked = true;
+            } catch (const PqError& again) {
+                if (!again.retryable())
+                    throw;
+            }
+            if (asked && status == "committed")
+                return;
+            if (asked && status != "in progress")
+                throw; // aborted: the caller runs the transaction again
+            if ((secondsNow() - start) * 1000 > kGiveUpMs)
+                throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    }
+}
+
 void PqConnection::runAttempts(Attempt& attempt)
 {
     const double start = secondsNow();
@@ -244,7 +280,9 @@ void PqConnection::runAttempts(Attempt& attempt)
             exec("BEGIN");
             try {
                 attempt.run();
-                exec("COMMIT", {}, "committing");
+                // The transaction's id when it wrote (NULL for a read, which needs no id and must not take one).
+                const auto xid = exec("SELECT txid_current_if_assigned()", {}, "committing").optionalText(0, 0);
+                commit(xid, start);
                 return;
             } catch (...) {
                 rollbackQuietly();

@@ -110,7 +110,9 @@ public:
     // Runs body inside BEGIN ... COMMIT (READ COMMITTED); on a retryable PqError the transaction is rolled back, the
     // connection reopened when it was lost, and body runs again after a short, growing pause; after kGiveUpMs
     // RuntimeError names the database and the last failure. Other exceptions roll back and propagate. body must not
-    // keep state across attempts.
+    // keep state across attempts. A connection lost during the COMMIT of a writing transaction leaves its outcome
+    // unknown: the new connection asks the server (txid_status of the transaction's id) and body runs again only
+    // when the transaction did not commit, so that no write is made twice.
     template <typename Body> auto transaction(Body&& body)
     {
         std::optional<std::conditional_t<std::is_void_v<decltype(body())>, int, decltype(body())>> result;
@@ -125,6 +127,10 @@ public:
         if constexpr (!std::is_void_v<decltype(body())>)
             return std::move(*result);
     }
+
+    // For tests: the next COMMIT of a writing transaction goes through, and then the connection is closed as if its
+    // answer had been lost on the way.
+    void loseNextCommitAnswer() { m_loseCommitAnswer = true; }
 
     static constexpr int kGiveUpMs = 120000;
     // How long a new connection is tried while the server refuses connections or is starting or shutting down.
@@ -146,6 +152,9 @@ private:
         runAttempts(holder);
     }
     void runAttempts(Attempt& attempt);
+    // COMMIT; when the connection is lost on the way and the transaction `xid` had written, whether the server
+    // committed it after all (asked on a new connection; "in progress" is asked again until it is decided).
+    void commit(const std::optional<std::string>& xid, double start);
     void connect();
     void rollbackQuietly() noexcept;
     [[noreturn]] void throwFailure(pg_result* result, std::string_view what);
@@ -153,6 +162,7 @@ private:
     std::string m_conninfo;
     std::string m_display;
     pg_conn* m_conn = nullptr;
+    bool m_loseCommitAnswer = false;
 };
 
 } // namespace pitwall::store_internal

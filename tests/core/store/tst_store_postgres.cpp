@@ -4,6 +4,7 @@
 // and foreign databases are refused, with no password in any message and nothing created.
 #include "storetestutil.h"
 
+#include "core/store/internal/pq.h"
 #include "core/store/pglocation.h"
 #include "core/store/store.h"
 #include "core/store/storecopy.h"
@@ -178,6 +179,7 @@ private Q_SLOTS:
     void optunaAndPitwallShareAStudy();
     void processesNumberTrialsWithoutGaps();
     void survivesAServerRestart();
+    void aLostCommitAnswerWritesOnce();
     void copiesBetweenBackendsLosslessly();
     void refusesBadLocationsAndForeignDatabases();
 
@@ -481,6 +483,36 @@ void TestStorePostgres::survivesAServerRestart()
     const auto trial = store->createTrial(study); // reconnects and runs the transaction again
     QCOMPARE(trial.number, 1);
     QCOMPARE(store->trials(study).size(), std::size_t(2));
+}
+
+// The connection lost after COMMIT reached the server but before its answer came back: the write is not made again
+// (a metric batch written twice), and a transaction that did not commit is.
+void TestStorePostgres::aLostCommitAnswerWritesOnce()
+{
+    const std::string location = m_server.database("lostcommit");
+    m_server.query("lostcommit", "CREATE TABLE rows (value INTEGER)");
+    store_internal::PqConnection db(postgresConninfo(location), redactedLocation(location));
+    int attempts = 0;
+    db.loseNextCommitAnswer();
+    db.transaction([&] {
+        ++attempts;
+        db.exec("INSERT INTO rows (value) VALUES (1)");
+    });
+    QCOMPARE(attempts, 1);
+    QCOMPARE(m_server.scalar("lostcommit", "SELECT count(*) FROM rows"), std::string("1"));
+    // A read has no transaction id to ask about: it simply runs again on the new connection.
+    db.loseNextCommitAnswer();
+    QCOMPARE(db.transaction([&] { return db.exec("SELECT count(*) FROM rows").int64(0, 0); }), std::int64_t(1));
+    // A transaction whose COMMIT never reached the server: the cut connection rolled it back, so it runs again.
+    attempts = 0;
+    db.transaction([&] {
+        if (++attempts == 1)
+            m_server.query("lostcommit", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                                         "datname = 'lostcommit' AND pid <> pg_backend_pid()");
+        db.exec("INSERT INTO rows (value) VALUES (2)");
+    });
+    QCOMPARE(attempts, 2);
+    QCOMPARE(m_server.scalar("lostcommit", "SELECT count(*) FROM rows WHERE value = 2"), std::string("1"));
 }
 
 void TestStorePostgres::copiesBetweenBackendsLosslessly()
