@@ -15,6 +15,8 @@ PACKAGES=(
   libpq-dev postgresql python3-psycopg2
   # a one-node Slurm cluster for the cluster tests (started by the tests as plain processes)
   slurmctld slurmd slurm-client munge
+  # a process with a skewed clock (LD_PRELOAD), for the test that machines with different clocks share a study
+  libfaketime
   # engine
   libtorch-dev libgloo-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev
   # an optimised BLAS for LibTorch (Debian points libblas.so.3 at the reference BLAS otherwise)

@@ -131,7 +131,7 @@ bool workerAliveHere(const TrialRecord& trial)
 std::vector<StaleTrial> failStaleTrials(Store& store, std::int64_t studyId, double graceSeconds)
 {
     std::vector<StaleTrial> failed;
-    const double now = nowSeconds();
+    const double now = store.now(); // the clock the heartbeats were written in
     for (const TrialRecord& t : store.trials(studyId)) {
         if (t.state != TrialState::Running)
             continue;

@@ -243,13 +243,16 @@ void WorkerPool::sampleCpu(const std::function<void(const PoolEvent&)>& onEvent)
     }
 }
 
-std::string WorkerPool::hungReason(const Slot& slot, const TrialRecord& trial, double now) const
+std::string WorkerPool::hungReason(const Slot& slot, const TrialRecord& trial, double now, double skew) const
 {
     const auto seconds = [](double s) { return std::to_string(static_cast<long long>(std::lround(s))); };
-    if (m_trialTimeout && trial.startTime && now - *trial.startTime > *m_trialTimeout)
-        return "exceeded --trial-timeout " + formatDouble(*m_trialTimeout) + " s (ran " +
-               seconds(now - *trial.startTime) + " s); its processes were stopped";
-    const double last = std::max(trial.heartbeatTime.value_or(trial.startTime.value_or(now)), m_watchFrom);
+    // The trial's times are the store's clock; `now` and m_watchFrom this machine's.
+    const auto local = [&](std::optional<double> t) { return t ? std::optional<double>(*t - skew) : std::nullopt; };
+    const std::optional<double> start = local(trial.startTime);
+    if (m_trialTimeout && start && now - *start > *m_trialTimeout)
+        return "exceeded --trial-timeout " + formatDouble(*m_trialTimeout) + " s (ran " + seconds(now - *start) +
+               " s); its processes were stopped";
+    const double last = std::max(local(trial.heartbeatTime).value_or(start.value_or(now)), m_watchFrom);
     if (now - last <= m_options.heartbeatGraceSeconds)
         return {};
     const pid_t pid = slot.process->pid();
@@ -272,13 +275,14 @@ void WorkerPool::watchTrials(const std::vector<TrialRecord>& trials,
                              const std::function<void(const PoolEvent&)>& onEvent)
 {
     const double now = nowSeconds();
+    const double skew = m_store->now() - now; // the store's clock ahead of this machine's (0 for a file)
     for (auto& slot : m_slots) {
         if (!slot->process || !slot->stopReason.empty() || slot->process->poll())
             continue;
         for (const TrialRecord& t : trials) {
             if (t.state != TrialState::Running || workerIdOf(t) != slot->workerId)
                 continue;
-            const std::string reason = hungReason(*slot, t, now);
+            const std::string reason = hungReason(*slot, t, now, skew);
             if (reason.empty())
                 continue;
             // A worker stopped (SIGSTOP) inside a write transaction, say its heartbeat's, holds the database's

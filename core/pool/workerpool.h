@@ -105,7 +105,7 @@ private:
     void reap(Slot& slot, const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
     void sampleCpu(const std::function<void(const PoolEvent&)>& onEvent);
     void watchTrials(const std::vector<TrialRecord>& trials, const std::function<void(const PoolEvent&)>& onEvent);
-    std::string hungReason(const Slot& slot, const TrialRecord& trial, double now) const;
+    std::string hungReason(const Slot& slot, const TrialRecord& trial, double now, double skew) const;
     void stopHungWorker(Slot& slot, const std::string& why);
 
     WorkerPoolOptions m_options;

@@ -77,9 +77,36 @@ PgStore::PgStore(const std::string& location, OpenMode mode) : m_display(redacte
     if (mode == OpenMode::ReadWrite)
         store_internal::ensurePgSchema(*m_db);
     m_pitwallTables = m_db->transaction([&] { return store_internal::pgPitwallSchemaVersion(*m_db); }) > 0;
+    measureClock();
 }
 
 PgStore::~PgStore() = default;
+
+double PgStore::now()
+{
+    constexpr double kRemeasureSeconds = 60;
+    if (m_offsetMeasured < 0 || nowSeconds() - m_offsetMeasured > kRemeasureSeconds)
+        measureClock();
+    return serverClock();
+}
+
+double PgStore::serverClock() const
+{
+    return nowSeconds() + m_clockOffset;
+}
+
+void PgStore::measureClock()
+{
+    m_db->transaction([&] {
+        // The server's reading is taken half way through the round trip, as far as this side can tell.
+        const double before = nowSeconds();
+        const double server =
+            m_db->exec("SELECT EXTRACT(EPOCH FROM clock_timestamp())", {}, "reading the server's clock").real(0, 0);
+        const double after = nowSeconds();
+        m_clockOffset = server - (before + after) / 2;
+        m_offsetMeasured = after;
+    });
+}
 
 void PgStore::requireWritable() const
 {

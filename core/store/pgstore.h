@@ -35,6 +35,9 @@ public:
     ~PgStore() override;
 
     std::string location() const override { return m_display; }
+    // The server's clock: this machine's plus the difference measured against the server's clock_timestamp() when
+    // connecting and again, by this call, once a minute (no round trip in between).
+    double now() override;
     SchemaInfo info() override;
     int migrate() override;
     bool convertOptunaSchema(OptunaSchema schema) override;
@@ -91,6 +94,9 @@ private:
     };
     void requireWritable() const;
     void requirePitwallTables();
+    void measureClock(); // a transaction of its own
+    // Within a transaction: the server's clock from the last measurement's offset.
+    double serverClock() const;
     void requireRun(std::int64_t runId);
     void lockCursorTables(); // inside a write transaction: see the header comment
     TrialRow trialRow(std::int64_t trialId, bool requireUnfinished);
@@ -121,6 +127,8 @@ private:
     std::unordered_map<std::string, std::int64_t> m_nameIds;
     std::unordered_map<std::int64_t, std::string> m_namesById;
     std::unordered_set<std::int64_t> m_knownRuns;
+    double m_clockOffset = 0;     // the server's clock minus this machine's
+    double m_offsetMeasured = -1; // this machine's time of the last measurement (-1: none yet)
 };
 
 } // namespace pitwall

@@ -47,7 +47,7 @@ TrialRecord PgStore::insertTrial(std::int64_t studyId, TrialState state)
     TrialRecord record;
     record.studyId = studyId;
     record.state = state;
-    const double now = nowSeconds();
+    const double now = serverClock();
     if (state != TrialState::Waiting)
         record.startTime = now;
     if (isFinished(state))
@@ -198,7 +198,7 @@ void PgStore::finishTrial(std::int64_t trialId, TrialState state, const std::vec
         m_db->exec(state == TrialState::Running
                        ? "UPDATE trials SET state = $1, datetime_start = $2 WHERE trial_id = $3"
                        : "UPDATE trials SET state = $1, datetime_complete = $2 WHERE trial_id = $3",
-                   {trialStateName(state), nowTimestamp(), trialId}, "finishing the trial");
+                   {trialStateName(state), formatTimestamp(serverClock()), trialId}, "finishing the trial");
     });
 }
 
@@ -216,7 +216,7 @@ int PgStore::addTrials(std::int64_t studyId, std::span<const TrialRecord> trials
         m_db->exec("SELECT 1 FROM studies WHERE study_id = $1 FOR UPDATE", {studyId}, "locking the study");
         const int first = static_cast<int>(
             m_db->exec("SELECT COUNT(*) FROM trials WHERE study_id = $1", {studyId}, "counting trials").int64(0, 0));
-        const double now = nowSeconds();
+        const double now = serverClock();
         for (const TrialRecord& trial : trials)
             insertWholeTrial(studyId, trial, now);
         return first;
@@ -264,7 +264,7 @@ void PgStore::heartbeat(std::int64_t trialId)
         trialRow(trialId, false);
         m_db->exec("INSERT INTO trial_heartbeats (trial_id, heartbeat) VALUES ($1, $2) ON CONFLICT (trial_id) DO "
                    "UPDATE SET heartbeat = excluded.heartbeat",
-                   {trialId, nowTimestamp()}, "recording the heartbeat");
+                   {trialId, formatTimestamp(serverClock())}, "recording the heartbeat");
     });
 }
 

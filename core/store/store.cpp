@@ -7,6 +7,7 @@
 #include "core/store/storefile.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
+#include "core/util/timefmt.h"
 
 namespace pitwall {
 
@@ -72,6 +73,11 @@ std::string heldStoreFile(const std::string& location)
     const std::string key = store_internal::heldFileKey(sqliteFilePath(location));
     const auto file = store_internal::expectedFile(key);
     return file ? std::to_string(file->device) + ":" + std::to_string(file->inode) + ":" + key : std::string();
+}
+
+double Store::now()
+{
+    return nowSeconds();
 }
 
 bool storeExists(const std::string& location)

@@ -47,6 +47,10 @@ public:
     // store opened for writing (deleted or replaced since); nothing for a read-only store. Every write checks
     // this itself; a process that mostly reads (a search watching its workers) calls it to notice in time.
     virtual void requireSameDatabase() {}
+    // The store's clock, in Unix seconds: trials' start and end times and heartbeats are written in it, and the rule
+    // that fails a trial whose heartbeat stopped compares them with it, so that machines whose clocks disagree share
+    // one study safely. This machine's clock for a file; the server's for PostgreSQL.
+    virtual double now();
 
     // --- studies ------------------------------------------------------------------------------------
     // Throws InputError when the name is taken.

@@ -3,12 +3,13 @@
 // study's target; one task killed mid-trial fails that trial as interrupted ("worker vanished") once its heartbeat
 // is older than --heartbeat-grace (1 s here: the 11 trials left take at least 3.7 s), the others run one in its
 // place, and every trial names the Slurm task that ran it. And workers that outlive a restart of the server in the
-// middle of a search. And `pitwall hpo --launcher slurm`: the workers as one Slurm job that the search follows, and
-// cancels when the search is stopped.
+// middle of a search; a worker whose clock is ten minutes wrong; and `pitwall hpo --launcher slurm`: the workers as
+// one Slurm job that the search follows, and cancels when the search is stopped.
 #include "core/pool/hposettings.h"
 #include "core/pool/trialstate.h"
 #include "core/store/jobstore.h"
 #include "core/store/store.h"
+#include "core/util/timefmt.h"
 #include "tests/support/components.h"
 #include "tests/support/postgres.h"
 #include "tests/support/slurmcluster.h"
@@ -19,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <csignal>
 #include <set>
 
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void initTestCase();
     void srunWorkersReachTheTargetAfterATaskIsKilled();
     void workersOutliveAServerRestart();
+    void heartbeatsUseTheServersClock();
     void hpoLauncherSlurmReachesTheTarget();
     void stoppingTheSearchCancelsTheSlurmJob();
     void badLauncherInputIsRefused();
@@ -199,6 +202,48 @@ void TestSlurmWorkers::workersOutliveAServerRestart()
                                 .arg(trial.number)
                                 .arg(trialStateName(trial.state).data())
                                 .arg(QString::fromStdString(trial.systemAttrs.value(kFailReasonAttr, "")))));
+}
+
+// A worker on a machine whose clock is ten minutes behind (libfaketime) writes its trial's start and heartbeats in
+// the server's clock, so that another machine (this process, on time) sees them fresh and the vanished-worker rule
+// leaves the trial alone; with the writers' clocks the heartbeat would look 600 s old.
+void TestSlurmWorkers::heartbeatsUseTheServersClock()
+{
+    const QString faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+    if (!QFile::exists(faketime))
+        PITWALL_FAIL_MISSING("libfaketime", "no " + faketime);
+    const std::string location = m_server.database("clocks");
+    auto store = openStore(location);
+    const auto study = makeStudy(*store, "clocks", 1, 4.0);
+    QProcess worker;
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("LD_PRELOAD", faketime);
+    environment.insert("FAKETIME", "-600");
+    worker.setProcessEnvironment(environment);
+    worker.setProcessChannelMode(QProcess::MergedChannels);
+    worker.setWorkingDirectory(m_dir.path());
+    worker.start(test::cliPath(), {"worker", "--db", QString::fromStdString(location), "--study", "clocks",
+                                   "--heartbeat-interval", "0.5"});
+    std::optional<TrialRecord> running;
+    for (int attempt = 0; attempt < 300 && !running; ++attempt) {
+        QTest::qWait(100);
+        for (const TrialRecord& trial : store->trials(study))
+            if (trial.state == TrialState::Running && trial.heartbeatTime)
+                running = trial;
+    }
+    QVERIFY2(running, qPrintable("the trial did not start running with a heartbeat:\n" + worker.readAll()));
+    QTest::qWait(1000);
+    const TrialRecord trial = store->trials(study).front();
+    QVERIFY(trial.heartbeatTime && trial.startTime);
+    const double now = store->now();
+    QVERIFY2(std::abs(now - nowSeconds()) < 2, "this machine and the server share a clock here");
+    QVERIFY2(now - *trial.heartbeatTime < 3, qPrintable(QString("heartbeat %1 s old").arg(now - *trial.heartbeatTime)));
+    QVERIFY2(std::abs(now - *trial.startTime) < 5, qPrintable(QString("started %1 s ago").arg(now - *trial.startTime)));
+    QVERIFY(failStaleTrials(*store, study, 5.0).empty());
+    QVERIFY(worker.waitForFinished(60000));
+    const QString log = QString::fromUtf8(worker.readAll());
+    QVERIFY2(worker.exitCode() == 0, qPrintable(log));
+    QCOMPARE(store->trials(study).front().state, TrialState::Complete);
 }
 
 std::unique_ptr<QProcess> TestSlurmWorkers::hpo(const QString& db, const QString& script, const QStringList& more)
