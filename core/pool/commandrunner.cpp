@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <filesystem>
 
 namespace pitwall {
@@ -224,8 +225,10 @@ public:
                 m_process.signal(SIGKILL);
             if (!exit && (exit = m_process.poll()))
                 m_endedAt = Clock::now();
-            if (exit && (m_process.outputClosed() || secondsSince(*m_endedAt) > kDrainSeconds))
+            if (exit && (m_process.outputClosed() || secondsSince(*m_endedAt) > kDrainSeconds)) {
+                settleCancel();
                 return;
+            }
         }
     }
 
@@ -299,6 +302,22 @@ private:
             pruned = true;
             m_log.write("[pitwall] pruned at step " + std::to_string(parsed.step) + ": stopping the command\n");
             stop();
+        }
+    }
+
+    // A command ended by SIGTERM, SIGINT or SIGHUP that this worker did not send: a stop sent to a whole group of
+    // processes (scancel signals every process of a Slurm step; a terminal's Ctrl-C its foreground group) reaches the
+    // worker too, perhaps a moment later. Its trial is then cancelled (interrupted), not failed.
+    void settleCancel()
+    {
+        if (cancelled || pruned || m_stopSent || !m_context.cancel || exit->exited ||
+            (exit->code != SIGTERM && exit->code != SIGINT && exit->code != SIGHUP))
+            return;
+        for (int wait = 0; wait < 20 && !m_context.cancel->requested(); ++wait)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (m_context.cancel->requested()) {
+            cancelled = true;
+            m_log.write("[pitwall] cancelled: the command was stopped together with this worker\n");
         }
     }
 

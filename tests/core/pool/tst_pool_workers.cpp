@@ -100,6 +100,7 @@ private Q_SLOTS:
     void killedWorkerIsReplaced();
     void prunesByStoppingTheCommand();
     void vanishedWorkerIsFoundByHeartbeat();
+    void groupStopCancelsTheTrial();
     void resumesAfterTheParentWasKilled();
     void resumedSearchEqualsUninterrupted();
     void bindsWorkersToTheirCores_data();
@@ -258,6 +259,34 @@ void TestPoolWorkers::vanishedWorkerIsFoundByHeartbeat()
     QCOMPARE(t.state, TrialState::Fail);
     QVERIFY(isInterrupted(t)); // not the trial's fault: a resumed search runs a replacement
     QVERIFY2(failReason(t).rfind("worker vanished: no heartbeat for ", 0) == 0, failReason(t).c_str());
+}
+
+// A stop sent to a whole group (scancel signals every process of a Slurm step) may kill the command before the
+// worker hears of it: the command ends by SIGTERM, the worker gets its own SIGTERM 300 ms later, and the trial is
+// cancelled (interrupted), not failed for the signal.
+void TestPoolWorkers::groupStopCancelsTheTrial()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath("g.db");
+    const QString space = writeFile(dir, "space.yaml", "x: {type: uniform, min: 0.0, max: 1.0}\n");
+    const QString command = writeFile(dir, "stopped.py",
+                                      "import os, signal, subprocess, sys\n"
+                                      "worker = os.getppid()\n"
+                                      "subprocess.Popen(['sh', '-c', 'sleep 0.3; kill -TERM %d' % worker],\n"
+                                      "                 start_new_session=True, stdin=subprocess.DEVNULL,\n"
+                                      "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                                      "os.kill(os.getpid(), signal.SIGTERM)\n");
+    QCOMPARE(runCli({"study", "create", "--db", db, "--study", "g"}).exitCode, 0);
+    QProcess worker;
+    worker.setWorkingDirectory(dir.path());
+    worker.start(cliPath(), {"worker", "--db", db, "--study", "g", "--command", "/usr/bin/python3 " + command + " {x}",
+                             "--space", space, "--trials-left", "1", "--log-dir", dir.filePath("logs")});
+    QVERIFY(worker.waitForFinished(60000));
+    const auto all = trials(db, "g");
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].state, TrialState::Fail);
+    QVERIFY2(failReason(all[0]) == "cancelled", failReason(all[0]).c_str());
+    QVERIFY(isInterrupted(all[0]));
 }
 
 void TestPoolWorkers::resumesAfterTheParentWasKilled()
