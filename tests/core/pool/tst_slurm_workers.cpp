@@ -49,6 +49,19 @@ private Q_SLOTS:
 private:
     // `pitwall hpo` of `script` (x in [-5, 5]) with SQLite file `db` under m_dir and `more`; not yet started.
     std::unique_ptr<QProcess> hpo(const QString& db, const QString& script, const QStringList& more);
+    // `count` workers on `study` of the PostgreSQL `location`, started (as by hand, without Slurm).
+    std::vector<std::unique_ptr<QProcess>> startWorkers(const std::string& location, const QString& study, int count)
+    {
+        std::vector<std::unique_ptr<QProcess>> workers;
+        for (int i = 0; i < count; ++i) {
+            workers.push_back(std::make_unique<QProcess>());
+            workers.back()->setProcessChannelMode(QProcess::MergedChannels);
+            workers.back()->setWorkingDirectory(m_dir.path());
+            workers.back()->start(test::cliPath(), {"worker", "--db", QString::fromStdString(location), "--study",
+                                                    study, "--heartbeat-interval", "0.5"});
+        }
+        return workers;
+    }
     // What `scontrol show job -o ID` says of the job's state.
     QString slurmJobState(const QString& id);
 
@@ -170,14 +183,7 @@ void TestSlurmWorkers::workersOutliveAServerRestart()
     const std::string location = m_server.database("restart_search");
     auto store = openStore(location);
     const auto study = makeStudy(*store, "restart-search", kTarget, 0.5);
-    std::vector<std::unique_ptr<QProcess>> workers;
-    for (int i = 0; i < 3; ++i) {
-        workers.push_back(std::make_unique<QProcess>());
-        workers.back()->setProcessChannelMode(QProcess::MergedChannels);
-        workers.back()->setWorkingDirectory(m_dir.path());
-        workers.back()->start(test::cliPath(), {"worker", "--db", QString::fromStdString(location), "--study",
-                                                "restart-search", "--heartbeat-interval", "0.5"});
-    }
+    const auto workers = startWorkers(location, "restart-search", 3);
     // Once a trial has completed, the server goes down and comes back.
     bool restarted = false;
     for (int attempt = 0; attempt < 600 && !restarted; ++attempt) {
@@ -256,14 +262,7 @@ void TestSlurmWorkers::workersAndOptunaShareAStudy()
     auto store = openStore(location);
     qunsetenv("PITWALL_OPTUNA_SCHEMA");
     const auto study = makeStudy(*store, "shared", 18, 0.2);
-    std::vector<std::unique_ptr<QProcess>> workers;
-    for (int i = 0; i < 3; ++i) {
-        workers.push_back(std::make_unique<QProcess>());
-        workers.back()->setProcessChannelMode(QProcess::MergedChannels);
-        workers.back()->setWorkingDirectory(m_dir.path());
-        workers.back()->start(test::cliPath(), {"worker", "--db", QString::fromStdString(location), "--study",
-                                                "shared", "--heartbeat-interval", "0.5"});
-    }
+    const auto workers = startWorkers(location, "shared", 3);
     const QString optunaLocation = QString::fromStdString(m_server.location("shared", true));
     const auto python = [&](const char* script) {
         QProcess process;
@@ -305,10 +304,11 @@ study = optuna.load_study(study_name="shared", storage=sys.argv[1])
 print(study.best_trial.number, repr(study.best_value), len(study.trials))
 )py");
     QVERIFY2(optunaBest.first == 0, qPrintable(optunaBest.second));
-    QCOMPARE(optunaBest.second.trimmed(), QString("%1 %2 %3")
-                                              .arg(best->number)
-                                              .arg(QString::number(best->values.front(), 'g', 17))
-                                              .arg(trials.size()));
+    const QStringList said = optunaBest.second.trimmed().split(' '); // number, value (repr: exact), trials
+    QCOMPARE(said.size(), 3);
+    QCOMPARE(said[0].toInt(), best->number);
+    QCOMPARE(said[1].toDouble(), best->values.front());
+    QCOMPARE(said[2].toULongLong(), static_cast<qulonglong>(trials.size()));
 }
 
 std::unique_ptr<QProcess> TestSlurmWorkers::hpo(const QString& db, const QString& script, const QStringList& more)
