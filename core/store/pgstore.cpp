@@ -45,8 +45,8 @@ constexpr std::int64_t kCursorLock = 0x50574355;
 bool pgDatabaseHasTables(const std::string& location)
 {
     try {
-        PqConnection db(postgresConninfo(location), redactedLocation(location));
-        return !db.transaction([&] { return store_internal::pgTableNames(db); }).empty();
+        const auto db = store_internal::sharedPqConnection(postgresConninfo(location), redactedLocation(location));
+        return !db->transaction([&] { return store_internal::pgTableNames(*db); }).empty();
     } catch (const PqError& error) {
         throw InputError(error.what());
     }
@@ -58,7 +58,7 @@ PgStore::PgStore(const std::string& location, OpenMode mode) : m_display(redacte
     if (mode == OpenMode::ReadWrite)
         optunaSchemaForNewFiles(); // a bad $PITWALL_OPTUNA_SCHEMA is refused before anything is made
     try {
-        m_db = std::make_unique<PqConnection>(conninfo, m_display);
+        m_db = store_internal::sharedPqConnection(conninfo, m_display);
     } catch (const PqError& error) {
         throw InputError(error.what()); // a wrong host, user, password or database: the user can act on it
     }

@@ -1,6 +1,6 @@
 #pragma once
 // The shared backend: a PostgreSQL database that workers on many machines use at once, through libpq (one
-// connection per store object, so one per process: never a pool that grows with threads).
+// connection per process, shared by its store objects and threads: never a pool that grows with them).
 //
 // Optuna's tables are created exactly as Optuna's SQLAlchemy models create them on PostgreSQL (its enum types,
 // serial ids, naive TIMESTAMP columns in UTC), so Optuna's RDBStorage shares a study with Pitwall; Pitwall's tables
@@ -122,7 +122,7 @@ private:
 
     std::string m_display; // the location without its password
     OpenMode m_mode;
-    std::unique_ptr<store_internal::PqConnection> m_db;
+    std::shared_ptr<store_internal::PqConnection> m_db; // this process's one connection to the database
     bool m_pitwallTables = false;
     std::unordered_map<std::string, std::int64_t> m_nameIds;
     std::unordered_map<std::int64_t, std::string> m_namesById;

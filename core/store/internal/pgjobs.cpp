@@ -51,7 +51,7 @@ public:
     PgJobs(const std::string& location, OpenMode mode)
     {
         { PgStore check(location, mode); } // validates the database; ReadWrite creates Pitwall's tables
-        m_db = std::make_unique<PqConnection>(postgresConninfo(location), redactedLocation(location));
+        m_db = sharedPqConnection(postgresConninfo(location), redactedLocation(location));
         m_tables = m_db->transaction([&] { return pgPitwallSchemaVersion(*m_db); }) > 0;
     }
 
@@ -264,7 +264,7 @@ private:
         return r.rows() ? std::optional<std::string>(r.text(0, 0)) : std::nullopt;
     }
 
-    std::unique_ptr<PqConnection> m_db;
+    std::shared_ptr<PqConnection> m_db; // this process's one connection to the database
     bool m_tables = false;
 };
 

@@ -3,8 +3,10 @@
 #include "core/util/strings.h"
 
 #include <libpq-fe.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -157,7 +159,12 @@ void PqConnection::connect()
 {
     if (m_conn)
         PQfinish(m_conn);
-    m_conn = PQconnectdb(m_conninfo.c_str());
+    // The server lists the connection as "pitwall PID" (pg_stat_activity), unless the location names itself; keywords
+    // after the expanded location would override it, so the name comes first.
+    const std::string name = "pitwall " + std::to_string(::getpid());
+    const char* keys[] = {"application_name", "dbname", nullptr};
+    const char* values[] = {name.c_str(), m_conninfo.c_str(), nullptr};
+    m_conn = PQconnectdbParams(keys, values, 1);
     if (!m_conn)
         throw PqError(m_display + ": connecting failed: out of memory", {}, true);
     if (PQstatus(m_conn) != CONNECTION_OK) {
@@ -188,6 +195,7 @@ void PqConnection::throwFailure(pg_result* result, std::string_view what)
 
 PqResult PqConnection::exec(std::string_view sql, const std::vector<PqParam>& params, std::string_view what)
 {
+    const std::lock_guard<std::recursive_mutex> alone(m_mutex);
     if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
         throw PqError(m_display + ": the connection to the PostgreSQL server was lost", {}, true);
     std::vector<const char*> values;
@@ -207,6 +215,7 @@ PqResult PqConnection::exec(std::string_view sql, const std::vector<PqParam>& pa
 
 void PqConnection::copyIn(std::string_view sql, const std::string& rows, std::string_view what)
 {
+    const std::lock_guard<std::recursive_mutex> alone(m_mutex);
     if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
         throw PqError(m_display + ": the connection to the PostgreSQL server was lost", {}, true);
     const std::string text(sql);
@@ -226,6 +235,18 @@ void PqConnection::copyIn(std::string_view sql, const std::string& rows, std::st
     }
     if (failed || !sent)
         throwFailure(failed, what);
+}
+
+std::shared_ptr<PqConnection> sharedPqConnection(const std::string& conninfo, const std::string& display)
+{
+    static std::mutex registryMutex;
+    static std::map<std::string, std::weak_ptr<PqConnection>> registry;
+    const std::lock_guard<std::mutex> lock(registryMutex);
+    if (auto alive = registry[conninfo].lock())
+        return alive;
+    auto connection = std::make_shared<PqConnection>(conninfo, display);
+    registry[conninfo] = connection;
+    return connection;
 }
 
 void PqConnection::rollbackQuietly() noexcept

@@ -4,11 +4,15 @@
 // or deadlock is retried, and a lost connection (a server restart, a reset) is reopened and the transaction run
 // again, with a growing pause, until kGiveUpMs; then RuntimeError says what kept failing.
 //
-// Threads: a Connection and its results belong to one thread at a time.
+// Threads: a connection may serve several threads and store objects of a process (sharedPqConnection: one per
+// database and process, so that a process holds one connection whatever it opens); each exec and each transaction
+// has it to itself. A result belongs to the thread that got it.
 
 #include "core/util/error.h"
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -115,6 +119,7 @@ public:
     // when the transaction did not commit, so that no write is made twice.
     template <typename Body> auto transaction(Body&& body)
     {
+        const std::lock_guard<std::recursive_mutex> alone(m_mutex);
         std::optional<std::conditional_t<std::is_void_v<decltype(body())>, int, decltype(body())>> result;
         runTransaction([&] {
             if constexpr (std::is_void_v<decltype(body())>) {
@@ -163,6 +168,11 @@ private:
     std::string m_display;
     pg_conn* m_conn = nullptr;
     bool m_loseCommitAnswer = false;
+    std::recursive_mutex m_mutex; // held by an exec or a whole transaction
 };
+
+// The connection of this process to the database `conninfo` names: one, however many stores and threads use it
+// (kept while any of them holds it; a new one is opened after the last let go). Throws PqError as the constructor.
+std::shared_ptr<PqConnection> sharedPqConnection(const std::string& conninfo, const std::string& display);
 
 } // namespace pitwall::store_internal

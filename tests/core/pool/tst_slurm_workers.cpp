@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <map>
 #include <set>
 
 using namespace pitwall;
@@ -263,6 +264,19 @@ void TestSlurmWorkers::workersAndOptunaShareAStudy()
     qunsetenv("PITWALL_OPTUNA_SCHEMA");
     const auto study = makeStudy(*store, "shared", 18, 0.2);
     const auto workers = startWorkers(location, "shared", 3);
+    // One connection per process, whatever it opens inside (the loop's store, the heartbeat thread's, a trial's run
+    // and metrics): the server lists each as "pitwall PID".
+    std::map<std::string, int> most;
+    for (int sample = 0; sample < 100 && most.size() < 4; ++sample) {
+        QTest::qWait(100);
+        for (const auto& row : m_server.query("shared", "SELECT application_name, count(*) FROM pg_stat_activity "
+                                                        "WHERE datname = 'shared' AND application_name LIKE "
+                                                        "'pitwall %' GROUP BY application_name"))
+            most[row[0]] = std::max(most[row[0]], std::stoi(row[1]));
+    }
+    QCOMPARE(most.size(), std::size_t(4)); // the three workers and this test's store
+    for (const auto& [process, connections] : most)
+        QVERIFY2(connections == 1, qPrintable(QString("%1: %2 connections").arg(process.c_str()).arg(connections)));
     const QString optunaLocation = QString::fromStdString(m_server.location("shared", true));
     const auto python = [&](const char* script) {
         QProcess process;
