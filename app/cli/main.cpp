@@ -28,17 +28,9 @@ int main(int argc, char** argv)
     addJobCommands(cli);
     addDataCommands(cli); // the synthetic world is plain C++ (core/synth): no LibTorch
 
-    // A password in a PostgreSQL --db (or $PITWALL_DB) moves to PGPASSWORD before anything runs: the workers and jobs
-    // this process starts, and the records it writes, then carry the location without it.
+    // Before anything runs: the workers and jobs this process starts, and its records, carry no password.
     std::vector<std::string> words(argv, argv + argc);
-    for (std::size_t i = 1; i < words.size(); ++i) {
-        if (words[i] == "--db" && i + 1 < words.size())
-            words[i + 1] = movePasswordToEnvironment(words[i + 1]);
-        else if (words[i].rfind("--db=", 0) == 0)
-            words[i] = "--db=" + movePasswordToEnvironment(words[i].substr(5));
-    }
-    if (const char* db = std::getenv("PITWALL_DB"))
-        ::setenv("PITWALL_DB", movePasswordToEnvironment(db).c_str(), 1);
+    moveDatabasePasswordsToEnvironment(words);
     std::vector<char*> pointers;
     for (std::string& word : words)
         pointers.push_back(word.data());

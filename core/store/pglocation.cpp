@@ -96,6 +96,18 @@ std::string movePasswordToEnvironment(const std::string& location)
     return locationWithoutPassword(location);
 }
 
+void moveDatabasePasswordsToEnvironment(std::vector<std::string>& words)
+{
+    for (std::size_t i = 1; i < words.size(); ++i) {
+        if (words[i] == "--db" && i + 1 < words.size())
+            words[i + 1] = movePasswordToEnvironment(words[i + 1]);
+        else if (startsWith(words[i], "--db="))
+            words[i] = "--db=" + movePasswordToEnvironment(words[i].substr(5));
+    }
+    if (const char* db = std::getenv("PITWALL_DB"))
+        ::setenv("PITWALL_DB", movePasswordToEnvironment(db).c_str(), 1);
+}
+
 std::string redactedLocation(const std::string& location)
 {
     const auto span = passwordSpan(location);

@@ -5,6 +5,7 @@
 // A password in a location is never shown: every message, log and record uses redactedLocation().
 
 #include <string>
+#include <vector>
 
 namespace pitwall {
 
@@ -25,5 +26,9 @@ std::string locationWithoutPassword(const std::string& location);
 // reads it and the processes this one starts inherit it, and returns the location without it. So that no argv (ps),
 // job record or log of this process or its workers carries the password. Any other location comes back unchanged.
 std::string movePasswordToEnvironment(const std::string& location);
+
+// movePasswordToEnvironment for a command line's --db value (`--db X` or `--db=X`, changed in place in `words`) and
+// for $PITWALL_DB: what the CLI does first.
+void moveDatabasePasswordsToEnvironment(std::vector<std::string>& words);
 
 } // namespace pitwall
