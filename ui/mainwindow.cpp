@@ -158,6 +158,8 @@ void MainWindow::createPoller()
         QMetaObject::invokeMethod(m_poller, "setFocusStudy", Qt::QueuedConnection, Q_ARG(QString, name));
     });
     connect(m_live, &LiveView::runRequested, m_poller, &StorePoller::setLiveRun, Qt::QueuedConnection);
+    connect(m_study, &StudyView::intermediatesWanted, m_poller, &StorePoller::completeIntermediates,
+            Qt::QueuedConnection);
     connect(m_trialsPage, &TrialsPage::detailsRequested, m_poller, &StorePoller::setDetailsTrial, Qt::QueuedConnection);
 }
 

@@ -19,7 +19,8 @@ namespace pitwall {
 
 namespace store_internal {
 class PqConnection;
-}
+class PqParam;
+} // namespace store_internal
 
 // Whether the PostgreSQL database at `location` has any tables (a results database, or someone else's); creates
 // nothing. InputError when it cannot be reached or refuses the login.
@@ -64,6 +65,7 @@ public:
     int addTrials(std::int64_t studyId, std::span<const TrialRecord> trials) override;
     std::vector<TrialRecord> trials(std::int64_t studyId) override;
     std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) override;
+    std::vector<TrialRecord> trialsSummarised(std::int64_t studyId, int summariseBelow) override;
     std::optional<TrialRecord> trial(std::int64_t studyId, int number) override;
     std::vector<TrialRecord> trialsNumbered(std::int64_t studyId, const std::vector<int>& numbers) override;
     TrialRevisions trialRevisionsSince(std::optional<std::int64_t> after) override;
@@ -113,9 +115,14 @@ private:
     void insertWholeTrial(std::int64_t studyId, const TrialRecord& trial, double now);
     void insertValue(const char* sql, std::int64_t trialId, std::int64_t key, double value);
     void insertVectorValue(std::int64_t trialId, std::int64_t step, std::size_t objective, double value);
-    // The trials of a study matching `where` (SQL on the alias t, with $1 the study and $2 the argument).
+    // The trials of a study matching `where` (SQL on the alias t, with $1 the study and $2 the argument); those
+    // numbered below `summariseBelow` with their last step's intermediate values alone (trialsSummarised).
     std::vector<TrialRecord> loadTrials(std::int64_t studyId, const std::string& where,
-                                        const std::optional<std::string>& argument);
+                                        const std::optional<std::string>& argument,
+                                        std::optional<int> summariseBelow = std::nullopt);
+    void readIntermediates(const std::string& filter, const std::vector<store_internal::PqParam>& params,
+                           bool lastOnly, std::vector<TrialRecord>& records,
+                           const std::unordered_map<std::int64_t, std::size_t>& indexOf);
     std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
     const std::string& nameOf(std::int64_t nameId);
     int paretoFrontSize(const StudyRecord& study);

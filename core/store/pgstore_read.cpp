@@ -140,6 +140,11 @@ std::vector<TrialRecord> PgStore::trialsFrom(std::int64_t studyId, int firstNumb
     return loadTrials(studyId, "t.number >= $2::integer", std::to_string(firstNumber));
 }
 
+std::vector<TrialRecord> PgStore::trialsSummarised(std::int64_t studyId, int summariseBelow)
+{
+    return loadTrials(studyId, "TRUE", std::nullopt, summariseBelow);
+}
+
 std::optional<TrialRecord> PgStore::trial(std::int64_t studyId, int number)
 {
     auto found = loadTrials(studyId, "t.number = $2::integer", std::to_string(number));
@@ -185,8 +190,46 @@ TrialRevisions PgStore::trialRevisionsSince(std::optional<std::int64_t> after)
     });
 }
 
+// The intermediate values (and vectors) of the trials that `filter` selects, or their last step's alone.
+void PgStore::readIntermediates(const std::string& filter, const std::vector<store_internal::PqParam>& params,
+                                bool lastOnly, std::vector<TrialRecord>& records,
+                                const std::unordered_map<std::int64_t, std::size_t>& indexOf)
+{
+    auto forEach = [&](const std::string& select, const std::string& orderBy, auto&& onRow) {
+        const auto result = m_db->exec(select + filter + orderBy, params, "reading trials");
+        for (int row = 0; row < result.rows(); ++row)
+            if (const auto it = indexOf.find(result.int64(row, 0)); it != indexOf.end())
+                onRow(result, row, records[it->second]);
+    };
+    forEach(lastOnly ? "SELECT DISTINCT ON (v.trial_id) v.trial_id, v.step, v.intermediate_value, "
+                       "v.intermediate_value_type FROM trial_intermediate_values v JOIN trials t ON "
+                       "t.trial_id = v.trial_id"
+                     : "SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type FROM "
+                       "trial_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id",
+            lastOnly ? " ORDER BY v.trial_id, v.step DESC" : " ORDER BY v.step",
+            [lastOnly](const PqResult& r, int row, TrialRecord& record) {
+                record.intermediateValues[r.int64(row, 1)] = valueAt(r, row, 2);
+                record.allIntermediates = !lastOnly;
+            });
+    if (!m_pitwallTables)
+        return;
+    forEach(std::string("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values "
+                        "v JOIN trials t ON t.trial_id = v.trial_id") +
+                (lastOnly ? " AND v.step = (SELECT MAX(w.step) FROM pitwall_intermediate_values w WHERE w.trial_id = "
+                            "v.trial_id)"
+                          : ""),
+            " ORDER BY v.step, v.objective", [](const PqResult& r, int row, TrialRecord& record) {
+                std::vector<double>& vector = record.intermediateVectors[r.int64(row, 1)];
+                const auto objective = static_cast<std::size_t>(r.int64(row, 2));
+                if (vector.size() <= objective)
+                    vector.resize(objective + 1, std::nan(""));
+                vector[objective] = valueAt(r, row, 3);
+            });
+}
+
 std::vector<TrialRecord> PgStore::loadTrials(std::int64_t studyId, const std::string& where,
-                                             const std::optional<std::string>& argument)
+                                             const std::optional<std::string>& argument,
+                                             std::optional<int> summariseBelow)
 {
     const std::string filter = " WHERE t.study_id = $1 AND " + where;
     std::vector<store_internal::PqParam> params{studyId};
@@ -219,21 +262,14 @@ std::vector<TrialRecord> PgStore::loadTrials(std::int64_t studyId, const std::st
                         record.values.resize(objective + 1, std::nan(""));
                     record.values[objective] = valueAt(r, row, 2);
                 });
-        forEach("SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type FROM "
-                "trial_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id",
-                " ORDER BY v.step", [](const PqResult& r, int row, TrialRecord& record) {
-                    record.intermediateValues[r.int64(row, 1)] = valueAt(r, row, 2);
-                });
+        if (summariseBelow) { // a number we made, not input: written into the SQL
+            const std::string below = std::to_string(*summariseBelow);
+            readIntermediates(filter + " AND t.number >= " + below, params, false, records, indexOf);
+            readIntermediates(filter + " AND t.number < " + below, params, true, records, indexOf);
+        } else {
+            readIntermediates(filter, params, false, records, indexOf);
+        }
         if (m_pitwallTables) {
-            forEach("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values "
-                    "v JOIN trials t ON t.trial_id = v.trial_id",
-                    " ORDER BY v.step, v.objective", [](const PqResult& r, int row, TrialRecord& record) {
-                        std::vector<double>& vector = record.intermediateVectors[r.int64(row, 1)];
-                        const auto objective = static_cast<std::size_t>(r.int64(row, 2));
-                        if (vector.size() <= objective)
-                            vector.resize(objective + 1, std::nan(""));
-                        vector[objective] = valueAt(r, row, 3);
-                    });
             for (TrialRecord& record : records)
                 for (auto& [step, vector] : record.intermediateVectors)
                     if (const auto first = record.intermediateValues.find(step);

@@ -73,6 +73,9 @@ struct TrialRecord {
     // Several objectives: step -> one value per objective (the first is intermediateValues' at that step); only
     // steps reported as a vector.
     std::map<std::int64_t, std::vector<double>> intermediateVectors;
+    // False when the record was read summarised (Store::trialsSummarised): intermediateValues and
+    // intermediateVectors then hold the trial's last step alone.
+    bool allIntermediates = true;
     Json userAttrs = Json::object();
     Json systemAttrs = Json::object();
     std::optional<double> heartbeatTime; // Unix seconds of the last heartbeat, if any

@@ -66,6 +66,7 @@ public:
     int addTrials(std::int64_t studyId, std::span<const TrialRecord> trials) override;
     std::vector<TrialRecord> trials(std::int64_t studyId) override;
     std::vector<TrialRecord> trialsFrom(std::int64_t studyId, int firstNumber) override;
+    std::vector<TrialRecord> trialsSummarised(std::int64_t studyId, int summariseBelow) override;
     std::optional<TrialRecord> trial(std::int64_t studyId, int number) override;
     std::vector<TrialRecord> trialsNumbered(std::int64_t studyId, const std::vector<int>& numbers) override;
     TrialRevisions trialRevisionsSince(std::optional<std::int64_t> after) override;
@@ -115,10 +116,12 @@ private:
     void upsertAttr(const char* table, const char* ownerColumn, std::int64_t ownerId, const std::string& key,
                     const Json& value);
     // One trial (`number`), every trial numbered `firstNumber` and up, or the trials numbered in `numbers` (a JSON
-    // array); all empty: every trial.
+    // array); all empty: every trial. Those numbered below `summariseBelow` get their last step's intermediate values
+    // alone (trialsSummarised).
     std::vector<TrialRecord> loadTrials(std::int64_t studyId, std::optional<int> number,
                                         std::optional<int> firstNumber = std::nullopt,
-                                        std::optional<std::string> numbers = std::nullopt);
+                                        std::optional<std::string> numbers = std::nullopt,
+                                        std::optional<int> summariseBelow = std::nullopt);
     std::int64_t nameId(const std::string& name, std::unordered_map<std::string, std::int64_t>& pending);
     const std::string& nameOf(std::int64_t nameId);
 

@@ -76,14 +76,15 @@ void readAttrs(store_internal::Connection& db, const std::string& sql, std::int6
 }
 
 // Which trials loadTrials reads: ?1 the study; ?2 one number, or NULL for all; ?3 numbers from it, or NULL; ?4 a JSON
-// array of numbers, or NULL.
+// array of numbers, or NULL; ?5 numbers below it, or NULL.
 struct TrialFilter {
     std::int64_t studyId;
     std::optional<int> number, firstNumber;
     std::optional<std::string> numbers;
+    std::optional<int> below;
     static constexpr const char* kWhere =
         " WHERE t.study_id = ?1 AND (?2 IS NULL OR t.number = ?2) AND (?3 IS NULL OR t.number >= ?3)"
-        " AND (?4 IS NULL OR t.number IN (SELECT value FROM json_each(?4)))";
+        " AND (?4 IS NULL OR t.number IN (SELECT value FROM json_each(?4))) AND (?5 IS NULL OR t.number < ?5)";
 
     void bind(Statement& statement) const
     {
@@ -91,8 +92,20 @@ struct TrialFilter {
         number ? statement.bind(2, *number) : statement.bindNull(2);
         firstNumber ? statement.bind(3, *firstNumber) : statement.bindNull(3);
         numbers ? statement.bind(4, *numbers) : statement.bindNull(4);
+        below ? statement.bind(5, *below) : statement.bindNull(5);
     }
 };
+
+// The intermediate values of each trial (Optuna's table: the first objective's), or its last step's alone.
+const char* intermediatesSql(bool lastOnly)
+{
+    return lastOnly ? "SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type FROM trials t JOIN "
+                      "trial_intermediate_values v ON v.trial_intermediate_value_id = (SELECT "
+                      "w.trial_intermediate_value_id FROM trial_intermediate_values w WHERE w.trial_id = t.trial_id "
+                      "ORDER BY w.step DESC LIMIT 1)"
+                    : "SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type "
+                      "FROM trial_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id";
+}
 
 // The filtered trials' own rows, by number, without their parameters, values and attributes.
 std::vector<TrialRecord> readTrialRows(store_internal::Connection& db, const TrialFilter& filter)
@@ -121,12 +134,15 @@ std::vector<TrialRecord> readTrialRows(store_internal::Connection& db, const Tri
     return records;
 }
 
-// Pitwall's intermediate vectors (objectives 1.. of each step; objective 0 is Optuna's intermediate value).
-template <class ForEachRow>
-void readIntermediateVectors(ForEachRow&& forEachRow, std::vector<TrialRecord>& records)
+// Pitwall's intermediate vectors (objectives 1.. of each step; objective 0 is Optuna's intermediate value), or the
+// last step's alone. The caller sets objective 0 (completeVectors).
+template <class ForEachRow> void readIntermediateVectors(ForEachRow&& forEachRow, bool lastOnly)
 {
-    forEachRow("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values v "
-               "JOIN trials t ON t.trial_id = v.trial_id",
+    forEachRow(lastOnly ? "SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM trials t JOIN "
+                          "pitwall_intermediate_values v ON v.trial_id = t.trial_id AND v.step = (SELECT MAX(w.step) "
+                          "FROM pitwall_intermediate_values w WHERE w.trial_id = t.trial_id)"
+                        : "SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM "
+                          "pitwall_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id",
                [&](const Statement& row, TrialRecord& record) {
                    const std::int64_t step = row.int64(1);
                    const auto objective = static_cast<std::size_t>(row.int64(2));
@@ -136,6 +152,11 @@ void readIntermediateVectors(ForEachRow&& forEachRow, std::vector<TrialRecord>& 
                    vector[objective] = decodeValue(row, 3, 4);
                },
                " ORDER BY v.step, v.objective");
+}
+
+// Objective 0 of each intermediate vector: the trial's intermediate value at that step.
+void completeVectors(std::vector<TrialRecord>& records)
+{
     for (TrialRecord& record : records)
         for (auto& [step, vector] : record.intermediateVectors)
             if (const auto first = record.intermediateValues.find(step); first != record.intermediateValues.end())
@@ -299,6 +320,11 @@ std::vector<TrialRecord> SqliteStore::trialsFrom(std::int64_t studyId, int first
     return loadTrials(studyId, std::nullopt, firstNumber);
 }
 
+std::vector<TrialRecord> SqliteStore::trialsSummarised(std::int64_t studyId, int summariseBelow)
+{
+    return loadTrials(studyId, std::nullopt, std::nullopt, std::nullopt, summariseBelow);
+}
+
 std::optional<TrialRecord> SqliteStore::trial(std::int64_t studyId, int number)
 {
     auto found = loadTrials(studyId, number);
@@ -347,9 +373,16 @@ TrialRevisions SqliteStore::trialRevisionsSince(std::optional<std::int64_t> afte
 }
 
 std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::optional<int> number,
-                                                 std::optional<int> firstNumber, std::optional<std::string> numbers)
+                                                 std::optional<int> firstNumber, std::optional<std::string> numbers,
+                                                 std::optional<int> summariseBelow)
 {
-    const TrialFilter filter{studyId, number, firstNumber, std::move(numbers)};
+    const TrialFilter filter{studyId, number, firstNumber, std::move(numbers), std::nullopt};
+    // Summarising: every step of the trials from summariseBelow, the last step of those before.
+    TrialFilter whole = filter, summarised = filter;
+    if (summariseBelow) {
+        whole.firstNumber = std::max(firstNumber.value_or(*summariseBelow), *summariseBelow);
+        summarised.below = summariseBelow;
+    }
     return m_db->read([&] {
         std::vector<TrialRecord> records = readTrialRows(*m_db, filter);
         if (records.empty())
@@ -357,9 +390,10 @@ std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::opti
         std::unordered_map<std::int64_t, std::size_t> indexOf;
         for (std::size_t i = 0; i < records.size(); ++i)
             indexOf[records[i].id] = i;
+        const TrialFilter* rowFilter = &filter; // the trials forEachRow reads
         auto forEachRow = [&](const std::string& sql, auto&& onRow, const std::string& orderBy = {}) {
             auto statement = m_db->cached(sql + TrialFilter::kWhere + orderBy);
-            filter.bind(statement);
+            rowFilter->bind(statement);
             std::int64_t lastId = 0; // rows come grouped by trial: one lookup per trial, not per row
             TrialRecord* last = nullptr;
             while (statement.step()) {
@@ -384,17 +418,23 @@ std::vector<TrialRecord> SqliteStore::loadTrials(std::int64_t studyId, std::opti
                            record.values.resize(objective + 1, std::nan(""));
                        record.values[objective] = decodeValue(row, 2, 3);
                    });
-        std::size_t steps = 0; // the last trial's count: the next one likely has as many (one allocation)
-        forEachRow("SELECT v.trial_id, v.step, v.intermediate_value, v.intermediate_value_type "
-                   "FROM trial_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id",
-                   [&](const Statement& row, TrialRecord& record) {
-                       if (record.intermediateValues.empty())
-                           record.intermediateValues.reserve(steps);
-                       record.intermediateValues[row.int64(1)] = decodeValue(row, 2, 3);
-                       steps = record.intermediateValues.size();
-                   });
-        if (hasPitwallTables() && m_pitwallVersion >= 5)
-            readIntermediateVectors(forEachRow, records);
+        for (const bool lastOnly : {false, true}) {
+            if (lastOnly && !summariseBelow)
+                break;
+            rowFilter = summariseBelow ? (lastOnly ? &summarised : &whole) : &filter;
+            std::size_t steps = 0; // the last trial's count: the next one likely has as many (one allocation)
+            forEachRow(intermediatesSql(lastOnly), [&](const Statement& row, TrialRecord& record) {
+                if (record.intermediateValues.empty())
+                    record.intermediateValues.reserve(steps);
+                record.intermediateValues[row.int64(1)] = decodeValue(row, 2, 3);
+                steps = record.intermediateValues.size();
+                record.allIntermediates = !lastOnly;
+            });
+            if (hasPitwallTables() && m_pitwallVersion >= 5)
+                readIntermediateVectors(forEachRow, lastOnly);
+        }
+        rowFilter = &filter;
+        completeVectors(records);
         forEachRow("SELECT a.trial_id, a.\"key\", a.value_json FROM trial_user_attributes a "
                    "JOIN trials t ON t.trial_id = a.trial_id",
                    [&](const Statement& row, TrialRecord& record) {

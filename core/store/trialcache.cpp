@@ -35,10 +35,12 @@ bool sameTrial(const TrialRecord& a, const TrialRecord& b)
     return a.id == b.id && a.number == b.number && a.studyId == b.studyId && a.state == b.state &&
            a.startTime == b.startTime && a.completeTime == b.completeTime && a.values == b.values &&
            a.intermediateValues == b.intermediateValues && a.intermediateVectors == b.intermediateVectors &&
+           a.allIntermediates == b.allIntermediates &&
            sameParams(a.params, b.params) && a.userAttrs == b.userAttrs && a.systemAttrs == b.systemAttrs;
 }
 
-TrialCache::TrialCache(Share share) : m_share(std::move(share))
+TrialCache::TrialCache(Share share, std::optional<int> completeTail)
+    : m_share(std::move(share)), m_completeTail(completeTail)
 {
     if (!m_share)
         m_share = [](std::vector<TrialRecord> trials) {
@@ -50,6 +52,13 @@ void TrialCache::clear()
 {
     m_studies.clear();
     m_revision.reset();
+    m_toComplete.clear();
+}
+
+void TrialCache::completeIntermediates(std::int64_t studyId, const std::vector<int>& numbers)
+{
+    std::vector<int>& wanted = m_toComplete[studyId];
+    wanted.insert(wanted.end(), numbers.begin(), numbers.end());
 }
 
 std::vector<TrialCache::Shared> TrialCache::refresh(Store& store, const std::vector<StudyKey>& studies)
@@ -78,11 +87,12 @@ std::vector<TrialCache::Shared> TrialCache::refresh(Store& store, const std::vec
             if (!study.trials ||
                 !update(store, key.id, study, numbers == revisedNumbers.end() ? std::vector<int>{} : numbers->second,
                         key.listedTrials))
-                readAll(store, key.id, study);
+                readAll(store, key.id, study, key.listedTrials);
             shared.push_back(study.trials);
             kept.emplace(key.id, std::move(study));
         }
         m_studies = std::move(kept);
+        std::erase_if(m_toComplete, [&](const auto& wanted) { return !m_studies.count(wanted.first); });
         return shared;
     } catch (...) {
         clear();
@@ -90,9 +100,10 @@ std::vector<TrialCache::Shared> TrialCache::refresh(Store& store, const std::vec
     }
 }
 
-void TrialCache::readAll(Store& store, std::int64_t id, Study& study)
+void TrialCache::readAll(Store& store, std::int64_t id, Study& study, int listedTrials)
 {
-    std::vector<TrialRecord> trials = store.trials(id);
+    std::vector<TrialRecord> trials =
+        m_completeTail ? store.trialsSummarised(id, listedTrials - *m_completeTail) : store.trials(id);
     m_lastRead += trials.size();
     study.trials = m_share(std::move(trials));
     index(study);
@@ -120,6 +131,12 @@ bool TrialCache::update(Store& store, std::int64_t id, Study& study, std::vector
     if (!study.numbered || size > listedTrials)
         return false; // more trials kept than the study has: it was deleted and made again under the same id
     numbers.insert(numbers.end(), study.unfinished.begin(), study.unfinished.end());
+    if (const auto wanted = m_toComplete.find(id); wanted != m_toComplete.end()) {
+        for (int n : wanted->second)
+            if (n >= 0 && n < size && !old[static_cast<std::size_t>(n)].allIntermediates)
+                numbers.push_back(n);
+        m_toComplete.erase(wanted);
+    }
     std::erase_if(numbers, [size](int n) { return n < 0 || n >= size; });
     std::sort(numbers.begin(), numbers.end());
     numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());

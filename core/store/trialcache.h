@@ -11,6 +11,10 @@
 // Every trial is read again when it must be: the first time, for a file whose Pitwall tables predate revisions,
 // for a study whose trials are not numbered 0..n-1, or whose trial count disagrees with the study listing (a study
 // deleted and made again under the same id and name; one made again with as many trials or more goes unnoticed).
+//
+// A cache made with a complete tail reads a study's older trials summarised (Store::trialsSummarised: their last
+// intermediate value alone) when it reads every trial, and the newest `completeTail` trials, and those read later,
+// whole; completeIntermediates asks for the rest of a summarised trial's intermediate values (the curves a view draws).
 
 #include "core/store/records.h"
 
@@ -33,7 +37,8 @@ public:
     // Makes the shared vector of a changed study (the window destroys large ones on a pool thread).
     using Share = std::function<Shared(std::vector<TrialRecord>)>;
 
-    explicit TrialCache(Share share = {});
+    // completeTail: std::nullopt, every trial whole; else how many of the newest trials are read whole at first.
+    explicit TrialCache(Share share = {}, std::optional<int> completeTail = std::nullopt);
 
     struct StudyKey {
         std::int64_t id = 0;
@@ -45,6 +50,9 @@ public:
     std::vector<Shared> refresh(Store& store, const std::vector<StudyKey>& studies);
     // Forgets everything: the next refresh reads every trial.
     void clear();
+    // The next refresh reads whole the trials of the study with these numbers that were read summarised (the
+    // study's changed vector then has them whole). Numbers not kept, or kept whole, are passed over.
+    void completeIntermediates(std::int64_t studyId, const std::vector<int>& numbers);
     // How many trial records the last refresh read from the store (tests and benchmarks).
     std::size_t lastRead() const { return m_lastRead; }
 
@@ -56,10 +64,12 @@ private:
         bool numbered = false;       // trials[i].number == i for every i
     };
     bool update(Store& store, std::int64_t id, Study& study, std::vector<int> numbers, int listedTrials);
-    void readAll(Store& store, std::int64_t id, Study& study);
+    void readAll(Store& store, std::int64_t id, Study& study, int listedTrials);
     void index(Study& study);
 
     Share m_share;
+    std::optional<int> m_completeTail;
+    std::map<std::int64_t, std::vector<int>> m_toComplete; // by study: trial numbers to read whole
     std::map<std::int64_t, Study> m_studies;
     std::optional<std::int64_t> m_revision;
     std::size_t m_lastRead = 0;

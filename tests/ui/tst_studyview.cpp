@@ -22,6 +22,7 @@
 #include "core/store/pareto.h"
 
 #include <QComboBox>
+#include <QSpinBox>
 #include <QLabel>
 #include <QTabWidget>
 #include <QLineSeries>
@@ -35,6 +36,7 @@
 #include <QListView>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -81,6 +83,7 @@ private Q_SLOTS:
     void namesTheTrialsOfNamedPoints();
     void drawsTheObjectiveChosenForTheOneObjectiveCharts();
     void greysImportanceFromFewTrials();
+    void drawsWholeCurvesOfTrialsReadSummarised();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
 
@@ -618,6 +621,71 @@ void TestStudyView::agreesOnTheBestTrial()
     } else {
         QVERIFY(frame.best.isEmpty() || frame.best.back().x() <= *c.bestNumber);
     }
+}
+
+// The window reads a study's older trials summarised (their last intermediate value alone: a twentieth of the rows at
+// 20 steps) and the newest ones whole. Curves it draws of older trials (the top k) are read whole on demand: each has
+// all its steps, never the one point a summarised record has.
+void TestStudyView::drawsWholeCurvesOfTrialsReadSummarised()
+{
+    const QString db = m_dir.filePath("summarised.db");
+    constexpr int kTrials = 300; // more than the poller reads whole at first (StorePoller::kCompleteTail)
+    constexpr int kSteps = 5;
+    {
+        auto store = openStore(db.toStdString());
+        const auto study = store->createStudy("long", {StudyDirection::Minimize});
+        std::vector<TrialRecord> trials(kTrials);
+        for (int i = 0; i < kTrials; ++i) {
+            TrialRecord& t = trials[static_cast<std::size_t>(i)];
+            t.state = TrialState::Complete;
+            t.values = {static_cast<double>(i)}; // the oldest trials are the best
+            Distribution x;
+            x.low = 0, x.high = 1000;
+            t.params.push_back({"x", static_cast<double>(i), x});
+            for (int step = 0; step < kSteps; ++step)
+                t.intermediateValues[step] = i + 10.0 * (kSteps - step);
+        }
+        store->addTrials(study, trials);
+    }
+    const auto curvesDrawn = [](ui::StudyView* view) {
+        std::map<QString, qsizetype> points; // "trial N" -> points
+        for (int i = 0; i < ui::StudyView::kMaxCurves; ++i)
+            if (QXYSeries* s = view->intermediate()->find(QStringLiteral("curve %1").arg(i)); s && s->isVisible())
+                points[s->name()] = s->count();
+        return points;
+    };
+    ui::MainWindow window;
+    window.showView(ui::View::Study);
+    window.show();
+    window.openDatabase(db);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && window.snapshot().focusStudy == "long", 10000);
+    const ui::SharedTrials read = window.snapshot().focusTrials;
+    QCOMPARE(read->size(), std::size_t(kTrials));
+    QVERIFY(!read->front().allIntermediates); // read summarised...
+    QCOMPARE(read->front().intermediateValues.size(), std::size_t(1));
+    QCOMPARE(read->front().intermediateValues.at(kSteps - 1), 10.0); // ...to its last step
+    QVERIFY(read->back().allIntermediates);
+    auto drawn = curvesDrawn(window.studyView());
+    QCOMPARE(drawn.size(), std::size_t(ui::StudyView::kMaxCurves)); // the newest, whole from the start
+    QCOMPARE(drawn.count(QStringLiteral("trial %1").arg(kTrials - 1)), std::size_t(1));
+    for (const auto& [name, count] : drawn)
+        QVERIFY2(count == kSteps, qPrintable(name));
+
+    // The 3 best are the oldest: typed into the top-k box, their curves come whole.
+    auto* topK = window.studyView()->findChild<QSpinBox*>("studyTopK");
+    QVERIFY(topK);
+    topK->selectAll();
+    QTest::keyClicks(topK, "3");
+    QTest::keyClick(topK, Qt::Key_Enter);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) && curvesDrawn(window.studyView()).size() == 3, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.viewReady(ui::View::Study) &&
+                                 curvesDrawn(window.studyView())[QStringLiteral("trial 0")] == kSteps,
+                             10000);
+    drawn = curvesDrawn(window.studyView());
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(drawn[QStringLiteral("trial %1").arg(i)], qsizetype(kSteps));
+    QVERIFY((*window.snapshot().focusTrials)[0].allIntermediates);
+    QVERIFY(!(*window.snapshot().focusTrials)[3].allIntermediates); // only what is drawn is read whole
 }
 
 QTEST_MAIN(TestStudyView)

@@ -93,6 +93,7 @@ void StorePoller::openDatabase(const QString& location, const QString& focus)
     m_focus = focus;
     m_store.reset();
     m_trials.clear();
+    m_studyIds.clear();
     m_lastCounter = -1;
     m_liveRun = 0;
     m_detailsTrial = 0;
@@ -247,6 +248,13 @@ void StorePoller::stop()
         m_timer->stop();
 }
 
+void StorePoller::completeIntermediates(const QString& study, const QList<int>& numbers)
+{
+    if (const auto it = m_studyIds.find(study); it != m_studyIds.end())
+        m_trials.completeIntermediates(it->second, std::vector<int>(numbers.begin(), numbers.end()));
+    poll(true); // a snapshot answers, even for a study gone meanwhile
+}
+
 void StorePoller::refreshNow()
 {
     m_trials.clear(); // a refresh the user asked for reads every trial
@@ -290,6 +298,9 @@ void StorePoller::poll(bool force)
         if (force || changed) {
             snapshot.changeCounter = counter;
             readStudiesAndRuns(*m_store, m_trials, snapshot);
+            m_studyIds.clear();
+            for (const StudySummary& summary : snapshot.studies)
+                m_studyIds.emplace(QString::fromStdString(summary.study.name), summary.study.id);
             snapshot.benchmarks = m_store->benchmarks();
             Q_EMIT snapshotReady(snapshot);
         }

@@ -109,6 +109,10 @@ public Q_SLOTS:
     void start(int intervalMs);
     void stop();
     void refreshNow();
+    // Reads whole the intermediate values of these trials of the study (the poller reads the older trials of a
+    // study summarised: their last intermediate value alone, TrialRecord::allIntermediates false); a snapshot
+    // follows. For the curves a view draws.
+    void completeIntermediates(const QString& study, const QList<int>& numbers);
 
 Q_SIGNALS:
     void snapshotReady(const pitwall::ui::StoreSnapshot& snapshot);
@@ -125,7 +129,7 @@ private:
         std::unique_ptr<Store> store;
         qint64 lastCounter = -1;
         StoreSnapshot snapshot;
-        TrialCache trials{shareTrials};
+        TrialCache trials{shareTrials, 0}; // summarised: the comparison draws no intermediate values
     };
 
     void poll(bool force);
@@ -139,8 +143,14 @@ private:
     void readDetails();
     void readCompare();
 
+    // How many of a study's newest trials are read whole at first (the rest summarised): the Study view draws the
+    // curves of the newest trials with intermediate values (StudyView::kMaxCurves).
+    static constexpr int kCompleteTail = 200;
+
     std::unique_ptr<Store> m_store;
-    TrialCache m_trials{shareTrials}; // the window's database's trials, read again only where they changed
+    // The window's database's trials, read again only where they changed.
+    TrialCache m_trials{shareTrials, kCompleteTail};
+    std::map<QString, qint64> m_studyIds; // the window's database's studies, as last read
     QString m_location;
     QString m_focus;
     qint64 m_lastCounter = -1;

@@ -215,6 +215,9 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
             paretoSize = s.paretoSize;
             labels = trialLabelsFromJson(s.study.userAttrs.value(kLabelsAttr, Json()));
         }
+    m_awaitingWhole = false;
+    if (snapshot.focusStudy != m_name)
+        m_askedWhole.clear();
     const bool otherObjectives = directions != m_directions || names != m_objectiveNames;
     const bool objectivesChanged = otherObjectives || paretoSize != m_paretoSize || labels.size() != m_labels.size();
     m_labels = std::move(labels);
@@ -364,7 +367,7 @@ void StudyView::requestFrame()
 
 bool StudyView::ready() const
 {
-    return m_drawn && !m_pending && !(m_frameTask && m_frameTask->isActive());
+    return m_drawn && !m_pending && !m_awaitingWhole && !(m_frameTask && m_frameTask->isActive());
 }
 
 void StudyView::applyFrame(StudyFrame frame)
@@ -554,6 +557,14 @@ void StudyView::applyIntermediate(const StudyFrame& frame)
         series->setVisible(true);
     }
     m_intermediate->fitAxes();
+    QList<int> wanted;
+    for (const StudyFrame::Curve& curve : frame.curves)
+        if (curve.partial && m_askedWhole.insert(curve.trial).second)
+            wanted << curve.trial;
+    if (!wanted.isEmpty() && !m_name.isEmpty()) {
+        m_awaitingWhole = true;
+        Q_EMIT intermediatesWanted(m_name, wanted);
+    }
 }
 
 } // namespace pitwall::ui

@@ -69,7 +69,8 @@ public:
     void setTopK(int k);
     // Draws exactly these parameters (nullopt: the kMaxDrawnParams most important); drawn as setStudy.
     void setPickedParams(std::optional<QStringList> names);
-    // True once the latest data is drawn, with no computation pending or in flight.
+    // True once the latest data is drawn, with no computation pending or in flight and no curve asked for whole
+    // (intermediatesWanted) still unanswered.
     bool ready() const;
 
     ChartView* history() const { return m_history; }
@@ -92,6 +93,9 @@ Q_SIGNALS:
     void drawn();
     // The user clicked a trial's marker (the Pareto front): open that trial of the study shown.
     void trialActivated(int number);
+    // Curves to draw belong to trials read summarised (TrialRecord::allIntermediates false): read them whole (the
+    // poller's completeIntermediates; a snapshot follows). Asked once per trial and study shown.
+    void intermediatesWanted(const QString& study, const QList<int>& numbers);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -151,6 +155,8 @@ private:
     std::unordered_set<std::int64_t> m_trialIds;
     std::uint64_t m_trialsSignature = 0;
     bool m_drawn = false;
+    std::unordered_set<int> m_askedWhole; // trials of m_name whose intermediate values were asked for whole
+    bool m_awaitingWhole = false;         // asked, and no snapshot came since
     QLabel* m_title = nullptr;
     QSpinBox* m_topK = nullptr;
     QTimer* m_throttle = nullptr;

@@ -3,6 +3,8 @@
 // the Store interface reports), files in temporary folders, and Debian's Python with Optuna.
 
 #include "core/store/records.h"
+#include "core/store/store.h"
+#include "core/store/trialcache.h"
 #include "core/util/error.h"
 #include "tests/support/components.h"
 
@@ -15,6 +17,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -177,6 +181,63 @@ template <typename Call> void expectInputError(Call&& call, const QStringList& f
         return;
     }
     QFAIL(qPrintable("no InputError; expected one containing " + fragments.join(", ")));
+}
+
+// Whether two step -> value tables hold the same steps and values (NaN equal to NaN).
+inline bool sameSteps(const pitwall::StepValues& a, const pitwall::StepValues& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+        return x.first == y.first && (x.second == y.second || (std::isnan(x.second) && std::isnan(y.second)));
+    });
+}
+
+// Asserts (Qt Test) Store::trialsSummarised(study, below) against Store::trials(study): the trials numbered from
+// `below` whole, those before with their last step's intermediate value and vector alone (allIntermediates false
+// where they have any), the rest of every record the same. Returns how many trials were summarised.
+inline int verifySummarised(pitwall::Store& store, std::int64_t studyId, int below)
+{
+    const std::vector<pitwall::TrialRecord> whole = store.trials(studyId);
+    std::vector<pitwall::TrialRecord> summarised = store.trialsSummarised(studyId, below);
+    if (summarised.size() != whole.size()) {
+        QTest::qFail("trialsSummarised and trials read different trials", __FILE__, __LINE__);
+        return -1;
+    }
+    int count = 0;
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        pitwall::TrialRecord expected = whole[i];
+        pitwall::TrialRecord& got = summarised[i];
+        const QByteArray where = "trial " + QByteArray::number(expected.number);
+        if (expected.number < below && !expected.intermediateValues.empty()) {
+            ++count;
+            expected.allIntermediates = false;
+            expected.intermediateValues = {*expected.intermediateValues.rbegin()};
+            if (!expected.intermediateVectors.empty())
+                expected.intermediateVectors = {*expected.intermediateVectors.rbegin()};
+        }
+        if (!sameSteps(got.intermediateValues, expected.intermediateValues) ||
+            got.intermediateVectors.size() != expected.intermediateVectors.size() ||
+            got.allIntermediates != expected.allIntermediates) {
+            QTest::qFail(where + ": intermediate values", __FILE__, __LINE__);
+            return -1;
+        }
+        for (auto g = got.intermediateVectors.begin(), e = expected.intermediateVectors.begin();
+             g != got.intermediateVectors.end(); ++g, ++e)
+            if (g->first != e->first || g->second.size() != e->second.size() ||
+                !std::equal(g->second.begin(), g->second.end(), e->second.begin(), [](double x, double y) {
+                    return x == y || (std::isnan(x) && std::isnan(y));
+                })) {
+                QTest::qFail(where + ": intermediate vectors", __FILE__, __LINE__);
+                return -1;
+            }
+        got.intermediateValues = expected.intermediateValues = {};
+        got.intermediateVectors = expected.intermediateVectors = {};
+        got.values.clear(), expected.values.clear(); // ±inf and NaN: compared by the round trip tests
+        if (!pitwall::sameTrial(got, expected)) {
+            QTest::qFail(where + ": differs beyond its intermediate values", __FILE__, __LINE__);
+            return -1;
+        }
+    }
+    return count;
 }
 
 } // namespace storetest

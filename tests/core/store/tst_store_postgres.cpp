@@ -181,6 +181,7 @@ private Q_SLOTS:
     void survivesAServerRestart();
     void aLostCommitAnswerWritesOnce();
     void copiesBetweenBackendsLosslessly();
+    void readsTrialsSummarised();
     void refusesBadLocationsAndForeignDatabases();
 
 private:
@@ -563,6 +564,23 @@ void TestStorePostgres::copiesBetweenBackendsLosslessly()
     QCOMPARE(target->runs().size(), std::size_t(1));
     QCOMPARE(target->listStudies().size(), std::size_t(1));
     QVERIFY(target->benchmarks().empty());
+}
+
+// Store::trialsSummarised on the server: the older trials' last intermediate value and vector alone, the rest as
+// trials() reads them (tests/core/store/storetestutil.h: verifySummarised).
+void TestStorePostgres::readsTrialsSummarised()
+{
+    auto store = openStore(m_server.database("summarised"));
+    fillStore(*store);
+    const auto one = store->requireStudy("one").id, two = store->requireStudy("two").id;
+    QCOMPARE(verifySummarised(*store, one, 3), 3);
+    QCOMPARE(verifySummarised(*store, one, 100), 4); // the running trial has no intermediate value
+    QCOMPARE(verifySummarised(*store, one, 0), 0);
+    QCOMPARE(verifySummarised(*store, two, 1), 1);
+    const std::vector<TrialRecord> summarised = store->trialsSummarised(one, 3);
+    QVERIFY(std::isnan(summarised[2].intermediateValues.at(1))); // the last step, NaN as reported
+    QCOMPARE(summarised[1].intermediateValues, (StepValues{{1, 0.25}}));
+    QCOMPARE(summarised[3].intermediateValues.size(), std::size_t(2));
 }
 
 void TestStorePostgres::refusesBadLocationsAndForeignDatabases()

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void revisionsOnlyForFinishedTrials();
     void olderSchemaReadsEverything();
     void optunaFileIsIncremental();
+    void readsOlderTrialsSummarised();
 
 private:
     QTemporaryDir m_dir;
@@ -204,6 +205,72 @@ void TestStoreTrialCache::optunaFileIsIncremental()
     for (std::size_t i = 0; i < first.size(); ++i)
         QCOMPARE(second[i], first[i]);
     verifySameAsFullRead(*reader, second);
+}
+
+// A reader that draws a few curves (the window) reads the older trials summarised: their last intermediate value and
+// vector alone (Store::trialsSummarised). The cache reads the newest `completeTail` trials whole, and on demand the
+// summarised trials whose curves are drawn; a trial read again for a change comes whole.
+void TestStoreTrialCache::readsOlderTrialsSummarised()
+{
+    const auto path = m_dir.filePath("summarised.db").toStdString();
+    auto writer = openStore(path);
+    const auto single = writer->createStudy("single", {StudyDirection::Minimize});
+    for (int i = 0; i < 6; ++i) {
+        const auto t = writer->createTrial(single);
+        writer->setTrialParam(t.id, "x", i, floatDist(-10, 10));
+        for (int step = 0; step < 5; ++step)
+            writer->reportIntermediate(t.id, step, i * 10 + step);
+        writer->finishTrial(t.id, TrialState::Complete, {i * 1.0});
+    }
+    writer->finishTrial(writer->createTrial(single).id, TrialState::Fail, {}); // no intermediate values
+    const auto pair = writer->createStudy("pair", {StudyDirection::Minimize, StudyDirection::Maximize});
+    for (int i = 0; i < 3; ++i) {
+        const auto t = writer->createTrial(pair);
+        for (int step = 0; step < 3; ++step)
+            writer->reportIntermediates(t.id, step, {i + step * 0.5, -1.0 * step});
+        writer->finishTrial(t.id, TrialState::Pruned, {});
+    }
+
+    auto reader = openStore(path, OpenMode::ReadOnly);
+    QCOMPARE(verifySummarised(*reader, single, 4), 4);
+    QCOMPARE(verifySummarised(*reader, single, 0), 0);
+    QCOMPARE(verifySummarised(*reader, single, 100), 6); // the failed trial has nothing to summarise
+    QCOMPARE(verifySummarised(*reader, pair, 2), 2);
+    QCOMPARE(reader->trialsSummarised(pair, 2)[0].intermediateVectors.at(2), (std::vector<double>{1.0, -2.0}));
+
+    TrialCache cache({}, 2);
+    const auto first = cache.refresh(*reader, keysOf(*reader));
+    const TrialRecord& oldest = (*first[0])[0];
+    QVERIFY(!oldest.allIntermediates);
+    QCOMPARE(oldest.intermediateValues, (StepValues{{4, 4.0}}));
+    QVERIFY((*first[0])[5].allIntermediates); // the newest 2 (numbers 5 and 6) whole
+    QCOMPARE((*first[0])[5].intermediateValues.size(), std::size_t(5));
+    QVERIFY(!(*first[0])[4].allIntermediates);
+
+    // Trial 0's curve is wanted: the next refresh reads it (5 and 99 are passed over: whole, and not kept), whole.
+    cache.completeIntermediates(single, {0, 5, 99});
+    const auto second = cache.refresh(*reader, keysOf(*reader));
+    QCOMPARE(cache.lastRead(), std::size_t(1));
+    QVERIFY(second[0] != first[0]);
+    QCOMPARE(second[1], first[1]);
+    QVERIFY((*second[0])[0].allIntermediates);
+    QVERIFY(sameTrial((*second[0])[0], *reader->trial(single, 0)));
+    QVERIFY(!(*second[0])[1].allIntermediates);
+    // Asked once: nothing more to read.
+    const auto third = cache.refresh(*reader, keysOf(*reader));
+    QCOMPARE(cache.lastRead(), std::size_t(0));
+    QCOMPARE(third[0], second[0]);
+
+    // A summarised trial revised late is read again, whole.
+    writer->setTrialUserAttr(writer->trial(single, 1)->id, "driving_score", 80.0);
+    const auto fourth = cache.refresh(*reader, keysOf(*reader));
+    QVERIFY((*fourth[0])[1].allIntermediates);
+    QCOMPARE((*fourth[0])[1].userAttrs.value("driving_score", Json()), Json(80.0));
+    // Reading everything again (clear) summarises again.
+    cache.clear();
+    const auto fifth = cache.refresh(*reader, keysOf(*reader));
+    QVERIFY(!(*fifth[0])[0].allIntermediates);
+    QCOMPARE(cache.lastRead(), std::size_t(7 + 3));
 }
 
 QTEST_GUILESS_MAIN(TestStoreTrialCache)

@@ -161,7 +161,7 @@ std::vector<StudyFrame::Curve> intermediateCurves(const StudyInput& input, const
     for (auto it = trials.rbegin(); it != trials.rend() && static_cast<int>(curves.size()) < input.maxCurves; ++it) {
         if (it->intermediateValues.empty() || (!wanted.empty() && !wanted.count(it->number)))
             continue;
-        StudyFrame::Curve curve{it->number, it->state, {}};
+        StudyFrame::Curve curve{it->number, it->state, {}, !it->allIntermediates};
         for (const auto& [step, value] : it->intermediateValues)
             if (std::isfinite(value))
                 curve.points.append(QPointF(static_cast<double>(step), value));

@@ -73,6 +73,7 @@ struct StudyFrame {
         int trial = 0;
         TrialState state = TrialState::Complete;
         QList<QPointF> points;
+        bool partial = false; // the trial was read summarised: its last intermediate value alone
     };
     std::vector<Curve> curves; // newest first
     std::vector<ParallelCoordinates::Axis> axes; // parameters, then the objective; empty without parameters
