@@ -91,6 +91,10 @@ ParamPicker::ParamPicker(QWidget* parent) : QWidget(parent)
     m_filtered->setFilterRole(Qt::EditRole);
     m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_summary = new QLabel(this);
+    // As wide from the start as the widest count it shows: the summary growing would take the parallel
+    // coordinates' width when the first data arrives, and their dense layer would be made again for it.
+    m_summary->setMinimumWidth(
+        m_summary->fontMetrics().horizontalAdvance(tr("%1 of %2 parameters drawn").arg(16).arg(9999)));
     m_filter = new QLineEdit(this);
     m_filter->setObjectName("paramFilter");
     m_filter->setPlaceholderText(tr("Filter parameters…"));
