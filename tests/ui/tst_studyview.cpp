@@ -84,6 +84,7 @@ private Q_SLOTS:
     void drawsTheObjectiveChosenForTheOneObjectiveCharts();
     void greysImportanceFromFewTrials();
     void drawsWholeCurvesOfTrialsReadSummarised();
+    void denseLayerKeepsEveryLine();
     void agreesOnTheBestTrial_data();
     void agreesOnTheBestTrial();
 
@@ -686,6 +687,35 @@ void TestStudyView::drawsWholeCurvesOfTrialsReadSummarised()
         QCOMPARE(drawn[QStringLiteral("trial %1").arg(i)], qsizetype(kSteps));
     QVERIFY((*window.snapshot().focusTrials)[0].allIntermediates);
     QVERIFY(!(*window.snapshot().focusTrials)[3].allIntermediates); // only what is drawn is read whole
+}
+
+// The dense parallel-coordinates layer (many lines as a density image) draws every line: one outlier among 100,000
+// lines that share their ends still colours the pixels it crosses, in its own colour, and pixels no line crosses keep
+// the base colour. Lines that share their ends are rasterised once with their count (SegmentBins).
+void TestStudyView::denseLayerKeepsEveryLine()
+{
+    std::vector<ui::ParallelCoordinates::Axis> axes(2);
+    axes[0].name = "x";
+    axes[1].name = "objective";
+    std::vector<std::vector<double>> rows(100000, std::vector<double>{0.9, 0.9}); // the bundle: high x, a bad value
+    rows.push_back({0.0, 0.0});                                                   // the outlier: low x, the best value
+    ui::ParallelCoordinates::LayerStyle style;
+    style.pixelSize = QSize(300, 200);
+    style.plot = QRectF(20, 20, 260, 160);
+    style.base = qRgb(255, 255, 255);
+    style.good = qRgb(0, 160, 0);
+    style.bad = qRgb(200, 0, 0);
+    style.text = qRgb(0, 0, 0);
+    const QImage layer = ui::ParallelCoordinates::renderDenseLayer(axes, rows, {}, true, style);
+    QCOMPARE(layer.size(), style.pixelSize);
+    // The outlier runs along the bottom of the plot (y = 180), the bundle near its top (y = 36).
+    const QRgb outlier = layer.pixel(150, 180), bundle = layer.pixel(150, 36), empty = layer.pixel(150, 100);
+    QCOMPARE(empty, style.base);
+    QVERIFY2(outlier != style.base, "the one outlying line is missing");
+    QVERIFY2(qGreen(outlier) > qRed(outlier), "the outlier has the bundle's colour, not its own (good)");
+    QVERIFY(qRed(bundle) > qGreen(bundle));
+    // The bundle is more opaque than one line: further from the base colour.
+    QVERIFY(255 - qBlue(bundle) > 255 - qBlue(outlier));
 }
 
 QTEST_MAIN(TestStudyView)
