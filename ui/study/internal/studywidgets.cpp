@@ -7,10 +7,10 @@
 
 #include <QEvent>
 #include <QPainter>
-#include <QSet>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace pitwall::ui {
 
@@ -27,20 +27,36 @@ void TrialTimeline::setBars(std::vector<Bar> bars)
     m_lanes.clear();
     m_t0 = m_t1 = 0;
     bool first = true;
-    QSet<QString> lanes;
+    QHash<QString, int> seen; // lane -> order of first appearance
+    m_barLanes.clear();
+    m_barLanes.reserve(m_bars.size());
+    const QString* last = nullptr; // bars of one lane tend to follow each other: one lookup per run of them
+    int lastIndex = 0;
     for (const Bar& b : m_bars) {
-        if (!lanes.contains(b.lane)) {
-            lanes.insert(b.lane);
-            m_lanes << b.lane;
+        if (!last || *last != b.lane) {
+            auto it = seen.constFind(b.lane);
+            if (it == seen.constEnd()) {
+                it = seen.insert(b.lane, static_cast<int>(m_lanes.size()));
+                m_lanes << b.lane;
+            }
+            last = &b.lane;
+            lastIndex = *it;
         }
+        m_barLanes.push_back(lastIndex);
         m_t0 = first ? b.start : std::min(m_t0, b.start);
         m_t1 = first ? b.end : std::max(m_t1, b.end);
         first = false;
     }
+    const QStringList appearance = m_lanes;
     m_lanes.sort();
     m_laneIndex.clear();
     for (int i = 0; i < m_lanes.size(); ++i)
         m_laneIndex.insert(m_lanes[i], i);
+    std::vector<int> sortedIndex(static_cast<std::size_t>(appearance.size()));
+    for (int i = 0; i < appearance.size(); ++i)
+        sortedIndex[static_cast<std::size_t>(i)] = m_laneIndex.value(appearance[i]);
+    for (int& lane : m_barLanes)
+        lane = sortedIndex[static_cast<std::size_t>(lane)];
     if (m_t1 <= m_t0)
         m_t1 = m_t0 + 1;
     m_barsStale = true;
@@ -60,17 +76,31 @@ void TrialTimeline::drawBars(const QSizeF& plot, double laneHeight, double scale
     m_barsImage = QImage((plot * ratio).toSize(), QImage::Format_ARGB32_Premultiplied);
     m_barsImage.setDevicePixelRatio(ratio);
     m_barsImage.fill(Qt::transparent);
-    QPainter p(&m_barsImage);
     const QPalette pal = palette();
-    QHash<QString, QColor> colors; // per state, not per bar: thousands of bars share a handful
-    for (const Bar& b : m_bars) {
-        const int lane = m_laneIndex.value(b.lane);
-        const QRectF bar((b.start - m_t0) * scale, lane * laneHeight + laneHeight * 0.15,
-                         std::max(1.0, (b.end - b.start) * scale), laneHeight * 0.7);
+    QHash<QString, QRgb> colors; // per state, not per bar: thousands of bars share a handful
+    const int width = m_barsImage.width(), height = m_barsImage.height();
+    std::vector<std::vector<QRgb>> rows(static_cast<std::size_t>(m_lanes.size())); // per lane, 0: transparent
+    for (std::size_t i = 0; i < m_bars.size(); ++i) {
+        const Bar& b = m_bars[i];
+        std::vector<QRgb>& row = rows[static_cast<std::size_t>(m_barLanes[i])];
+        if (row.empty())
+            row.assign(static_cast<std::size_t>(width), 0);
         auto color = colors.constFind(b.state);
         if (color == colors.constEnd())
-            color = colors.insert(b.state, stateColor(b.state.toLatin1().constData(), pal));
-        p.fillRect(bar, *color);
+            color = colors.insert(b.state, qPremultiply(stateColor(b.state.toLatin1().constData(), pal).rgba()));
+        const int x0 = std::clamp(static_cast<int>(std::floor((b.start - m_t0) * scale * ratio)), 0, width - 1);
+        const int x1 = std::clamp(static_cast<int>(std::ceil((b.end - m_t0) * scale * ratio)), x0 + 1, width);
+        std::fill(row.begin() + x0, row.begin() + x1, *color);
+    }
+    for (std::size_t lane = 0; lane < rows.size(); ++lane) {
+        if (rows[lane].empty())
+            continue;
+        const double top = (static_cast<double>(lane) + 0.15) * laneHeight * ratio;
+        const int y0 = std::clamp(static_cast<int>(std::lround(top)), 0, height);
+        const int y1 = std::max(std::clamp(static_cast<int>(std::lround(top + 0.7 * laneHeight * ratio)), 0, height),
+                                std::min(y0 + 1, height));
+        for (int y = y0; y < y1; ++y)
+            std::copy(rows[lane].begin(), rows[lane].end(), reinterpret_cast<QRgb*>(m_barsImage.scanLine(y)));
     }
     m_barsStale = false;
 }

@@ -33,11 +33,14 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    // The bars drawn into m_barsImage (plot-sized, origin at the plot's top left): 100,000 bars take about 55 ms to
-    // draw, so a repaint reuses the image until the bars, the plot's size or the palette change.
+    // The bars drawn into m_barsImage (plot-sized, origin at the plot's top left), a repaint reusing the image until
+    // the bars, the plot's size or the palette change. Every bar of a lane covers the same rows: each lane is drawn as
+    // one row of pixel columns (a bar covers at least one, later bars over earlier ones) copied to its rows, which
+    // takes about a millisecond for 100,000 bars where QPainter's rectangles took 16 ms.
     void drawBars(const QSizeF& plot, double laneHeight, double scale);
 
     std::vector<Bar> m_bars;
+    std::vector<int> m_barLanes; // by m_bars: the lane's index in m_lanes
     QStringList m_lanes;
     QHash<QString, int> m_laneIndex;
     double m_t0 = 0, m_t1 = 1;
