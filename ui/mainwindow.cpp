@@ -97,6 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_trialsPage, &TrialsPage::configureRequested, this, [this] { showView(View::Configure); });
     connect(m_study, &StudyView::trialActivated, this, [this](int number) {
         showView(View::Studies);
+        m_trialsPage->fillIfStale();
         m_trialsPage->trials()->selectTrial(number);
     });
     buildJobsDock();
@@ -231,7 +232,14 @@ MainWindow::~MainWindow()
 
 TrialsView* MainWindow::trialsView() const
 {
+    m_trialsPage->fillIfStale();
     return m_trialsPage->trials();
+}
+
+TrialsPage* MainWindow::trialsPage() const
+{
+    m_trialsPage->fillIfStale();
+    return m_trialsPage;
 }
 
 void MainWindow::focusStudy(const QString& name)

@@ -69,8 +69,9 @@ public:
     // The latest snapshot shown (for tests and the screenshot mode).
     const StoreSnapshot& snapshot() const { return m_snapshot; }
     StudiesView* studiesView() const { return m_studies; }
+    // The trials page, filled as showing it would (it fills when shown).
     TrialsView* trialsView() const;
-    TrialsPage* trialsPage() const { return m_trialsPage; }
+    TrialsPage* trialsPage() const;
     ConfigureView* configureView() const { return m_configure; }
     LiveModel* liveModel() const { return m_liveModel; }
     LiveView* liveView() const { return m_live; }

@@ -98,7 +98,8 @@ void TrialsPage::showSnapshot(const StoreSnapshot& snapshot)
     m_records = snapshot.focusTrials;
     m_runs = snapshot.runs;
     m_dirty = true;
-    if (isVisible() || m_shownStudy != m_study)
+    showTitle();
+    if (isVisible())
         fill();
 }
 
@@ -115,6 +116,11 @@ void TrialsPage::fill()
     if (m_shownStudy != m_study)
         m_details->clear();
     m_shownStudy = m_study;
+    m_table->showTrials(m_records, m_valueName);
+}
+
+void TrialsPage::showTitle()
+{
     // Failures and interrupted trials apart, as the side bar, the job and `study list` count them.
     int failed = 0, interrupted = 0;
     for (const TrialRecord& t : *m_records) {
@@ -128,7 +134,6 @@ void TrialsPage::fill()
                          .arg(counted(static_cast<qint64>(m_records->size()), "trial", "trials"))
                          .arg(failed ? tr(", <span style=\"color:#d04040\">%1 failed</span>").arg(failed) : QString())
                          .arg(interrupted ? tr(", %1 interrupted").arg(interrupted) : QString()));
-    m_table->showTrials(m_records, m_valueName);
 }
 
 void TrialsPage::showDetails(const TrialDetails& details)

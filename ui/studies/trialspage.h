@@ -25,6 +25,12 @@ public:
     void showSnapshot(const StoreSnapshot& snapshot);
     void showDetails(const TrialDetails& details);
     bool ready() const { return m_shownStudy == m_study && !m_dirty; }
+    // The table is filled when the page is shown (1,000,000 trials take a second to sort); this fills it now.
+    void fillIfStale()
+    {
+        if (m_dirty)
+            fill();
+    }
 
 Q_SIGNALS:
     void detailsRequested(qint64 trialId);
@@ -36,7 +42,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void fill();
+    void fill();      // the table (when shown: sorting 1,000,000 trials takes a second)
+    void showTitle(); // the study's name and counts (at once)
     const TrialRecord* trialByNumber(int number) const;
 
     QString m_study;
