@@ -213,8 +213,8 @@ void PgStore::readIntermediates(const std::string& filter, const std::vector<sto
             });
     if (!m_pitwallTables)
         return;
-    forEach(std::string("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM pitwall_intermediate_values "
-                        "v JOIN trials t ON t.trial_id = v.trial_id") +
+    forEach(std::string("SELECT v.trial_id, v.step, v.objective, v.value, v.value_type FROM "
+                        "pitwall_intermediate_values v JOIN trials t ON t.trial_id = v.trial_id") +
                 (lastOnly ? " AND v.step = (SELECT MAX(w.step) FROM pitwall_intermediate_values w WHERE w.trial_id = "
                             "v.trial_id)"
                           : ""),

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void olderSchemaReadsEverything();
     void optunaFileIsIncremental();
     void readsOlderTrialsSummarised();
+    void scanningReadsWhatLookingUpReads();
 
 private:
     QTemporaryDir m_dir;
@@ -271,6 +272,56 @@ void TestStoreTrialCache::readsOlderTrialsSummarised()
     const auto fifth = cache.refresh(*reader, keysOf(*reader));
     QVERIFY(!(*fifth[0])[0].allIntermediates);
     QCOMPARE(cache.lastRead(), std::size_t(7 + 3));
+}
+
+// A study that holds most of the file's trials is read by scanning each table whole (other studies' rows passed
+// over), one with few by looking its trials' rows up: both give what reading the same trials by number gives.
+void TestStoreTrialCache::scanningReadsWhatLookingUpReads()
+{
+    const auto path = m_dir.filePath("scan.db").toStdString();
+    auto writer = openStore(path);
+    const auto big = writer->createStudy("big", {StudyDirection::Minimize});
+    const auto small = writer->createStudy("small", {StudyDirection::Minimize, StudyDirection::Maximize});
+    // Interleaved, so that each table's rows of the two studies alternate.
+    for (int i = 0; i < 12; ++i) {
+        const bool inSmall = i % 4 == 3;
+        const auto t = writer->createTrial(inSmall ? small : big);
+        writer->setTrialParam(t.id, "x", i, floatDist(-20, 20));
+        writer->setTrialParam(t.id, "optimizer", i % 2, optimizerDist());
+        if (inSmall) {
+            writer->reportIntermediates(t.id, 0, {i * 1.0, -i * 1.0});
+            writer->setTrialSystemAttr(t.id, "constraints", Json::array({i - 5.0}));
+            writer->finishTrial(t.id, TrialState::Complete, {i * 1.0, 2.0 * i});
+        } else {
+            writer->reportIntermediate(t.id, 0, i + 0.5);
+            writer->reportIntermediate(t.id, 1, i + 0.25);
+            writer->setTrialUserAttr(t.id, "tags", Json::array({"a", i}));
+            if (i % 5 == 0)
+                writer->heartbeat(t.id); // still running
+            else
+                writer->finishTrial(t.id, TrialState::Complete, {i * 1.0});
+        }
+    }
+    auto reader = openStore(path, OpenMode::ReadOnly);
+    for (const auto study : {big, small}) {
+        const std::vector<TrialRecord> all = reader->trials(study);
+        std::vector<int> numbers;
+        for (const TrialRecord& t : all)
+            numbers.push_back(t.number);
+        const std::vector<TrialRecord> looked = reader->trialsNumbered(study, numbers);
+        QCOMPARE(all.size(), study == big ? std::size_t(9) : std::size_t(3));
+        QCOMPARE(looked.size(), all.size());
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            QVERIFY2(sameTrial(all[i], looked[i]), qPrintable(QStringLiteral("trial %1").arg(all[i].number)));
+            QCOMPARE(all[i].heartbeatTime.has_value(), looked[i].heartbeatTime.has_value());
+            QCOMPARE(all[i].params.size(), std::size_t(2));
+            QCOMPARE(all[i].params[0].name, std::string("x")); // in the order they were set
+        }
+    }
+    QCOMPARE(reader->trials(small)[1].intermediateVectors.at(0), (std::vector<double>{7.0, -7.0}));
+    QCOMPARE(reader->trials(big)[0].userAttrs.value("tags", Json()), Json::array({"a", 0}));
+    QVERIFY(reader->trials(big)[0].heartbeatTime.has_value());
+    QCOMPARE(verifySummarised(*reader, big, 5), 5);
 }
 
 QTEST_GUILESS_MAIN(TestStoreTrialCache)
