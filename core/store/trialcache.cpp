@@ -52,13 +52,11 @@ void TrialCache::clear()
 {
     m_studies.clear();
     m_revision.reset();
-    m_toComplete.clear();
 }
 
 void TrialCache::completeIntermediates(std::int64_t studyId, const std::vector<int>& numbers)
 {
-    std::vector<int>& wanted = m_toComplete[studyId];
-    wanted.insert(wanted.end(), numbers.begin(), numbers.end());
+    m_toComplete[studyId].insert(numbers.begin(), numbers.end());
 }
 
 std::vector<TrialCache::Shared> TrialCache::refresh(Store& store, const std::vector<StudyKey>& studies)
@@ -92,7 +90,6 @@ std::vector<TrialCache::Shared> TrialCache::refresh(Store& store, const std::vec
             kept.emplace(key.id, std::move(study));
         }
         m_studies = std::move(kept);
-        std::erase_if(m_toComplete, [&](const auto& wanted) { return !m_studies.count(wanted.first); });
         return shared;
     } catch (...) {
         clear();
@@ -104,9 +101,28 @@ void TrialCache::readAll(Store& store, std::int64_t id, Study& study, int listed
 {
     std::vector<TrialRecord> trials =
         m_completeTail ? store.trialsSummarised(id, listedTrials - *m_completeTail) : store.trials(id);
+    // The trials asked whole before (their curves drawn) come whole again.
+    if (const std::vector<int> partial = partialAmongWanted(id, trials); !partial.empty()) {
+        m_lastRead += partial.size();
+        for (TrialRecord& t : store.trialsNumbered(id, partial))
+            if (t.number >= 0 && static_cast<std::size_t>(t.number) < trials.size() &&
+                trials[static_cast<std::size_t>(t.number)].id == t.id)
+                trials[static_cast<std::size_t>(t.number)] = std::move(t);
+    }
     m_lastRead += trials.size();
     study.trials = m_share(std::move(trials));
     index(study);
+}
+
+std::vector<int> TrialCache::partialAmongWanted(std::int64_t studyId, const std::vector<TrialRecord>& trials) const
+{
+    std::vector<int> partial;
+    if (const auto wanted = m_toComplete.find(studyId); wanted != m_toComplete.end())
+        for (int n : wanted->second)
+            if (n >= 0 && static_cast<std::size_t>(n) < trials.size() &&
+                trials[static_cast<std::size_t>(n)].number == n && !trials[static_cast<std::size_t>(n)].allIntermediates)
+                partial.push_back(n);
+    return partial;
 }
 
 void TrialCache::index(Study& study)
@@ -131,12 +147,8 @@ bool TrialCache::update(Store& store, std::int64_t id, Study& study, std::vector
     if (!study.numbered || size > listedTrials)
         return false; // more trials kept than the study has: it was deleted and made again under the same id
     numbers.insert(numbers.end(), study.unfinished.begin(), study.unfinished.end());
-    if (const auto wanted = m_toComplete.find(id); wanted != m_toComplete.end()) {
-        for (int n : wanted->second)
-            if (n >= 0 && n < size && !old[static_cast<std::size_t>(n)].allIntermediates)
-                numbers.push_back(n);
-        m_toComplete.erase(wanted);
-    }
+    const std::vector<int> partial = partialAmongWanted(id, old);
+    numbers.insert(numbers.end(), partial.begin(), partial.end());
     std::erase_if(numbers, [size](int n) { return n < 0 || n >= size; });
     std::sort(numbers.begin(), numbers.end());
     numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,11 @@ public:
     // Brings the studies' trials up to date, in the order given; studies not given are forgotten. Throws what the
     // store throws (then the next refresh reads every trial again).
     std::vector<Shared> refresh(Store& store, const std::vector<StudyKey>& studies);
-    // Forgets everything: the next refresh reads every trial.
+    // Forgets the trials read: the next refresh reads every trial (those asked whole by completeIntermediates whole).
     void clear();
     // The next refresh reads whole the trials of the study with these numbers that were read summarised (the
-    // study's changed vector then has them whole). Numbers not kept, or kept whole, are passed over.
+    // study's changed vector then has them whole), and every later refresh keeps them whole, a full read too.
+    // Numbers not kept, or kept whole, are passed over.
     void completeIntermediates(std::int64_t studyId, const std::vector<int>& numbers);
     // How many trial records the last refresh read from the store (tests and benchmarks).
     std::size_t lastRead() const { return m_lastRead; }
@@ -69,7 +71,9 @@ private:
 
     Share m_share;
     std::optional<int> m_completeTail;
-    std::map<std::int64_t, std::vector<int>> m_toComplete; // by study: trial numbers to read whole
+    // Of the trials asked whole (completeIntermediates), the numbers of those read summarised in `trials`.
+    std::vector<int> partialAmongWanted(std::int64_t studyId, const std::vector<TrialRecord>& trials) const;
+    std::map<std::int64_t, std::set<int>> m_toComplete; // by study: trial numbers asked whole (a view asks once each)
     std::map<std::int64_t, Study> m_studies;
     std::optional<std::int64_t> m_revision;
     std::size_t m_lastRead = 0;

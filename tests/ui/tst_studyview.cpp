@@ -687,6 +687,16 @@ void TestStudyView::drawsWholeCurvesOfTrialsReadSummarised()
         QCOMPARE(drawn[QStringLiteral("trial %1").arg(i)], qsizetype(kSteps));
     QVERIFY((*window.snapshot().focusTrials)[0].allIntermediates);
     QVERIFY(!(*window.snapshot().focusTrials)[3].allIntermediates); // only what is drawn is read whole
+
+    // View > Refresh reads every trial again: the curves drawn stay whole.
+    const ui::SharedTrials beforeRefresh = window.snapshot().focusTrials;
+    QTest::keyClick(&window, Qt::Key_F5);
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot().focusTrials != beforeRefresh && window.viewReady(ui::View::Study), 10000);
+    QVERIFY((*window.snapshot().focusTrials)[0].allIntermediates);
+    QVERIFY(!(*window.snapshot().focusTrials)[3].allIntermediates);
+    drawn = curvesDrawn(window.studyView());
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(drawn[QStringLiteral("trial %1").arg(i)], qsizetype(kSteps));
 }
 
 // The dense parallel-coordinates layer (many lines as a density image) draws every line: one outlier among 100,000
