@@ -118,10 +118,13 @@ std::vector<int> TrialCache::partialAmongWanted(std::int64_t studyId, const std:
 {
     std::vector<int> partial;
     if (const auto wanted = m_toComplete.find(studyId); wanted != m_toComplete.end())
-        for (int n : wanted->second)
-            if (n >= 0 && static_cast<std::size_t>(n) < trials.size() &&
-                trials[static_cast<std::size_t>(n)].number == n && !trials[static_cast<std::size_t>(n)].allIntermediates)
+        for (int n : wanted->second) {
+            if (n < 0 || static_cast<std::size_t>(n) >= trials.size())
+                continue;
+            const TrialRecord& trial = trials[static_cast<std::size_t>(n)];
+            if (trial.number == n && !trial.allIntermediates)
                 partial.push_back(n);
+        }
     return partial;
 }
 
