@@ -61,6 +61,7 @@ Json SamplerSettings::toJson() const
         json["constant_liar"] = tpe.constantLiar ? Json(*tpe.constantLiar) : Json(nullptr);
         json["hypervolume_weights"] = tpe.hypervolumeWeights;
         json["gamma"] = tpe.gammaFor();
+        json["refine_every"] = tpe.refineEveryFor();
     }
     if (kind == SamplerKind::Grid)
         json["grid_version"] = grid.asOptuna31 ? "3.1" : "5";
@@ -102,6 +103,7 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         tpe.hypervolumeWeights = json.value("hypervolume_weights", tpe.hypervolumeWeights);
         // Settings stored before gamma existed used Optuna's 0.1.
         tpe.gamma = json.value("gamma", 0.1);
+        tpe.refineEvery = json.value("refine_every", 0); // stored before refinement existed: off
         for (auto [key, field] : {std::pair{"multivariate", &tpe.multivariate}, {"constant_liar", &tpe.constantLiar}})
             if (json.contains(key) && !json[key].is_null())
                 *field = json[key].get<bool>();
@@ -119,7 +121,8 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         throw InputError("malformed sampler settings " + json.dump() + ": " + error.what());
     }
     if (settings.tpe.startupTrials < 0 || settings.tpe.eiCandidates < 1 || !(settings.tpe.priorWeight > 0.0) ||
-        !(settings.tpe.gammaFor() > 0.0 && settings.tpe.gammaFor() <= 1.0))
+        !(settings.tpe.gammaFor() > 0.0 && settings.tpe.gammaFor() <= 1.0) || settings.tpe.refineEveryFor() < 0 ||
+        settings.tpe.refineEveryFor() == 1)
         throw InputError("sampler settings out of range: " + json.dump());
     const auto probability = [](double p) { return p >= 0.0 && p <= 1.0; };
     const Nsga2Options& nsga2 = settings.nsga2;

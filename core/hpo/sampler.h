@@ -47,9 +47,17 @@ struct TpeOptions {
     // Several objectives: weigh l(x)'s trials by their hypervolume contribution (Optuna 4.0-4.9) instead of 1 each
     // (Optuna 5).
     bool hypervolumeWeights = false;
-    // One objective: the share of finished trials, at most 25, that forms l(x). None: the version's default, 0.1 in
-    // 3.1 (Optuna's default_gamma, also the newest Optuna's) and kTpeGamma in 5. Stored as "gamma".
+    // One objective: the share of finished trials, at most 25, that forms l(x). None: 0.1 (Optuna's default_gamma,
+    // the newest Optuna's and 3.1's). Stored as "gamma"; studies made before it existed read as 0.1.
     std::optional<double> gamma;
+    // One objective, Pitwall's addition: once kRefineAfter trials have finished, trial numbers N with N % refineEvery
+    // == refineEvery - 1 are refinement trials. Such a trial draws from l(x)'s kernel at the best complete trial
+    // alone, its widths times a factor w, instead of TPE's l(x)/g(x) choice. w starts at 0.5, grows x1.5 after each
+    // refinement trial that beat the best trial before it, and shrinks x1.5^(-1/4) after each that did not (the
+    // one-fifth success rule of evolution strategies), within [0.001, 1]. Refinement trials carry the system
+    // attribute kRefineAttr and otherwise count as any trial. 0: off (Optuna's TPE). None: the version's default,
+    // kRefineEvery in 5 and 0 in 3.1. Stored as "refine_every"; studies made before it existed read as 0.
+    std::optional<int> refineEvery;
 
     // What applies: multivariate for a study with `objectives` objectives, the constant liar, gamma.
     bool multivariateFor(std::size_t objectives) const
@@ -57,12 +65,12 @@ struct TpeOptions {
         return multivariate.value_or(version == TpeVersion::Optuna5 && objectives <= 1);
     }
     bool constantLiarOn() const { return constantLiar.value_or(version == TpeVersion::Optuna5); }
-    double gammaFor() const { return gamma.value_or(version == TpeVersion::Optuna5 ? kTpeGamma : 0.1); }
+    double gammaFor() const { return gamma.value_or(0.1); }
+    int refineEveryFor() const { return refineEvery.value_or(version == TpeVersion::Optuna5 ? kRefineEvery : 0); }
 
-    // New studies' gamma: twice Optuna's, chosen on bench_tpe's tuning functions. On its held-out ones it kept 1.01
-    // of the newest Optuna's gain over random search on average (0.97 to 1.10), 0.1 kept 0.99 (0.93 to 1.05);
-    // --tpe-gamma 0.1 gives Optuna's.
-    static constexpr double kTpeGamma = 0.2;
+    static constexpr int kRefineEvery = 4;
+    static constexpr int kRefineAfter = 40;
+    static constexpr const char* kRefineAttr = "pitwall:refine";
 };
 
 // Grid sampling's settings. The newest Optuna's GridSampler (5.1) shuffles the grid with its seed (numpy's

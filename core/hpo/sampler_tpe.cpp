@@ -2,7 +2,8 @@
 // ones by how far they got and then their last intermediate value), the best gamma(n) form l(x) and the rest g(x);
 // of n_ei_candidates drawn from l(x), the one with the largest l(x)/g(x) wins. TpeOptions::version picks the newest
 // Optuna's defaults and estimator (5.x) or 3.1's. With several objectives the split and l(x)'s weights follow the
-// newest Optuna (internal/motpe.h).
+// newest Optuna (internal/motpe.h). With one objective, refinement trials (TpeOptions::refineEvery) draw from the
+// best complete trial's kernel of l(x) alone, narrowed by refineWidth().
 #include "core/hpo/internal/motpe.h"
 #include "core/hpo/internal/parzen.h"
 #include "core/hpo/internal/samplers.h"
@@ -113,6 +114,13 @@ public:
                 split.isBelow[order[i]] = 1;
         }
 
+        const int every = m_options.refineEveryFor();
+        const bool refine = learning && objectives == 1 && every > 0 &&
+                            finished >= static_cast<std::size_t>(TpeOptions::kRefineAfter) &&
+                            context.trialNumber % every == every - 1;
+        const double width = refine ? refineWidth(context.trials, context.direction, context.trialNumber) : 0.0;
+        bool refined = false;
+
         // Multivariate: the parameters every finished trial has, with the same distribution, jointly.
         std::vector<std::size_t> joint;
         if (learning && m_options.multivariateFor(objectives) && finished > 0) {
@@ -127,7 +135,7 @@ public:
                     joint.push_back(r);
             }
             if (!joint.empty())
-                sampleJoint(all, split, requests, joint, true, rng, result.internalValues);
+                refined |= sampleJoint(all, split, requests, joint, true, width, rng, result.internalValues);
         }
 
         for (std::size_t r = 0; r < requests.size(); ++r) {
@@ -139,9 +147,11 @@ public:
             else if (!learning)
                 result.internalValues[r] = sampleUniformly(d, rng);
             else
-                sampleJoint(all, split, requests, {r}, m_options.multivariateFor(objectives), rng,
-                            result.internalValues);
+                refined |= sampleJoint(all, split, requests, {r}, m_options.multivariateFor(objectives), width, rng,
+                                       result.internalValues);
         }
+        if (refined)
+            result.trialSystemAttrs[TpeOptions::kRefineAttr] = true;
         return result;
     }
 
@@ -171,9 +181,10 @@ private:
         return split;
     }
 
-    // Fits l(x) and g(x) over the parameters `which` and writes the winning candidate into `out`.
-    void sampleJoint(const std::vector<Observation>& all, const Split& split, const std::vector<ParamRequest>& requests,
-                     const std::vector<std::size_t>& which, bool multivariate, Rng& rng,
+    // Fits l(x) and g(x) over the parameters `which` and writes the winning candidate into `out`. With a refinement
+    // width (> 0) and a complete trial among l(x)'s, draws from that best trial's kernel instead and returns true.
+    bool sampleJoint(const std::vector<Observation>& all, const Split& split, const std::vector<ParamRequest>& requests,
+                     const std::vector<std::size_t>& which, bool multivariate, double refineWidth, Rng& rng,
                      std::vector<double>& out) const
     {
         std::vector<Distribution> space;
@@ -181,6 +192,8 @@ private:
             space.push_back(requests[r].distribution);
         std::vector<std::vector<double>> below(which.size()), above(which.size());
         std::vector<double> belowWeights;
+        std::optional<std::size_t> incumbent; // l(x)'s kernel at the best complete trial
+        double incumbentScore = kInf;
         for (std::size_t i = 0; i < all.size(); ++i) {
             std::vector<double> values;
             bool complete = true;
@@ -190,6 +203,10 @@ private:
             }
             if (!complete) // trials without the parameter take part in the split, not in the estimators
                 continue;
+            if (split.isBelow[i] && all[i].stepKey == -kInf && all[i].score < incumbentScore) {
+                incumbentScore = all[i].score;
+                incumbent = below.front().size();
+            }
             auto& target = split.isBelow[i] ? below : above;
             for (std::size_t p = 0; p < which.size(); ++p)
                 target[p].push_back(values[p]);
@@ -207,6 +224,12 @@ private:
         if (split.weights)
             options.observationWeights = std::move(belowWeights);
         const ParzenEstimator lower(below, space, options);
+        if (refineWidth > 0.0 && incumbent) {
+            const std::vector<double> drawn = lower.sampleKernel(rng, *incumbent, refineWidth);
+            for (std::size_t p = 0; p < which.size(); ++p)
+                out[which[p]] = drawn[p];
+            return true;
+        }
         const auto candidates = lower.sample(rng, m_options.eiCandidates);
         const std::vector<double> logL = lower.logPdf(candidates);
         const std::vector<double> logG = upper.logPdf(candidates);
@@ -221,6 +244,7 @@ private:
         }
         for (std::size_t p = 0; p < which.size(); ++p)
             out[which[p]] = candidates[p][best];
+        return false;
     }
 
     TpeOptions m_options;
@@ -228,6 +252,24 @@ private:
 };
 
 } // namespace
+
+double refineWidth(std::span<const TrialRecord> trials, StudyDirection direction, int trialNumber)
+{
+    constexpr double kStart = 0.5, kGrow = 1.5;
+    const double shrink = std::pow(kGrow, -0.25);
+    double width = kStart, best = kInf;
+    for (const TrialRecord& trial : trials) {
+        if (trial.number >= trialNumber)
+            break;
+        if (trial.state != TrialState::Complete || trial.values.empty())
+            continue;
+        const double score = tpeRankKey(trial, direction).score;
+        if (trial.systemAttrs.contains(TpeOptions::kRefineAttr))
+            width *= score < best ? kGrow : shrink;
+        best = std::min(best, score);
+    }
+    return std::clamp(width, 1e-3, 1.0);
+}
 
 std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options, MotpeBelowWeights belowWeights)
 {

@@ -40,6 +40,12 @@ StudyOptions studyOptionsFromArgs(const cmdline::Args& args, std::size_t objecti
     tpe.hypervolumeWeights = args.flag("hypervolume-weights");
     if (args.value("tpe-gamma"))
         tpe.gamma = args.numberIn("tpe-gamma", 0.0, 0.01, 1.0);
+    if (args.value("tpe-refine-every")) {
+        tpe.refineEvery = static_cast<int>(args.integer("tpe-refine-every", 0, 0));
+        if (*tpe.refineEvery == 1)
+            throw InputError::forOption("tpe-refine-every", "--tpe-refine-every 1 would leave no trial to TPE: give "
+                                                            "0 (no refinement, Optuna's TPE) or 2 and more");
+    }
     Nsga2Options& nsga2 = options.sampler.nsga2;
     nsga2.populationSize = static_cast<int>(args.integer("population-size", nsga2.populationSize, 2));
     if (args.value("mutation-prob"))
@@ -101,7 +107,9 @@ std::vector<cmdline::OptionSpec> studyOptionSpecs()
             {"no-constant-liar", "", "TPE: ignore running trials (default in 3.1)"},
             {"hypervolume-weights", "", "TPE, several objectives: weigh good trials by hypervolume contribution"},
             {"tpe-gamma", "F",
-             "TPE, one objective: share of trials (max 25) forming l(x); default 0.2, Optuna 0.1"},
+             "TPE, one objective: share of trials (max 25) forming l(x) (default 0.1, as Optuna)"},
+            {"tpe-refine-every", "N",
+             "TPE, one objective: after 40 trials every Nth refines the best one (default 4; 0: off, as Optuna)"},
             {"population-size", "N", "NSGA-II: trials per generation (default 50)"},
             {"mutation-prob", "P", "NSGA-II: chance to resample an inherited parameter (default 1/parameters)"},
             {"crossover-prob", "P", "NSGA-II: chance a child mixes two parents, else copies one (default 0.9)"},

@@ -7,7 +7,7 @@
 namespace pitwall {
 
 // --sampler, --seed, --startup-trials, --tpe-version, --multivariate/--independent, --constant-liar/--no-constant-liar,
-// --hypervolume-weights, --tpe-gamma,
+// --hypervolume-weights, --tpe-gamma, --tpe-refine-every,
 // --pruner, --warmup-steps,
 // --pruner-startup-trials, --min-resource, --max-resource, --reduction-factor; absent ones keep their defaults
 // (TPE, median; NSGA-II when `objectives` > 1), and NSGA-II's --population-size, --mutation-prob, --crossover-prob,

@@ -55,6 +55,8 @@ void addStudyOptions(std::vector<std::string>& words, const StudyOptions& option
     addFlag(words, "hypervolume-weights", sampler.tpe.hypervolumeWeights);
     if (sampler.tpe.gamma)
         addOption(words, "tpe-gamma", sampler.tpe.gamma);
+    if (sampler.tpe.refineEvery)
+        addOption(words, "tpe-refine-every", std::to_string(*sampler.tpe.refineEvery));
     const Nsga2Options nsga2;
     if (sampler.nsga2.populationSize != nsga2.populationSize)
         addOption(words, "population-size", std::to_string(sampler.nsga2.populationSize));

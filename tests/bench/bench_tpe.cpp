@@ -6,14 +6,17 @@
 // search, the baseline of the gains. Optuna runs through bench_tpe_optuna.py (study.optimize, sqlite:/// storage).
 //
 //   bench_tpe [--seeds 10] [--trials 100] [--optuna-seeds N] [--functions branin,mixed] [--set tuning|held-out|all]
-//             [--variant LABEL=JSON]... [--optuna-results FILE] [--no-optuna] [--no-optuna31] [--folder DIR]
-//             [--optuna-python PATH]
+//             [--variant LABEL=JSON]... [--optuna-results FILE] [--no-optuna] [--no-optuna31] [--no-pitwall31]
+//             [--optuna-in-memory] [--dump FILE] [--folder DIR] [--optuna-python PATH]
 //
 // --set picks the tuning functions (the seven TPE's defaults were compared on), the held-out ones (never used to
 // pick a default; tpe_functions.h) or both (default). --variant adds a Pitwall TPE whose sampler settings are the
 // defaults patched with JSON, in the keys a study stores ('cand128={"n_ei_candidates": 128}'), to the kept table.
 // --optuna-results FILE keeps the newest Optuna's runs: functions found there (same seeds and trials) are read, the
-// others run and are added, so variants can be compared again without rerunning Optuna.
+// others run and are added, so variants can be compared again without rerunning Optuna. --optuna-in-memory runs
+// Optuna's studies in memory instead of SQLite: the same trials (both sides are seeded), about 20 times faster, but
+// its time per trial then leaves out storage. --no-pitwall31 leaves out Pitwall's TPE as 3.1. --dump FILE writes
+// each tool's best value per seed after the last trial as JSON ({function: {tool: [...]}}).
 //
 // kept share = (random's mean best - Pitwall's) / (random's mean best - Optuna's): 1.0 keeps all of Optuna's gain,
 // more is better than Optuna. The 50-trial figures are the first 50 trials of the 100-trial runs (TPE does not look
@@ -87,11 +90,12 @@ Runs runPitwall(const tpebench::TestFunction& function, const SamplerSettings& s
 }
 
 std::map<std::string, Runs> runOptuna(const std::string& python, const std::string& functions, int seeds, int trials,
-                                      const std::string& folder, std::string& problem)
+                                      const std::string& folder, bool inMemory, std::string& problem)
 {
     const std::string command = "'" + python + "' '" + benchcommon::besideExecutable("bench_tpe_optuna.py").string() +
                                 "' --seeds " + std::to_string(seeds) + " --trials " + std::to_string(trials) +
-                                " --functions " + functions + " --folder '" + folder + "'";
+                                " --functions " + functions + " --folder '" + folder + "'" +
+                                (inMemory ? " --in-memory" : "");
     std::map<std::string, Runs> out;
     std::string text;
     if (!benchcommon::commandOutput(command, text, problem))
@@ -186,7 +190,8 @@ std::pair<double, double> keptInterval(const Runs& random, const Runs& x, const 
 int main(int argc, char** argv)
 {
     int seeds = 10, trials = 100, optunaSeeds = -1;
-    bool optuna = true, optuna31 = true;
+    bool optuna = true, optuna31 = true, pitwall31 = true, optunaInMemory = false;
+    std::filesystem::path dumpFile;
     std::string functionList, optunaPython, set = "all";
     std::vector<Variant> variants;
     std::filesystem::path optunaResults;
@@ -212,6 +217,12 @@ int main(int argc, char** argv)
             optuna = false;
         else if (arg == "--no-optuna31")
             optuna31 = false;
+        else if (arg == "--no-pitwall31")
+            pitwall31 = false;
+        else if (arg == "--optuna-in-memory")
+            optunaInMemory = true;
+        else if (arg == "--dump")
+            dumpFile = next();
         else if (arg == "--folder")
             base = next();
         else if (arg == "--optuna-python")
@@ -219,7 +230,8 @@ int main(int argc, char** argv)
         else {
             std::cerr << "usage: bench_tpe [--seeds N] [--trials N] [--optuna-seeds N] [--functions a,b] "
                          "[--set tuning|held-out|all] [--variant LABEL=JSON]... [--optuna-results FILE] [--no-optuna] "
-                         "[--no-optuna31] [--folder DIR] [--optuna-python PATH]\n";
+                         "[--no-optuna31] [--no-pitwall31] [--optuna-in-memory] [--dump FILE] [--folder DIR] "
+                         "[--optuna-python PATH]\n";
             return 2;
         }
     }
@@ -249,12 +261,23 @@ int main(int argc, char** argv)
     for (const auto& f : functions) {
         std::fprintf(stderr, "pitwall: %s ...\n", f.name.c_str());
         mine[f.name] = runPitwall(f, newest, seeds, trials, folder);
-        mine31[f.name] = runPitwall(f, old, seeds, trials, folder);
+        if (pitwall31)
+            mine31[f.name] = runPitwall(f, old, seeds, trials, folder);
         randoms[f.name] = runPitwall(f, random, seeds, trials, folder);
         for (std::size_t v = 0; v < variants.size(); ++v)
             mineVariants[v][f.name] = runPitwall(f, variants[v].settings, seeds, trials, folder);
     }
     std::filesystem::remove_all(folder);
+    if (!dumpFile.empty()) { // per-seed final bests, for analysis
+        nlohmann::json json;
+        for (const auto& f : functions) {
+            json[f.name]["random"] = bestAt(randoms[f.name], trials);
+            json[f.name]["default"] = bestAt(mine[f.name], trials);
+            for (std::size_t v = 0; v < variants.size(); ++v)
+                json[f.name][variants[v].label] = bestAt(mineVariants[v][f.name], trials);
+        }
+        std::ofstream(dumpFile) << json.dump();
+    }
 
     std::string problem;
     std::map<std::string, Runs> theirs, theirs31;
@@ -268,7 +291,8 @@ int main(int argc, char** argv)
                 missing.push_back(name);
         if (!python.empty() && !missing.empty()) {
             std::fprintf(stderr, "optuna (newest, %s): %s ...\n", python.c_str(), join(missing, ",").c_str());
-            auto ran = runOptuna(python, join(missing, ","), optunaSeeds, trials, base.string(), problem);
+            auto ran = runOptuna(python, join(missing, ","), optunaSeeds, trials, base.string(), optunaInMemory,
+                                  problem);
             for (auto& [name, runs] : ran)
                 theirs[name] = std::move(runs);
             if (!optunaResults.empty() && problem.empty())
@@ -276,7 +300,8 @@ int main(int argc, char** argv)
         }
         if (optuna31) {
             std::fprintf(stderr, "optuna (3.1, /usr/bin/python3): %s ...\n", join(names, ",").c_str());
-            theirs31 = runOptuna("/usr/bin/python3", join(names, ","), optunaSeeds, trials, base.string(), problem);
+            theirs31 = runOptuna("/usr/bin/python3", join(names, ","), optunaSeeds, trials, base.string(),
+                                 optunaInMemory, problem);
         }
         if (!problem.empty())
             std::fprintf(stderr, "an Optuna side was skipped: %s\n", problem.c_str());

@@ -2,7 +2,7 @@
 each study stored in SQLite (sqlite:/// in a temporary folder). bench_tpe runs it with Debian's /usr/bin/python3
 (Optuna 3.1) and with the newest Optuna's interpreter (.venv-optuna, packaging/install-optuna.sh).
 
-    bench_tpe_optuna.py --seeds 10 --trials 100 [--functions branin,...] [--folder DIR]
+    bench_tpe_optuna.py --seeds 10 --trials 100 [--functions branin,...] [--folder DIR] [--in-memory]
 
 Prints one JSON document: {function: {"best": [[best after trial 1..N] per seed], "seconds": [per seed]}}.
 """
@@ -128,6 +128,9 @@ def main():
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--functions", default=",".join(FUNCTIONS))
     parser.add_argument("--folder", default=None, help="where the study files go (default: the temp folder)")
+    parser.add_argument("--in-memory", action="store_true",
+                        help="keep studies in memory instead of SQLite: the same trials (seeded), about 20x faster; "
+                             "the seconds then leave out storage")
     args = parser.parse_args()
     out = {}
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
@@ -135,7 +138,7 @@ def main():
             result = {"best": [], "seconds": []}
             for seed in range(args.seeds):
                 path = os.path.join(folder, "%s-%d.db" % (name, seed))
-                study = optuna.create_study(storage="sqlite:///" + path, study_name=name,
+                study = optuna.create_study(storage=None if args.in_memory else "sqlite:///" + path, study_name=name,
                                             sampler=optuna.samplers.TPESampler(seed=seed))
                 start = time.perf_counter()
                 study.optimize(FUNCTIONS[name], n_trials=args.trials)

@@ -187,34 +187,45 @@ std::vector<std::vector<double>> ParzenEstimator::sample(Rng& rng, int count) co
         a = rng.choice(cumulative);
 
     std::vector<std::vector<double>> out(m_dims.size(), std::vector<double>(static_cast<std::size_t>(count)));
-    for (std::size_t p = 0; p < m_dims.size(); ++p) {
-        const Dimension& d = m_dims[p];
-        const Distribution& dist = m_space[p];
-        for (std::size_t k = 0; k < active.size(); ++k) {
-            const std::size_t i = active[k];
-            if (d.categorical) {
-                const double u = rng.uniform();
-                double sum = 0.0;
-                std::size_t index = 0;
-                for (double w : d.categoricalWeights[i]) {
-                    sum += w;
-                    if (sum < u)
-                        ++index;
-                }
-                out[p][k] = static_cast<double>(std::min(index, dist.choices.size() - 1));
-                continue;
-            }
-            const double mu = d.mus[i], sigma = d.sigmas[i];
-            const double x = truncnormPpf(rng.uniform(), (d.low - mu) / sigma, (d.high - mu) / sigma) * sigma + mu;
-            double value = d.log ? std::exp(x) : x;
-            if (d.step > 0.0)
-                value = roundHalfEven((value - dist.low) / d.step) * d.step + dist.low;
-            else if (dist.kind == Distribution::Kind::Int)
-                value = roundHalfEven(value);
-            out[p][k] = std::clamp(value, dist.low, dist.high);
-        }
-    }
+    for (std::size_t p = 0; p < m_dims.size(); ++p)
+        for (std::size_t k = 0; k < active.size(); ++k)
+            out[p][k] = draw(p, active[k], 1.0, rng);
     return out;
+}
+
+std::vector<double> ParzenEstimator::sampleKernel(Rng& rng, std::size_t kernel, double widthFactor) const
+{
+    if (kernel >= m_weights.size())
+        throw std::logic_error("ParzenEstimator::sampleKernel: no such kernel");
+    std::vector<double> out(m_dims.size());
+    for (std::size_t p = 0; p < m_dims.size(); ++p)
+        out[p] = draw(p, kernel, widthFactor, rng);
+    return out;
+}
+
+double ParzenEstimator::draw(std::size_t p, std::size_t i, double widthFactor, Rng& rng) const
+{
+    const Dimension& d = m_dims[p];
+    const Distribution& dist = m_space[p];
+    if (d.categorical) {
+        const double u = rng.uniform();
+        double sum = 0.0;
+        std::size_t index = 0;
+        for (double w : d.categoricalWeights[i]) {
+            sum += w;
+            if (sum < u)
+                ++index;
+        }
+        return static_cast<double>(std::min(index, dist.choices.size() - 1));
+    }
+    const double mu = d.mus[i], sigma = d.sigmas[i] * widthFactor;
+    const double x = truncnormPpf(rng.uniform(), (d.low - mu) / sigma, (d.high - mu) / sigma) * sigma + mu;
+    double value = d.log ? std::exp(x) : x;
+    if (d.step > 0.0)
+        value = roundHalfEven((value - dist.low) / d.step) * d.step + dist.low;
+    else if (dist.kind == Distribution::Kind::Int)
+        value = roundHalfEven(value);
+    return std::clamp(value, dist.low, dist.high);
 }
 
 std::vector<double> ParzenEstimator::logPdf(const std::vector<std::vector<double>>& samples) const

@@ -52,6 +52,9 @@ public:
     // `count` joint samples: result[p][k] is parameter p of sample k, in internal representation (rounded
     // to the step and clipped to the bounds, as a trial would store it).
     std::vector<std::vector<double>> sample(Rng& rng, int count) const;
+    // One joint sample from kernel `kernel` alone (an observation's index), its widths times `widthFactor`;
+    // categoricals draw from the kernel's choice weights.
+    std::vector<double> sampleKernel(Rng& rng, std::size_t kernel, double widthFactor) const;
     // log density of each joint sample.
     std::vector<double> logPdf(const std::vector<std::vector<double>>& samples) const;
 
@@ -65,6 +68,8 @@ private:
         std::vector<std::vector<double>> categoricalWeights; // per kernel, per choice
     };
     double toModel(const Dimension& d, double value) const { return d.log ? std::log(value) : value; }
+    // A draw from kernel i of parameter p, widths times widthFactor, in internal representation.
+    double draw(std::size_t p, std::size_t i, double widthFactor, Rng& rng) const;
 
     std::vector<Distribution> m_space;
     std::vector<double> m_weights; // kernel weights, sum 1

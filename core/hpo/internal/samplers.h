@@ -21,4 +21,9 @@ std::vector<std::uint32_t> numpyShuffledRange(std::uint32_t n, std::uint32_t see
 std::unique_ptr<Sampler> makeTpeSampler(const TpeOptions& options);
 std::unique_ptr<Sampler> makeNsga2Sampler(const Nsga2Options& options);
 
+// TPE's refinement width factor for trial `trialNumber` (TpeOptions::refineEvery): 0.5, times 1.5 for each earlier
+// complete refinement trial that beat every complete trial numbered before it and 1.5^(-1/4) for each that did not,
+// clamped to [0.001, 1]. `trials` in number order.
+double refineWidth(std::span<const TrialRecord> trials, StudyDirection direction, int trialNumber);
+
 } // namespace pitwall::hpo_internal

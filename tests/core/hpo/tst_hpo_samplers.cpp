@@ -91,6 +91,8 @@ private Q_SLOTS:
     void tpeVersionDefaults();
     void tpeGammaSetsHowManyTrialsFormLx();
     void constantLiarSpreadsParallelTrials();
+    void tpeRefinementTrialsDrawNearTheBest();
+    void tpeRefinementWidthFollowsSuccesses();
     void settingsRoundTrip();
 };
 
@@ -472,6 +474,113 @@ void TestSamplers::tpeGammaSetsHowManyTrialsFormLx()
              (std::to_string(nearNine[0]) + " vs " + std::to_string(nearNine[1]) + " of 60 near 0.9").c_str());
 }
 
+namespace {
+
+// `count` complete trials of (x - 0.3)^2 + (y - 0.7)^2 at scattered points, trial 7 the best at (0.31, 0.69); trials
+// 40.. are refinement trials (marked) that did not beat it.
+std::vector<TrialRecord> refinementHistory(int count)
+{
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < count; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = TrialState::Complete;
+        double x = std::fmod(0.137 + 0.618034 * i, 1.0), y = std::fmod(0.71 + 0.754878 * i, 1.0);
+        if (i == 7) {
+            x = 0.31;
+            y = 0.69;
+        }
+        t.params.push_back({"x", x, floatRange(0, 1)});
+        t.params.push_back({"y", y, floatRange(0, 1)});
+        t.values = {(x - 0.3) * (x - 0.3) + (y - 0.7) * (y - 0.7)};
+        if (i >= 40 && i != 7)
+            t.systemAttrs[TpeOptions::kRefineAttr] = true;
+        trials.push_back(t);
+    }
+    return trials;
+}
+
+} // namespace
+
+void TestSamplers::tpeRefinementTrialsDrawNearTheBest()
+{
+    // 60 finished trials, the last 20 refinement trials that failed: the width factor is 0.5 * 1.5^-5 (0.066).
+    // Trial 63 (63 % 4 == 3) is a refinement trial: it draws from the best trial's kernel alone, narrowed, so every
+    // seed lands within 0.05 of (0.31, 0.69). Trial 62 is TPE's usual l(x)/g(x) choice, which spreads wider.
+    const std::vector<TrialRecord> trials = refinementHistory(60);
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}, {"y", floatRange(0, 1)}};
+    const auto draw = [&](const SamplerSettings& settings, int number, std::span<const TrialRecord> history,
+                          std::uint64_t seed, std::vector<StudyDirection> directions = {}) {
+        SampleContext context;
+        context.trials = history;
+        context.trialNumber = number;
+        context.seed = seed;
+        context.directions = std::move(directions);
+        return makeSampler(settings)->sample(context, requests);
+    };
+    const SamplerSettings settings = settingsOf(SamplerKind::Tpe);
+    int refinedNear = 0, usualNear = 0;
+    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+        const SampleResult refined = draw(settings, 63, trials, seed);
+        QVERIFY(refined.trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+        refinedNear += std::abs(refined.internalValues[0] - 0.31) < 0.05 &&
+                       std::abs(refined.internalValues[1] - 0.69) < 0.05;
+        const SampleResult usual = draw(settings, 62, trials, seed);
+        QVERIFY(!usual.trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+        usualNear += std::abs(usual.internalValues[0] - 0.31) < 0.05 && std::abs(usual.internalValues[1] - 0.69) < 0.05;
+    }
+    qInfo("within 0.05 of the best: %d of 60 refinement draws, %d of 60 usual TPE draws", refinedNear, usualNear);
+    QCOMPARE(refinedNear, 60);
+    QVERIFY2(usualNear < 30, std::to_string(usualNear).c_str());
+
+    // No refinement: with refine_every 0, in TPE as Optuna 3.1, before 40 trials finished, with two objectives.
+    SamplerSettings off = settings;
+    off.tpe.refineEvery = 0;
+    QVERIFY(!draw(off, 63, trials, 1).trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+    SamplerSettings old = settings;
+    old.tpe.version = TpeVersion::Optuna31;
+    QVERIFY(!draw(old, 63, trials, 1).trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+    const std::vector<TrialRecord> early(trials.begin(), trials.begin() + 39);
+    QVERIFY(!draw(settings, 39, early, 1).trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+    QVERIFY(draw(settings, 43, std::vector<TrialRecord>(trials.begin(), trials.begin() + 40), 1)
+                .trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+    std::vector<TrialRecord> twoObjectives = trials;
+    for (TrialRecord& t : twoObjectives)
+        t.values.push_back(-t.values.front());
+    QVERIFY(!draw(settings, 63, twoObjectives, 1, {StudyDirection::Minimize, StudyDirection::Minimize})
+                 .trialSystemAttrs.contains(TpeOptions::kRefineAttr));
+}
+
+void TestSamplers::tpeRefinementWidthFollowsSuccesses()
+{
+    // Trial 0 (value 5) is ordinary; refinement trials 1 (4: beats 5, x1.5), 2 (4.5: fails, x1.5^-1/4); ordinary 3
+    // (3); refinement 4 (3.5: fails) and 5 (running: not counted); refinement 6 (1) is numbered after the trial
+    // sampled (6) and is not counted either.
+    std::vector<TrialRecord> trials;
+    const double values[] = {5, 4, 4.5, 3, 3.5, 0, 1};
+    for (int i = 0; i < 7; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = i == 5 ? TrialState::Running : TrialState::Complete;
+        if (i != 5)
+            t.values = {values[i]};
+        if (i != 0 && i != 3)
+            t.systemAttrs[TpeOptions::kRefineAttr] = true;
+        trials.push_back(t);
+    }
+    const double expected = 0.5 * 1.5 * std::pow(1.5, -0.5);
+    QVERIFY(std::abs(hpo_internal::refineWidth(trials, StudyDirection::Minimize, 6) - expected) < 1e-12);
+    // Maximising the negated values is the same history.
+    for (TrialRecord& t : trials)
+        if (!t.values.empty())
+            t.values[0] = -t.values[0];
+    QVERIFY(std::abs(hpo_internal::refineWidth(trials, StudyDirection::Maximize, 6) - expected) < 1e-12);
+    // 20 failed refinement trials after the best: 0.5 * 1.5^-5; 100: clamped to 0.001.
+    const double twentyFailed = hpo_internal::refineWidth(refinementHistory(60), StudyDirection::Minimize, 60);
+    QVERIFY(std::abs(twentyFailed - 0.5 * std::pow(1.5, -5.0)) < 1e-12);
+    QCOMPARE(hpo_internal::refineWidth(refinementHistory(140), StudyDirection::Minimize, 140), 1e-3);
+}
+
 void TestSamplers::constantLiarSpreadsParallelTrials()
 {
     // 20 complete trials, the best near x = 0.2; 6 workers are already running trials at x = 0.2. With the
@@ -527,10 +636,18 @@ void TestSamplers::settingsRoundTrip()
     QVERIFY(!legacy.tpe.multivariateFor(1));
     QVERIFY(!legacy.tpe.constantLiarOn());
     QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "4"}}));
-    // gamma: new studies store 0.2; settings stored before it existed keep Optuna's 0.1, whatever their version.
-    QCOMPARE(SamplerSettings().toJson()["gamma"].get<double>(), 0.2);
-    QCOMPARE(SamplerSettings::fromJson(SamplerSettings().toJson()).tpe.gammaFor(), 0.2);
+    // gamma: new studies store Optuna's 0.1, and settings stored before it existed read as 0.1; a study that stored
+    // 0.2 (new studies' gamma before refinement trials) keeps it.
+    QCOMPARE(SamplerSettings().toJson()["gamma"].get<double>(), 0.1);
     QCOMPARE(SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}}).tpe.gammaFor(), 0.1);
+    QCOMPARE(SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}, {"gamma", 0.2}}).tpe.gammaFor(),
+             0.2);
+    // refine_every: new studies store 4; settings stored before it existed read as 0 (off), whatever their version.
+    QCOMPARE(SamplerSettings().toJson()["refine_every"].get<int>(), 4);
+    QCOMPARE(SamplerSettings::fromJson(SamplerSettings().toJson()).tpe.refineEveryFor(), 4);
+    QCOMPARE(SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}}).tpe.refineEveryFor(), 0);
+    for (int bad : {-1, 1})
+        QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"refine_every", bad}}));
     for (double bad : {0.0, -0.5, 1.5})
         QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"gamma", bad}}));
     QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "cmaes"}}));

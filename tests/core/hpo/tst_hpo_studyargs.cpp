@@ -45,9 +45,12 @@ void TestHpoStudyArgs::defaultsAreOptunas()
     QVERIFY(options.sampler.tpe.multivariateFor(1));
     QVERIFY(!options.sampler.tpe.multivariateFor(2));
     QVERIFY(options.sampler.tpe.constantLiarOn());
-    // Except gamma: l(x) is the best 20 % (at most 25), not Optuna's 10 %.
+    // Optuna's gamma: l(x) is the best 10 % (at most 25). Pitwall's addition: every 4th trial after 40 refines the
+    // best one.
     QVERIFY(!options.sampler.tpe.gamma);
-    QCOMPARE(options.sampler.tpe.gammaFor(), 0.2);
+    QCOMPARE(options.sampler.tpe.gammaFor(), 0.1);
+    QVERIFY(!options.sampler.tpe.refineEvery);
+    QCOMPARE(options.sampler.tpe.refineEveryFor(), 4);
     QVERIFY(options.pruner.kind == PrunerKind::Median);
     QCOMPARE(options.pruner.startupTrials, 5);
     QCOMPARE(options.pruner.warmupSteps, std::int64_t(0));
@@ -76,7 +79,13 @@ void TestHpoStudyArgs::optionsReachTheSettings()
     QVERIFY(oldOptions.sampler.tpe.version == TpeVersion::Optuna31);
     QCOMPARE(oldOptions.sampler.tpe.multivariate, std::optional<bool>(false));
     QCOMPARE(oldOptions.sampler.tpe.constantLiar, std::optional<bool>(false));
-    QCOMPARE(oldOptions.sampler.tpe.gammaFor(), 0.1); // 3.1's gamma
+    QCOMPARE(oldOptions.sampler.tpe.gammaFor(), 0.1);    // 3.1's gamma
+    QCOMPARE(oldOptions.sampler.tpe.refineEveryFor(), 0); // and no refinement trials
+    cmdline::Args noRefine;
+    noRefine.options = {{"tpe-refine-every", {"0"}}};
+    QCOMPARE(studyOptionsFromArgs(noRefine).sampler.tpe.refineEveryFor(), 0);
+    noRefine.options = {{"tpe-refine-every", {"3"}}};
+    QCOMPARE(studyOptionsFromArgs(noRefine).sampler.tpe.refineEveryFor(), 3);
     cmdline::Args gamma;
     gamma.options = {{"tpe-gamma", {"0.1"}}};
     QCOMPARE(studyOptionsFromArgs(gamma).sampler.tpe.gamma, std::optional<double>(0.1));
@@ -99,6 +108,11 @@ void TestHpoStudyArgs::badValuesNameTheOption_data()
                                  << "--tpe-version '4' is not 5 (the newest Optuna's TPE) or 3.1 (Optuna 3.1's)";
     QTest::newRow("tpe gamma 0") << "tpe-gamma" << "0" << "--tpe-gamma '0': give a number in 0.01..1";
     QTest::newRow("tpe gamma 1.5") << "tpe-gamma" << "1.5" << "--tpe-gamma '1.5': give a number in 0.01..1";
+    QTest::newRow("tpe refine every -1") << "tpe-refine-every" << "-1"
+                                         << "--tpe-refine-every '-1' is not an integer >= 0";
+    QTest::newRow("tpe refine every 1") << "tpe-refine-every" << "1"
+                                        << "--tpe-refine-every 1 would leave no trial to TPE: give 0 (no refinement, "
+                                           "Optuna's TPE) or 2 and more";
 }
 
 void TestHpoStudyArgs::badValuesNameTheOption()

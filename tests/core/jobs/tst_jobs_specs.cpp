@@ -143,6 +143,7 @@ void TestJobsSpecs::roundTrips_data()
                                                    "3.1",     "--independent",
                                                    "--no-constant-liar", "--hypervolume-weights",
                                                    "--tpe-gamma", "0.15",
+                                                   "--tpe-refine-every", "0",
                                                    "--pruner",
                                                    "median",  "--warmup-steps",
                                                    "2",       "--pruner-startup-trials",

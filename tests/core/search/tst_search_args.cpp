@@ -243,6 +243,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "no-constant-liar",
                              "hypervolume-weights",
                              "tpe-gamma",
+                             "tpe-refine-every",
                              "population-size",
                              "mutation-prob",
                              "crossover-prob",
@@ -272,7 +273,7 @@ void TestSearchArgs::everyOptionReadIsDeclared()
                              "launcher",
                              "slurm-args"})
         QVERIFY2(std::count(search.begin(), search.end(), name) == 1, name);
-    QCOMPARE(search.size(), std::size_t(44));
+    QCOMPARE(search.size(), std::size_t(45));
     const std::vector<std::string> worker = names(workerOptionSpecs());
     for (const char* name : {"study", "config", "command", "space", "trials-left", "epochs", "objective", "model",
                              "device", "threads", "log-dir", "heartbeat-interval", "heartbeat-grace", "worker-id",
