@@ -220,16 +220,17 @@ private:
         options.considerMagicClip = m_options.considerMagicClip;
         options.considerEndpoints = m_options.considerEndpoints;
         options.scottBandwidths = optuna31 && multivariate; // 3.1: also for parameters sampled on their own
-        const ParzenEstimator upper(above, space, options);
+        ParzenOptions belowOptions = options;
         if (split.weights)
-            options.observationWeights = std::move(belowWeights);
-        const ParzenEstimator lower(below, space, options);
-        if (refineWidth > 0.0 && incumbent) {
+            belowOptions.observationWeights = std::move(belowWeights);
+        const ParzenEstimator lower(below, space, belowOptions);
+        if (refineWidth > 0.0 && incumbent) { // g(x) is not needed
             const std::vector<double> drawn = lower.sampleKernel(rng, *incumbent, refineWidth);
             for (std::size_t p = 0; p < which.size(); ++p)
                 out[which[p]] = drawn[p];
             return true;
         }
+        const ParzenEstimator upper(above, space, options);
         const auto candidates = lower.sample(rng, m_options.eiCandidates);
         const std::vector<double> logL = lower.logPdf(candidates);
         const std::vector<double> logG = upper.logPdf(candidates);

@@ -44,6 +44,8 @@ protected:
 
 private:
     QStringList knownObjectives() const;
+    // The Workers row: the Devices tab's mode, and the box that chooses it by measurement instead.
+    void addWorkersRow();
 
     const Schema* m_schema;
     QString m_model;

@@ -86,6 +86,11 @@ SearchPage::SearchPage(const Schema* schema, QWidget* parent)
              tr("Names for points of the space (NAME: {param: value, ...}), such as LEAD's variants in "
                 "configs/transfuser/hpo/lead_variants.yaml: the Pareto front and study best name the trials"),
              {"labels"});
+    addWorkersRow();
+}
+
+void SearchPage::addWorkersRow()
+{
     // The workers' mode is the Devices tab's; the box beside it chooses it by measurement instead (one row: the page
     // keeps its height at 1024x700).
     auto* workers = new QWidget(this);
