@@ -64,6 +64,43 @@ std::optional<std::pair<std::size_t, std::size_t>> passwordSpan(const std::strin
     return std::make_pair(colon + 1, at);
 }
 
+// The query parameters whose values are secrets: libpq's password and the pass phrase of the client key.
+bool isSecretParameter(const std::string& name)
+{
+    const std::string key = toLower(name);
+    return key == "password" || key == "sslpassword";
+}
+
+// One query parameter: [begin, end) is "name=value" and valueBegin where its value starts (end when it has no '=').
+struct QueryParameter {
+    std::size_t begin = 0, valueBegin = 0, end = 0;
+    std::string name;
+};
+
+// The query parameters of a URL location, in order (none when it has no '?').
+std::vector<QueryParameter> queryParameters(const std::string& location)
+{
+    std::vector<QueryParameter> out;
+    const auto schemeEnd = location.find("://");
+    const std::size_t question = location.find('?', schemeEnd == std::string::npos ? 0 : schemeEnd + 3);
+    if (schemeEnd == std::string::npos || question == std::string::npos)
+        return out;
+    for (std::size_t begin = question + 1; begin <= location.size();) {
+        const std::size_t amp = location.find('&', begin);
+        const std::size_t end = amp == std::string::npos ? location.size() : amp;
+        const std::size_t eq = location.find('=', begin);
+        QueryParameter parameter;
+        parameter.begin = begin;
+        parameter.end = end;
+        parameter.valueBegin = eq < end ? eq + 1 : end;
+        parameter.name = location.substr(begin, (eq < end ? eq : end) - begin);
+        if (end > begin)
+            out.push_back(parameter);
+        begin = end + 1;
+    }
+    return out;
+}
+
 std::string percentDecoded(const std::string& text)
 {
     std::string out;
@@ -83,16 +120,40 @@ std::string percentDecoded(const std::string& text)
 
 std::string locationWithoutPassword(const std::string& location)
 {
-    const auto span = passwordSpan(location);
-    return span ? location.substr(0, span->first - 1) + location.substr(span->second) : location;
+    // The query's secrets first (they come after the user part, so its offsets stay valid).
+    std::string out = location;
+    const std::vector<QueryParameter> parameters = queryParameters(location);
+    for (auto it = parameters.rbegin(); it != parameters.rend(); ++it) {
+        if (toLower(it->name) != "password") // sslpassword has no environment variable to move to: it stays
+            continue;
+        // Drop "name=value" with the '&' before it, or with the one after it when it is the first parameter.
+        std::size_t begin = it->begin, end = it->end;
+        if (out[begin - 1] == '&')
+            --begin;
+        else if (end < out.size() && out[end] == '&')
+            ++end;
+        out.erase(begin, end - begin);
+    }
+    if (!out.empty() && out.back() == '?')
+        out.pop_back();
+    const auto span = passwordSpan(out);
+    return span ? out.substr(0, span->first - 1) + out.substr(span->second) : out;
 }
 
 std::string movePasswordToEnvironment(const std::string& location)
 {
-    const auto span = passwordSpan(location);
-    if (!span || !isPostgresLocation(location))
+    if (!isPostgresLocation(location))
         return location;
-    ::setenv("PGPASSWORD", percentDecoded(location.substr(span->first, span->second - span->first)).c_str(), 1);
+    // libpq reads the query's password after the user part's, so that one wins when both are given.
+    std::optional<std::string> password;
+    if (const auto span = passwordSpan(location))
+        password = location.substr(span->first, span->second - span->first);
+    for (const QueryParameter& parameter : queryParameters(location))
+        if (toLower(parameter.name) == "password")
+            password = location.substr(parameter.valueBegin, parameter.end - parameter.valueBegin);
+    if (!password)
+        return location;
+    ::setenv("PGPASSWORD", percentDecoded(*password).c_str(), 1);
     return locationWithoutPassword(location);
 }
 
@@ -110,8 +171,13 @@ void moveDatabasePasswordsToEnvironment(std::vector<std::string>& words)
 
 std::string redactedLocation(const std::string& location)
 {
-    const auto span = passwordSpan(location);
-    return span ? location.substr(0, span->first) + "***" + location.substr(span->second) : location;
+    std::string out = location;
+    const std::vector<QueryParameter> parameters = queryParameters(location);
+    for (auto it = parameters.rbegin(); it != parameters.rend(); ++it)
+        if (isSecretParameter(it->name) && it->valueBegin < it->end)
+            out.replace(it->valueBegin, it->end - it->valueBegin, "***");
+    const auto span = passwordSpan(out);
+    return span ? out.substr(0, span->first) + "***" + out.substr(span->second) : out;
 }
 
 } // namespace pitwall

@@ -16,13 +16,16 @@ bool isPostgresLocation(const std::string& location);
 // location that is not one, or that names no database.
 std::string postgresConninfo(const std::string& location);
 
-// `location` with the password of a URL's user part replaced by "***"; any other location unchanged.
+// `location` with the password of a URL's user part and the values of its password= and sslpassword= query
+// parameters replaced by "***"; any other location unchanged.
 std::string redactedLocation(const std::string& location);
 
-// `location` without the password of its user part; any other location unchanged.
+// `location` without the password of its user part and without its password= query parameter (an sslpassword=
+// stays: libpq has no other place to read it from); any other location unchanged.
 std::string locationWithoutPassword(const std::string& location);
 
-// When a PostgreSQL `location` holds a password: puts it (percent-decoded) into this process's PGPASSWORD, where libpq
+// When a PostgreSQL `location` holds a password (in its user part or as ?password=, the latter winning, as in libpq):
+// puts it (percent-decoded) into this process's PGPASSWORD, where libpq
 // reads it and the processes this one starts inherit it, and returns the location without it. So that no argv (ps),
 // job record or log of this process or its workers carries the password. Any other location comes back unchanged.
 std::string movePasswordToEnvironment(const std::string& location);

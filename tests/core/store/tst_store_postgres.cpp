@@ -212,6 +212,28 @@ void TestStorePostgres::locations()
     QCOMPARE(redactedLocation("postgresql://u@h/db"), std::string("postgresql://u@h/db"));
     QCOMPARE(redactedLocation("postgresql://u:p@ss@h/db"), std::string("postgresql://u:***@h/db"));
     QCOMPARE(redactedLocation("/data/results.db"), std::string("/data/results.db"));
+    // libpq also takes the password as a query parameter.
+    QCOMPARE(redactedLocation("postgresql://u@h/db?sslmode=require&password=s3cret&connect_timeout=5"),
+             std::string("postgresql://u@h/db?sslmode=require&password=***&connect_timeout=5"));
+    QCOMPARE(redactedLocation("postgresql://u:a@h/db?PASSWORD=b&sslpassword=c"),
+             std::string("postgresql://u:***@h/db?PASSWORD=***&sslpassword=***"));
+    QCOMPARE(redactedLocation("postgresql://u@h/db?passwordless=1"), std::string("postgresql://u@h/db?passwordless=1"));
+    QCOMPARE(locationWithoutPassword("postgresql://u@h/db?password=s3cret"), std::string("postgresql://u@h/db"));
+    QCOMPARE(locationWithoutPassword("postgresql://u@h/db?password=x&sslmode=require"),
+             std::string("postgresql://u@h/db?sslmode=require"));
+    QCOMPARE(locationWithoutPassword("postgresql://u:a@h/db?sslmode=require&password=x&sslpassword=k"),
+             std::string("postgresql://u@h/db?sslmode=require&sslpassword=k"));
+    const QByteArray saved = qgetenv("PGPASSWORD");
+    const bool had = qEnvironmentVariableIsSet("PGPASSWORD");
+    QCOMPARE(movePasswordToEnvironment("postgresql://u:user@h/db?sslmode=require&password=q%3Duery"),
+             std::string("postgresql://u@h/db?sslmode=require"));
+    QCOMPARE(qgetenv("PGPASSWORD"), QByteArray("q=uery")); // the query's, as libpq reads it last
+    QCOMPARE(movePasswordToEnvironment("postgresql://u:p%40ss@h/db"), std::string("postgresql://u@h/db"));
+    QCOMPARE(qgetenv("PGPASSWORD"), QByteArray("p@ss"));
+    if (had)
+        qputenv("PGPASSWORD", saved);
+    else
+        qunsetenv("PGPASSWORD");
     expectInputError([] { postgresConninfo("postgresql://u@h"); }, {"names no database"});
     expectInputError([] { postgresConninfo("postgresql+asyncpg://u:pw@h/db"); }, {"unknown driver 'asyncpg'"});
 }
