@@ -22,9 +22,13 @@ double secondsNow()
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// A libpq message without its trailing line break, its tabs (libpq indents hints with one) as two spaces, so that
+// the message prints as libpq meant it instead of with an escaped "\t".
 std::string trimmed(const char* text)
 {
-    std::string out = text ? text : "";
+    std::string out;
+    for (const char* c = text ? text : ""; *c; ++c)
+        out += *c == '\t' ? std::string("  ") : std::string(1, *c);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
         out.pop_back();
     return out;

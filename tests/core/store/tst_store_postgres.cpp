@@ -620,6 +620,17 @@ void TestStorePostgres::refusesBadLocationsAndForeignDatabases()
     }
     // Nothing listening there.
     expectInputError([&] { openStore("postgresql://postgres:x@127.0.0.1:1/db"); }, {"connecting", "failed"});
+    // ... with libpq's own words, its hint line indented with spaces (a tab prints as an escaped "\t").
+    try {
+        openStore("postgresql://postgres@127.0.0.1:1/db?password=hunter2");
+        QFAIL("a connection to a closed port succeeded");
+    } catch (const InputError& error) {
+        const QString message = error.what();
+        QVERIFY2(message.contains("Connection refused"), qPrintable(message));
+        QVERIFY2(!message.contains('\t'), qPrintable(message));
+        QVERIFY2(!message.contains("hunter2"), qPrintable(message));
+        QVERIFY2(message.contains("?password=***"), qPrintable(message));
+    }
     // A database that does not exist.
     expectInputError([&] { openStore(m_server.location("no_such_database")); }, {"no_such_database"});
     // A database of some other program: refused and left as it was.
