@@ -62,6 +62,7 @@ Json SamplerSettings::toJson() const
         json["hypervolume_weights"] = tpe.hypervolumeWeights;
         json["gamma"] = tpe.gammaFor();
         json["refine_every"] = tpe.refineEveryFor();
+        json["refine_extra_below"] = tpe.refineExtraBelow;
     }
     if (kind == SamplerKind::Grid)
         json["grid_version"] = grid.asOptuna31 ? "3.1" : "5";
@@ -104,6 +105,7 @@ SamplerSettings SamplerSettings::fromJson(const Json& json)
         // Settings stored before gamma existed used Optuna's 0.1.
         tpe.gamma = json.value("gamma", 0.1);
         tpe.refineEvery = json.value("refine_every", 0); // stored before refinement existed: off
+        tpe.refineExtraBelow = json.value("refine_extra_below", false); // stored before it existed: took slots
         for (auto [key, field] : {std::pair{"multivariate", &tpe.multivariate}, {"constant_liar", &tpe.constantLiar}})
             if (json.contains(key) && !json[key].is_null())
                 *field = json[key].get<bool>();

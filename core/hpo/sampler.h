@@ -58,6 +58,11 @@ struct TpeOptions {
     // attribute kRefineAttr and otherwise count as any trial. 0: off (Optuna's TPE). None: the version's default,
     // kRefineEvery in 5 and 0 in 3.1. Stored as "refine_every"; studies made before it existed read as 0.
     std::optional<int> refineEvery;
+    // With refinement on: a refinement trial takes no slot of l(x). l(x) is then the best gamma(n) trials of the
+    // others, plus every refinement trial that ranks among them, so refinement trials bunched at the best trial do
+    // not crowd TPE's own good trials out of l(x) (which left a search stuck in one basin more often). Stored as
+    // "refine_extra_below"; studies stored before it existed read false (their refinement trials took slots).
+    bool refineExtraBelow = true;
 
     // What applies: multivariate for a study with `objectives` objectives, the constant liar, gamma.
     bool multivariateFor(std::size_t objectives) const

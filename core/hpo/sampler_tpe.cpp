@@ -109,9 +109,15 @@ public:
                     return all[a].stepKey < all[b].stepKey;
                 return all[a].score < all[b].score;
             });
-            const std::size_t below = std::min(belowCount(finished, m_options.gammaFor()), order.size());
-            for (std::size_t i = 0; i < below; ++i)
+            // With refinement, a refinement trial takes no slot: l(x) holds the best gamma(n) of the other trials
+            // and every refinement trial ranked among them, so l(x) stays as wide as TPE's own trials make it.
+            const bool extra = m_options.refineEveryFor() > 0 && m_options.refineExtraBelow;
+            const std::size_t below = belowCount(finished, m_options.gammaFor());
+            for (std::size_t i = 0, counted = 0; i < order.size() && counted < below; ++i) {
                 split.isBelow[order[i]] = 1;
+                if (!extra || !all[order[i]].trial->systemAttrs.contains(TpeOptions::kRefineAttr))
+                    ++counted;
+            }
         }
 
         const int every = m_options.refineEveryFor();

@@ -93,6 +93,7 @@ private Q_SLOTS:
     void constantLiarSpreadsParallelTrials();
     void tpeRefinementTrialsDrawNearTheBest();
     void tpeRefinementWidthFollowsSuccesses();
+    void tpeRefinementTrialsTakeNoSlotOfLx();
     void settingsRoundTrip();
 };
 
@@ -581,6 +582,47 @@ void TestSamplers::tpeRefinementWidthFollowsSuccesses()
     QCOMPARE(hpo_internal::refineWidth(refinementHistory(140), StudyDirection::Minimize, 140), 1e-3);
 }
 
+void TestSamplers::tpeRefinementTrialsTakeNoSlotOfLx()
+{
+    // 40 ordinary trials spread over [0, 1], valued |x - 0.2|; then 10 refinement trials bunched at x = 0.8, each
+    // better than every ordinary one. gamma(50) = 5. When refinement trials take slots, l(x) is those five at 0.8
+    // and TPE's next trial (50, not a refinement trial) stays away from 0.2, where g(x) holds the good ordinary
+    // trials. When they take none, l(x) also holds the 5 best ordinary trials, around 0.2, and TPE samples there.
+    std::vector<TrialRecord> trials;
+    for (int i = 0; i < 50; ++i) {
+        TrialRecord t;
+        t.number = i;
+        t.state = TrialState::Complete;
+        const double x = i < 40 ? std::fmod(0.137 + 0.618034 * i, 1.0) : 0.795 + 0.001 * (i - 40);
+        t.params.push_back({"x", x, floatRange(0, 1)});
+        t.values = {i < 40 ? std::abs(x - 0.2) : -1.0 + 0.001 * (i - 40)};
+        if (i >= 40)
+            t.systemAttrs[TpeOptions::kRefineAttr] = true;
+        trials.push_back(t);
+    }
+    const std::vector<ParamRequest> requests = {{"x", floatRange(0, 1)}};
+    const auto nearBestOrdinary = [&](bool extraBelow) {
+        SamplerSettings settings = settingsOf(SamplerKind::Tpe);
+        settings.tpe.refineExtraBelow = extraBelow;
+        int near = 0;
+        for (std::uint64_t seed = 0; seed < 100; ++seed) {
+            SampleContext context;
+            context.trials = trials;
+            context.trialNumber = 50;
+            context.seed = seed;
+            const SampleResult result = makeSampler(settings)->sample(context, requests);
+            near += std::abs(result.internalValues[0] - 0.2) < 0.1;
+        }
+        return near;
+    };
+    const int takesNone = nearBestOrdinary(true), takesSlots = nearBestOrdinary(false);
+    qInfo("TPE draws within 0.1 of the best ordinary trials: %d of 100 (refinement takes no slot), %d of 100 (it "
+          "takes slots)",
+          takesNone, takesSlots);
+    QVERIFY2(takesNone >= 20, std::to_string(takesNone).c_str());
+    QVERIFY2(takesSlots <= 5, std::to_string(takesSlots).c_str());
+}
+
 void TestSamplers::constantLiarSpreadsParallelTrials()
 {
     // 20 complete trials, the best near x = 0.2; 6 workers are already running trials at x = 0.2. With the
@@ -646,6 +688,11 @@ void TestSamplers::settingsRoundTrip()
     QCOMPARE(SamplerSettings().toJson()["refine_every"].get<int>(), 4);
     QCOMPARE(SamplerSettings::fromJson(SamplerSettings().toJson()).tpe.refineEveryFor(), 4);
     QCOMPARE(SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}}).tpe.refineEveryFor(), 0);
+    // refine_extra_below: new studies store true; settings stored before it existed (refine_every 4) read false.
+    QCOMPARE(SamplerSettings().toJson()["refine_extra_below"].get<bool>(), true);
+    QVERIFY(SamplerSettings::fromJson(SamplerSettings().toJson()).tpe.refineExtraBelow);
+    QVERIFY(!SamplerSettings::fromJson(Json{{"name", "tpe"}, {"tpe_version", "5"}, {"refine_every", 4}})
+                 .tpe.refineExtraBelow);
     for (int bad : {-1, 1})
         QVERIFY_THROWS_EXCEPTION(InputError, SamplerSettings::fromJson(Json{{"name", "tpe"}, {"refine_every", bad}}));
     for (double bad : {0.0, -0.5, 1.5})
