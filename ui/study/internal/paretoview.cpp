@@ -299,7 +299,11 @@ void ParetoView::setFrame(ParetoFrame frame, const std::vector<StudyDirection>& 
     m_markers->setMarkers({{m_frame.dominated, dominatedColor}, {m_frame.infeasible, infeasibleColor},
                            {m_frame.front, frontColor}},
                           QImage(), MarkerLayer::Geometry{});
+    drawHypervolume(frontColor);
+}
 
+void ParetoView::drawHypervolume(const QColor& frontColor)
+{
     QStringList reference;
     for (double r : m_frame.reference)
         reference << number(r);

@@ -108,6 +108,7 @@ private:
     QWidget* m_pickers = nullptr;
     ParetoFrame m_frame;
     void drawNamed(const QPalette& palette); // the frame's named points on the front chart
+    void drawHypervolume(const QColor& frontColor); // the frame's hypervolume history and its reference
     std::size_t m_namedSeries = 0; // "named:I" series made so far (reused; the unused ones are emptied)
 };
 
